@@ -1,0 +1,353 @@
+#include "trie_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "crc32c.h"
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the trie file is little-endian and is read in place");
+
+namespace splitguard {
+namespace {
+
+struct StatusInfo {
+  const char* name;
+  const char* message;
+};
+
+// Indexed by Status. One line per failure class.
+constexpr StatusInfo kStatusTable[] = {
+    {"ok", "the database file is valid"},
+    {"ipdb_open_failed", "the database file could not be opened"},
+    {"ipdb_not_a_file", "the database path is not a regular file"},
+    {"ipdb_truncated", "the database file is truncated: it is shorter than its header says"},
+    {"ipdb_too_large", "the database file is larger than the 1 GiB limit"},
+    {"ipdb_map_failed", "the database file could not be memory-mapped"},
+    {"ipdb_misaligned", "the database buffer is not 8-byte aligned"},
+    {"ipdb_bad_magic", "the file is not a splitguard IP database (bad magic)"},
+    {"ipdb_bad_version", "the database file has an unsupported format version"},
+    {"ipdb_bad_header", "the database header is malformed (size, byte order or reserved fields)"},
+    {"ipdb_size_mismatch", "the database file size does not match its header"},
+    {"ipdb_offset_out_of_range", "a database section lies outside the file or overlaps another"},
+    {"ipdb_section_size", "a database section size does not match its element count"},
+    {"ipdb_checksum_mismatch", "the database checksum does not match its contents"},
+    {"ipdb_bad_node", "a trie node is malformed (empty, or keys not increasing from 0)"},
+    {"ipdb_child_out_of_range", "a trie child index is out of range"},
+    {"ipdb_cycle", "a trie child does not come after its parent (possible cycle)"},
+    {"ipdb_shared_node", "a trie node has more than one parent"},
+    {"ipdb_orphan_node", "a trie node is not reachable from a root"},
+    {"ipdb_too_deep", "the trie is deeper than an address allows"},
+    {"ipdb_record_out_of_range", "a trie leaf names a record that does not exist"},
+    {"ipdb_string_out_of_range", "an organization string lies outside the string table"},
+    {"ipdb_bad_utf8", "an organization string is not valid UTF-8"},
+    {"ipdb_bad_ranges", "the range table is not increasing from the zero address"},
+};
+static_assert(sizeof(kStatusTable) / sizeof(kStatusTable[0]) ==
+                  static_cast<size_t>(Status::kStatusCount),
+              "one table line per status");
+
+template <typename T>
+T Read(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// a * b without overflow, or false.
+bool Multiply(uint64_t a, uint64_t b, uint64_t* out) {
+  if (a != 0 && b > UINT64_MAX / a) return false;
+  *out = a * b;
+  return true;
+}
+
+bool ValidUtf8(const uint8_t* s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    uint8_t c = s[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t len;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (len > n - i) return false;
+    for (size_t k = 1; k < len; k++) {
+      if ((s[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      return false;
+    i += len;
+  }
+  return true;
+}
+
+Status CheckHeader(const uint8_t* d, size_t size, TrieView* v) {
+  if (size < kHeaderSize) return Status::kTruncated;
+  if (std::memcmp(d + field::kMagicAt, kMagic, sizeof(kMagic)) != 0) return Status::kBadMagic;
+  if (Read<uint32_t>(d + field::kVersion) != kFormatVersion) return Status::kBadVersion;
+  if (Read<uint32_t>(d + field::kHeaderSizeAt) != kHeaderSize ||
+      Read<uint32_t>(d + field::kEndian) != kEndianMarker || Read<uint32_t>(d + field::kFlags) != 0 ||
+      Read<uint32_t>(d + field::kReserved) != 0)
+    return Status::kBadHeader;
+  uint64_t declared = Read<uint64_t>(d + field::kFileSize);
+  if (declared > size) return Status::kTruncated;
+  if (declared != size) return Status::kSizeMismatch;
+
+  v->version = kFormatVersion;
+  v->build_time_ms = Read<uint64_t>(d + field::kBuildTime);
+  v->v4_ranges = Read<uint32_t>(d + field::kV4Ranges);
+  v->v6_ranges = Read<uint32_t>(d + field::kV6Ranges);
+  v->nodes = Read<uint32_t>(d + field::kNodes);
+  v->entries = Read<uint32_t>(d + field::kEntries);
+  v->records = Read<uint32_t>(d + field::kRecordsCount);
+  v->string_bytes = Read<uint32_t>(d + field::kStringBytes);
+  v->source_off = Read<uint32_t>(d + field::kSourceOff);
+  v->source_len = Read<uint32_t>(d + field::kSourceLen);
+  v->data_version_off = Read<uint32_t>(d + field::kVersionOff);
+  v->data_version_len = Read<uint32_t>(d + field::kVersionLen);
+  v->checksum = Read<uint32_t>(d + field::kChecksum);
+  return Status::kOk;
+}
+
+// Every section: expected byte size from its count (overflow-checked), an
+// 8-aligned offset after the previous section, and inside the file (checked
+// by subtraction so that no sum can wrap).
+Status CheckSections(const uint8_t* d, size_t size, TrieView* v) {
+  const uint64_t counts[kSectionCount][2] = {
+      {kRootSlots, 4}, {kRootSlots, 4},          {uint64_t{v->nodes} + 1, 4},
+      {v->entries, 2}, {v->entries, 4},          {v->v4_ranges, 4},
+      {v->v6_ranges, 16}, {v->records, 12},      {v->string_bytes, 1},
+  };
+  uint64_t previous_end = kHeaderSize;
+  for (int s = 0; s < kSectionCount; s++) {
+    uint64_t off = Read<uint64_t>(d + field::kSections + s * 16);
+    uint64_t len = Read<uint64_t>(d + field::kSections + s * 16 + 8);
+    uint64_t expected;
+    if (!Multiply(counts[s][0], counts[s][1], &expected) || len != expected) return Status::kSectionSize;
+    if (off % 8 != 0 || off < previous_end) return Status::kSectionOutOfRange;
+    if (off > size || len > size - off) return Status::kSectionOutOfRange;
+    v->section_offset[s] = off;
+    v->section_size[s] = len;
+    previous_end = off + len;
+  }
+  v->root4 = reinterpret_cast<const int32_t*>(d + v->section_offset[kRoot4]);
+  v->root6 = reinterpret_cast<const int32_t*>(d + v->section_offset[kRoot6]);
+  v->node_start = reinterpret_cast<const uint32_t*>(d + v->section_offset[kNodeStart]);
+  v->keys = reinterpret_cast<const uint16_t*>(d + v->section_offset[kKeys]);
+  v->values = reinterpret_cast<const int32_t*>(d + v->section_offset[kValues]);
+  v->v4_starts = reinterpret_cast<const uint32_t*>(d + v->section_offset[kV4Starts]);
+  v->v6_starts = d + v->section_offset[kV6Starts];
+  v->record_table = reinterpret_cast<const uint32_t*>(d + v->section_offset[kRecords]);
+  v->strings = d + v->section_offset[kStrings];
+  return Status::kOk;
+}
+
+Status CheckChecksum(const uint8_t* d, size_t size, const TrieView& v) {
+  static const uint8_t kZero[4] = {0, 0, 0, 0};
+  uint32_t c = Crc32c(0, d, field::kChecksum);
+  c = Crc32c(c, kZero, 4);
+  c = Crc32c(c, d + field::kChecksum + 4, size - field::kChecksum - 4);
+  return c == v.checksum ? Status::kOk : Status::kChecksumMismatch;
+}
+
+Status CheckStrings(const TrieView& v) {
+  auto in_table = [&](uint32_t off, uint32_t len) {
+    return off <= v.string_bytes && len <= v.string_bytes - off;
+  };
+  if (!in_table(v.source_off, v.source_len) || !in_table(v.data_version_off, v.data_version_len))
+    return Status::kStringOutOfRange;
+  if (v.records == 0) return Status::kRecordOutOfRange;
+  const uint32_t* r = v.record_table;
+  if (r[0] != 0 || r[1] != 0 || r[2] != 0) return Status::kRecordOutOfRange;
+  for (uint32_t i = 0; i < v.records; i++) {
+    if (!in_table(r[3 * i + 1], r[3 * i + 2])) return Status::kStringOutOfRange;
+  }
+  if (!ValidUtf8(v.strings, v.string_bytes)) return Status::kBadUtf8;
+  return Status::kOk;
+}
+
+Status CheckRanges(const TrieView& v) {
+  if (v.v4_ranges == 0 || v.v4_starts[0] != 0) return Status::kBadRanges;
+  for (uint32_t i = 1; i < v.v4_ranges; i++) {
+    if (v.v4_starts[i] <= v.v4_starts[i - 1]) return Status::kBadRanges;
+  }
+  static const uint8_t kZero16[16] = {};
+  if (v.v6_ranges == 0 || std::memcmp(v.v6_starts, kZero16, 16) != 0) return Status::kBadRanges;
+  for (uint32_t i = 1; i < v.v6_ranges; i++) {
+    if (std::memcmp(v.v6_starts + 16 * (i - 1), v.v6_starts + 16 * i, 16) >= 0) return Status::kBadRanges;
+  }
+  return Status::kOk;
+}
+
+// The node tree, in one pass in index order (see trie_format.h). depth[n] is 0
+// while node n has no parent yet; bit 7 marks an IPv6 node.
+Status CheckTree(const TrieView& v) {
+  const uint32_t* start = v.node_start;
+  if (start[0] != 0 || start[v.nodes] != v.entries) return Status::kBadNode;
+  std::vector<uint8_t> depth(v.nodes, 0);
+  constexpr uint8_t kV6 = 0x80;
+
+  // Claims `child` for a parent at parent_depth; parent_index is -1 for roots.
+  auto claim = [&](int32_t entry, int64_t parent_index, uint8_t parent_depth, uint8_t family) {
+    if (entry >= 0) {
+      return static_cast<uint32_t>(entry) < v.records ? Status::kOk : Status::kRecordOutOfRange;
+    }
+    uint32_t child = ~static_cast<uint32_t>(entry);
+    if (child >= v.nodes) return Status::kChildOutOfRange;
+    if (static_cast<int64_t>(child) <= parent_index) return Status::kCycle;
+    if (depth[child] != 0) return Status::kSharedNode;
+    int max_depth = family ? kMaxDepth6 : kMaxDepth4;
+    if (parent_depth + 1 > max_depth) return Status::kTooDeep;
+    depth[child] = static_cast<uint8_t>((parent_depth + 1) | family);
+    return Status::kOk;
+  };
+
+  for (uint32_t i = 0; i < kRootSlots; i++) {
+    Status s = claim(v.root4[i], -1, 0, 0);
+    if (s != Status::kOk) return s;
+  }
+  for (uint32_t i = 0; i < kRootSlots; i++) {
+    Status s = claim(v.root6[i], -1, 0, kV6);
+    if (s != Status::kOk) return s;
+  }
+  for (uint32_t n = 0; n < v.nodes; n++) {
+    if (depth[n] == 0) return Status::kOrphanNode;
+    uint32_t lo = start[n], hi = start[n + 1];
+    if (lo >= hi || hi > v.entries) return Status::kBadNode;
+    if (v.keys[lo] != 0) return Status::kBadNode;
+    uint8_t family = depth[n] & kV6;
+    uint8_t d = depth[n] & 0x7F;
+    for (uint32_t e = lo; e < hi; e++) {
+      if (e > lo && v.keys[e] <= v.keys[e - 1]) return Status::kBadNode;
+      Status s = claim(v.values[e], n, d, family);
+      if (s != Status::kOk) return s;
+    }
+  }
+  return Status::kOk;
+}
+
+// The entry of node n for word w: the last key <= w. Keys start at 0, so the
+// answer always exists once the node is non-empty; the bounds guard against a
+// view that skipped validation.
+inline int32_t Step(const TrieView& v, uint32_t n, uint32_t w) {
+  if (n >= v.nodes) return 0;
+  uint32_t lo = v.node_start[n];
+  uint32_t hi = v.node_start[n + 1];
+  if (lo >= hi || hi > v.entries) return 0;
+  hi--;
+  while (lo < hi) {
+    uint32_t mid = lo + ((hi - lo + 1) >> 1);
+    if (v.keys[mid] <= w) lo = mid; else hi = mid - 1;
+  }
+  return v.values[lo];
+}
+
+inline uint32_t LeafOrNone(const TrieView& v, int32_t e) {
+  return e >= 0 && static_cast<uint32_t>(e) < v.records ? static_cast<uint32_t>(e) : 0;
+}
+
+}  // namespace
+
+const char* StatusName(Status s) {
+  auto i = static_cast<size_t>(s);
+  return i < static_cast<size_t>(Status::kStatusCount) ? kStatusTable[i].name : "ipdb_unknown";
+}
+
+const char* StatusMessage(Status s) {
+  auto i = static_cast<size_t>(s);
+  return i < static_cast<size_t>(Status::kStatusCount) ? kStatusTable[i].message
+                                                        : "unknown database status";
+}
+
+Status Validate(const uint8_t* data, size_t size, const ValidateOptions& options, TrieView* out) {
+  if (reinterpret_cast<uintptr_t>(data) % 8 != 0) return Status::kMisaligned;
+  if (size > kMaxFileSize) return Status::kTooLarge;
+  TrieView v;
+  v.base = data;
+  v.size = size;
+  Status s = CheckHeader(data, size, &v);
+  if (s == Status::kOk) s = CheckSections(data, size, &v);
+  if (s == Status::kOk && options.verify_checksum) s = CheckChecksum(data, size, v);
+  if (s == Status::kOk) s = CheckStrings(v);
+  if (s == Status::kOk) s = CheckRanges(v);
+  if (s == Status::kOk) s = CheckTree(v);
+  if (s == Status::kOk) *out = v;
+  return s;
+}
+
+uint32_t Lookup4(const TrieView& v, uint32_t ip) {
+  int32_t e = v.root4[ip >> 16];
+  if (e < 0) e = Step(v, ~static_cast<uint32_t>(e), ip & 0xFFFF);
+  return LeafOrNone(v, e);
+}
+
+uint32_t Lookup16(const TrieView& v, const uint8_t a[16]) {
+  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+  if (std::memcmp(a, kMapped, 12) == 0) {
+    return Lookup4(v, (uint32_t{a[12]} << 24) | (uint32_t{a[13]} << 16) | (uint32_t{a[14]} << 8) | a[15]);
+  }
+  int32_t e = v.root6[(uint32_t{a[0]} << 8) | a[1]];
+  for (int i = 2; e < 0 && i < 16; i += 2) {
+    e = Step(v, ~static_cast<uint32_t>(e), (uint32_t{a[i]} << 8) | a[i + 1]);
+  }
+  return LeafOrNone(v, e);
+}
+
+Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int* err) {
+  *err = 0;
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *err = errno;
+    return Status::kOpenFailed;
+  }
+  struct stat st;
+  Status s = Status::kOk;
+  void* p = MAP_FAILED;
+  if (::fstat(fd, &st) != 0) {
+    *err = errno;
+    s = Status::kOpenFailed;
+  } else if (!S_ISREG(st.st_mode)) {
+    s = Status::kNotAFile;
+  } else if (static_cast<uint64_t>(st.st_size) < kHeaderSize) {
+    s = Status::kTruncated;
+  } else if (static_cast<uint64_t>(st.st_size) > kMaxFileSize) {
+    s = Status::kTooLarge;
+  } else {
+    p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      *err = errno;
+      s = Status::kMapFailed;
+    }
+  }
+  ::close(fd);
+  if (s == Status::kOk) {
+    out->reset(new MappedFile(static_cast<const uint8_t*>(p), static_cast<size_t>(st.st_size)));
+  }
+  return s;
+}
+
+MappedFile::~MappedFile() { ::munmap(const_cast<uint8_t*>(data_), size_); }
+
+}  // namespace splitguard

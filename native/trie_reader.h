@@ -1,0 +1,106 @@
+// The trie reader: validates a trie file held in memory and answers lookups.
+// Pure C++, no N-API: the binding, the fuzz harness and the tests share it.
+#ifndef SPLITGUARD_TRIE_READER_H_
+#define SPLITGUARD_TRIE_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "trie_format.h"
+
+namespace splitguard {
+
+// One status per failure class. The names and messages live in one table in
+// trie_reader.cc; the binding hands both to JavaScript unchanged.
+enum class Status : int {
+  kOk = 0,
+  kOpenFailed,
+  kNotAFile,
+  kTruncated,
+  kTooLarge,
+  kMapFailed,
+  kMisaligned,
+  kBadMagic,
+  kBadVersion,
+  kBadHeader,
+  kSizeMismatch,
+  kSectionOutOfRange,
+  kSectionSize,
+  kChecksumMismatch,
+  kBadNode,
+  kChildOutOfRange,
+  kCycle,
+  kSharedNode,
+  kOrphanNode,
+  kTooDeep,
+  kRecordOutOfRange,
+  kStringOutOfRange,
+  kBadUtf8,
+  kBadRanges,
+  kStatusCount
+};
+
+const char* StatusName(Status s);     // stable code, e.g. "ipdb_bad_magic"
+const char* StatusMessage(Status s);  // fixed English sentence
+
+struct ValidateOptions {
+  // The checksum pass reads every byte; the fuzz harness turns it off so that
+  // mutated inputs reach the structural checks.
+  bool verify_checksum = true;
+};
+
+// Typed pointers into a validated file. Valid exactly as long as the memory
+// handed to Validate stays mapped; it owns nothing.
+struct TrieView {
+  const uint8_t* base = nullptr;
+  uint64_t size = 0;
+  uint32_t version = 0;
+  uint64_t build_time_ms = 0;
+  uint32_t checksum = 0;
+  uint32_t v4_ranges = 0, v6_ranges = 0, nodes = 0, entries = 0, records = 0, string_bytes = 0;
+  uint32_t source_off = 0, source_len = 0, data_version_off = 0, data_version_len = 0;
+  uint64_t section_offset[kSectionCount] = {};
+  uint64_t section_size[kSectionCount] = {};
+
+  const int32_t* root4 = nullptr;
+  const int32_t* root6 = nullptr;
+  const uint32_t* node_start = nullptr;
+  const uint16_t* keys = nullptr;
+  const int32_t* values = nullptr;
+  const uint32_t* v4_starts = nullptr;
+  const uint8_t* v6_starts = nullptr;
+  const uint32_t* record_table = nullptr;  // records × {asn, org_off, org_len}
+  const uint8_t* strings = nullptr;
+};
+
+// Checks everything a lookup could trip over (see trie_format.h), then fills
+// *view. `data` must be 8-byte aligned (a mapping always is).
+Status Validate(const uint8_t* data, size_t size, const ValidateOptions& options, TrieView* view);
+
+// Lookups on a validated view. They return a record index, 0 for "no data".
+// Every step is still bounds-checked, so a view that skipped validation can
+// answer wrongly but never read outside the file.
+uint32_t Lookup4(const TrieView& v, uint32_t ip);
+uint32_t Lookup16(const TrieView& v, const uint8_t addr[16]);  // IPv4-mapped goes to the IPv4 trie
+
+// A read-only private mapping of a whole file. The descriptor is closed once
+// mapped; the mapping lives until the object is destroyed.
+class MappedFile {
+ public:
+  static Status Open(const char* path, std::unique_ptr<MappedFile>* out, int* err);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  MappedFile(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  const uint8_t* data_;
+  size_t size_;
+};
+
+}  // namespace splitguard
+
+#endif  // SPLITGUARD_TRIE_READER_H_

@@ -1,0 +1,75 @@
+// The one catalogue of splitguard errors: every error has a stable code, an
+// HTTP status (for the API) and a fixed message. Messages that need a field
+// name or a path take it as an argument; nothing else is formatted ad hoc.
+
+export interface ErrorBody {
+  error: string;
+  code: string;
+  field: string | null;
+}
+
+type Message = (detail: string) => string;
+
+interface Entry {
+  status: number;
+  message: Message;
+}
+
+const fixed = (text: string): Message => (detail) => (detail ? `${text}: ${detail}` : text);
+
+export const catalogue = {
+  invalid_parameter: { status: 400, message: (d: string) => d || 'a parameter is invalid' },
+  invalid_json: { status: 400, message: fixed('the request body is not valid JSON') },
+  unauthorized: { status: 401, message: fixed('a valid API key is required') },
+  quota_exceeded: { status: 403, message: fixed('the account has used its lifetime route quota') },
+  not_found: { status: 404, message: fixed('not found') },
+  method_not_allowed: { status: 405, message: fixed('method not allowed') },
+  payload_too_large: { status: 413, message: fixed('the request body is larger than 64 KiB') },
+  rate_limited: { status: 429, message: fixed('too many requests') },
+  refresh_too_soon: { status: 429, message: fixed('the database may be refreshed once an hour') },
+  internal: { status: 500, message: () => 'internal server error' },
+
+  // The IP database. The native reader's statuses (ipdb_bad_magic, …) arrive
+  // with their own fixed message from native/trie_reader.cc; see IpdbError.
+  ipdb_source_invalid: { status: 500, message: fixed('the database source is invalid') },
+  ipdb_source_unreadable: { status: 500, message: fixed('the database source could not be read') },
+  ipdb_missing: { status: 500, message: fixed('no IP database is installed') },
+
+  // The command line.
+  cli_usage: { status: 400, message: (d: string) => d },
+} satisfies Record<string, Entry>;
+
+export type ErrorCode = keyof typeof catalogue;
+
+export class AppError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly field: string | null;
+
+  constructor(code: ErrorCode, detail = '', field: string | null = null, options?: { cause?: unknown }) {
+    super(catalogue[code].message(detail), options);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = catalogue[code].status;
+    this.field = field;
+  }
+
+  body(): ErrorBody {
+    return { error: this.message, code: this.code, field: this.field };
+  }
+}
+
+// A failure of the native trie reader: the code is the reader's status name
+// (e.g. ipdb_checksum_mismatch), the message its fixed sentence plus the path.
+export class IpdbError extends AppError {
+  constructor(nativeCode: string, nativeMessage: string, path: string, options?: { cause?: unknown }) {
+    super('ipdb_source_invalid', '', null, options);
+    this.name = 'IpdbError';
+    Object.defineProperty(this, 'code', { value: nativeCode });
+    this.message = path ? `${nativeMessage}: ${path}` : nativeMessage;
+  }
+}
+
+export function invalidParameter(field: string, problem: string): AppError {
+  return new AppError('invalid_parameter', `${field} ${problem}`, field);
+}

@@ -1,0 +1,241 @@
+// The IP database facade: one opened trie file.
+//
+// The native reader maps the file and validates every byte before anything
+// reads it. Single lookups then walk the mapping from JavaScript through typed
+// views (a native call alone costs more than the whole walk); batch lookups
+// run in C++. The views keep the mapping alive: it is unmapped only after
+// this object and every view are garbage (see native/trie_wrap.cc), so a swap
+// can drop a database while requests still read it.
+import { IpdbError } from '../errors.js';
+import { formatIPv4, formatIPv6, mappedIPv4, parseIp } from './address.js';
+import { binding, type NativeInfo, type NativeTrie, Section } from './native.js';
+
+export interface DatabaseInfo {
+  path: string;
+  formatVersion: number;
+  /** Data version (the source's own version when it has one). */
+  version: string;
+  builtAt: string;
+  source: string;
+  size: number;
+  checksum: string;
+  ranges: { v4: number; v6: number };
+  records: number;
+  nodes: number;
+}
+
+export interface LookupResult {
+  ip: string;
+  version: 4 | 6;
+  found: boolean;
+  asn: number | null;
+  organization: string | null;
+  range: { start: string; end: string } | null;
+}
+
+export interface OpenOptions {
+  /** Verify the CRC32C of the whole file (default true). Structure is always checked. */
+  verifyChecksum?: boolean;
+}
+
+const decoder = new TextDecoder('utf-8');
+
+export class IpDatabase {
+  readonly info: DatabaseInfo;
+
+  // Views into the read-only mapping. Private: a write would fault.
+  readonly #trie: NativeTrie;
+  readonly #root4: Int32Array;
+  readonly #root6: Int32Array;
+  readonly #nodeStart: Uint32Array;
+  readonly #keys: Uint16Array;
+  readonly #values: Int32Array;
+  readonly #v4Starts: Uint32Array;
+  readonly #v6Starts: Uint8Array;
+  readonly #records: Uint32Array;
+  readonly #strings: Uint8Array;
+  readonly #orgs: (string | undefined)[];
+  readonly #scratch = new Uint8Array(16);
+
+  private constructor(file: string, trie: NativeTrie) {
+    this.#trie = trie;
+    const raw: NativeInfo = trie.info();
+    const buffer = trie.buffer();
+    const s = raw.sections;
+    this.#root4 = new Int32Array(buffer, s[Section.root4].offset, 65536);
+    this.#root6 = new Int32Array(buffer, s[Section.root6].offset, 65536);
+    this.#nodeStart = new Uint32Array(buffer, s[Section.nodeStart].offset, raw.nodes + 1);
+    this.#keys = new Uint16Array(buffer, s[Section.keys].offset, raw.entries);
+    this.#values = new Int32Array(buffer, s[Section.values].offset, raw.entries);
+    this.#v4Starts = new Uint32Array(buffer, s[Section.v4Starts].offset, raw.v4Ranges);
+    this.#v6Starts = new Uint8Array(buffer, s[Section.v6Starts].offset, raw.v6Ranges * 16);
+    this.#records = new Uint32Array(buffer, s[Section.records].offset, raw.records * 3);
+    this.#strings = new Uint8Array(buffer, s[Section.strings].offset, raw.stringBytes);
+    this.#orgs = new Array(raw.records);
+    const text = (off: number, len: number) => decoder.decode(this.#strings.subarray(off, off + len));
+    this.info = {
+      path: file,
+      formatVersion: raw.formatVersion,
+      version: text(raw.versionOffset, raw.versionLength),
+      builtAt: new Date(raw.buildTimeMs).toISOString(),
+      source: text(raw.sourceOffset, raw.sourceLength),
+      size: raw.size,
+      checksum: raw.checksum.toString(16).padStart(8, '0'),
+      ranges: { v4: raw.v4Ranges, v6: raw.v6Ranges },
+      records: raw.records,
+      nodes: raw.nodes,
+    };
+  }
+
+  /** Maps and fully validates a trie file. Throws IpdbError naming what is wrong. */
+  static open(file: string, options: OpenOptions = {}): IpDatabase {
+    let trie: NativeTrie;
+    try {
+      trie = new binding.IpTrie(file, options.verifyChecksum ?? true);
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      throw new IpdbError(e.code ?? 'ipdb_open_failed', e.message, file, { cause: err });
+    }
+    return new IpDatabase(file, trie);
+  }
+
+  /** The node entry for word w: the last key <= w (keys start at 0). */
+  #step(node: number, w: number): number {
+    const keys = this.#keys;
+    let lo = this.#nodeStart[node];
+    let hi = this.#nodeStart[node + 1] - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (keys[mid] <= w) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.#values[lo];
+  }
+
+  /** Record index of an IPv4 address given as an unsigned 32-bit integer; 0 when not found. */
+  lookup4(ip: number): number {
+    const e = this.#root4[ip >>> 16];
+    return e >= 0 ? e : this.#step(~e, ip & 0xffff);
+  }
+
+  /**
+   * Record index of an address in binary form: 4 bytes (IPv4) or 16 bytes
+   * (IPv6; ::ffff:a.b.c.d goes to the IPv4 trie). This is the form
+   * uWebSockets.js gives. 0 when not found or when the length is neither.
+   */
+  lookupBytes(a: Uint8Array): number {
+    if (a.length === 4) return this.lookup4(((a[0] << 24) | (a[1] << 16) | (a[2] << 8) | a[3]) >>> 0);
+    if (a.length !== 16) return 0;
+    if ((a[0] | a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7] | a[8] | a[9]) === 0 && a[10] === 0xff && a[11] === 0xff) {
+      return this.lookup4(((a[12] << 24) | (a[13] << 16) | (a[14] << 8) | a[15]) >>> 0);
+    }
+    let e = this.#root6[(a[0] << 8) | a[1]];
+    for (let i = 2; e < 0 && i < 16; i += 2) e = this.#step(~e, (a[i] << 8) | a[i + 1]);
+    return e < 0 ? 0 : e;
+  }
+
+  /** Record index for address text; -1 when the text is not an IP address. */
+  lookupText(text: string): number {
+    return parseIp(text, this.#scratch) === 0 ? -1 : this.lookupBytes(this.#scratch);
+  }
+
+  /** IPv4 integers in, record indices out (C++). */
+  lookupBatch4(ips: Uint32Array, out = new Uint32Array(ips.length)): Uint32Array {
+    this.#trie.lookupBatch4(ips, out);
+    return out;
+  }
+
+  /** n × 16 address bytes in, record indices out (C++). */
+  lookupBatch16(addresses: Uint8Array, out = new Uint32Array(addresses.length >>> 4)): Uint32Array {
+    this.#trie.lookupBatch16(addresses, out);
+    return out;
+  }
+
+  /** One lookup through the native call, for comparison with the JavaScript walk. */
+  lookupNative(a: Uint8Array): number {
+    return this.#trie.lookup(a);
+  }
+
+  get recordCount(): number {
+    return this.#orgs.length;
+  }
+
+  asn(record: number): number {
+    return this.#records[3 * record];
+  }
+
+  organization(record: number): string {
+    let s = this.#orgs[record];
+    if (s === undefined) {
+      const off = this.#records[3 * record + 1];
+      s = decoder.decode(this.#strings.subarray(off, off + this.#records[3 * record + 2]));
+      this.#orgs[record] = s;
+    }
+    return s;
+  }
+
+  /** The range holding an address (16 bytes), as text. Cold path. */
+  rangeOf(a: Uint8Array): { start: string; end: string } {
+    const v4 = mappedIPv4(a);
+    if (v4 >= 0) {
+      const starts = this.#v4Starts;
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (starts[mid] <= v4) lo = mid;
+        else hi = mid - 1;
+      }
+      const end = lo + 1 < starts.length ? starts[lo + 1] - 1 : 0xffffffff;
+      return { start: formatIPv4(starts[lo]), end: formatIPv4(end) };
+    }
+    const starts = this.#v6Starts;
+    const n = starts.length >>> 4;
+    const cmp = (i: number) => {
+      for (let k = 0; k < 16; k++) {
+        const d = starts[16 * i + k] - a[k];
+        if (d !== 0) return d;
+      }
+      return 0;
+    };
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (cmp(mid) <= 0) lo = mid;
+      else hi = mid - 1;
+    }
+    const end = new Uint8Array(16);
+    if (lo + 1 < n) {
+      end.set(starts.subarray(16 * (lo + 1), 16 * (lo + 2)));
+      for (let k = 15; k >= 0; k--) {
+        if (end[k]-- !== 0) break;
+      }
+    } else {
+      end.fill(0xff);
+    }
+    return { start: formatIPv6(starts, 16 * lo), end: formatIPv6(end) };
+  }
+
+  /** The full answer for address text; null when the text is not an address. */
+  describe(text: string): LookupResult | null {
+    const a = new Uint8Array(16);
+    const version = parseIp(text, a);
+    if (version === 0) return null;
+    const record = this.lookupBytes(a);
+    const found = record !== 0;
+    return {
+      ip: text,
+      version: mappedIPv4(a) >= 0 ? 4 : version,
+      found,
+      asn: found ? this.asn(record) : null,
+      organization: found ? this.organization(record) : null,
+      range: found ? this.rangeOf(a) : null,
+    };
+  }
+
+  /** Drops this object's hold on the mapping; views still in use keep it until collected. */
+  close(): void {
+    this.#trie.close();
+  }
+}

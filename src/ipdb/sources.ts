@@ -1,0 +1,220 @@
+// Reading database sources: the ip-location-db CSV (`start,end,asn,org`,
+// text or numeric addresses, RFC 4180 quoting) and the iptoasn TSV
+// (`start<TAB>end<TAB>asn<TAB>country<TAB>description`), plain or gzip.
+//
+// A source is refused when more than MAX_MALFORMED_SHARE of its data lines are
+// malformed, or when it yields no range at all; otherwise malformed lines are
+// skipped, counted and reported with their first examples.
+import { gunzipSync } from 'node:zlib';
+import { AppError } from '../errors.js';
+import { parseIPv4, parseIPv6 } from './address.js';
+
+export const MAX_MALFORMED_SHARE = 0.01;
+/** Decompressed size cap: the real data is ~35 MB; anything past this is refused (gzip bombs). */
+export const MAX_SOURCE_BYTES = 512 * 1024 * 1024;
+
+export interface Row {
+  start: bigint;
+  end: bigint;
+  asn: number;
+  org: string;
+  /** Position in the source list and line, for deterministic tie-breaking and reports. */
+  order: number;
+}
+
+export interface MalformedLine {
+  source: string;
+  line: number;
+  reason: string;
+}
+
+export interface ParsedSources {
+  v4: Row[];
+  v6: Row[];
+  lines: number;
+  /** Rows iptoasn marks as not routed (ASN 0): not data, not malformed. */
+  unrouted: number;
+  malformed: number;
+  malformedExamples: MalformedLine[];
+}
+
+const V4_MAX = 0xffffffffn;
+const scratch = new Uint8Array(16);
+
+// An address field: dotted quad, IPv6 text, or a decimal integer (values
+// above 2^32 - 1 are IPv6, as in ip-location-db's *-num files).
+function parseAddress(text: string): { family: 4 | 6; value: bigint } | string {
+  if (text.length === 0) return 'empty address';
+  if (text.indexOf(':') >= 0) {
+    if (!parseIPv6(text, scratch)) return `invalid IPv6 address "${clip(text)}"`;
+    let v = 0n;
+    for (let k = 0; k < 16; k++) v = (v << 8n) | BigInt(scratch[k]);
+    return { family: 6, value: v };
+  }
+  if (text.indexOf('.') >= 0) {
+    const v4 = parseIPv4(text);
+    if (v4 < 0) return `invalid IPv4 address "${clip(text)}"`;
+    return { family: 4, value: BigInt(v4) };
+  }
+  if (!/^[0-9]{1,39}$/.test(text)) return `invalid address "${clip(text)}"`;
+  const v = BigInt(text);
+  if (v >= 1n << 128n) return `address out of range "${clip(text)}"`;
+  return { family: v > V4_MAX ? 6 : 4, value: v };
+}
+
+function clip(s: string): string {
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+/** Splits one CSV line (RFC 4180 quoting, "" inside quotes); null when the quoting is broken. */
+export function splitCsvLine(line: string): string[] | null {
+  if (line.indexOf('"') < 0) return line.split(',');
+  const fields: string[] = [];
+  let i = 0;
+  const n = line.length;
+  for (;;) {
+    if (line.charCodeAt(i) === 34) {
+      let value = '';
+      let j = i + 1;
+      for (;;) {
+        const q = line.indexOf('"', j);
+        if (q < 0) return null;
+        value += line.slice(j, q);
+        if (line.charCodeAt(q + 1) === 34) {
+          value += '"';
+          j = q + 2;
+          continue;
+        }
+        i = q + 1;
+        break;
+      }
+      fields.push(value);
+      if (i === n) return fields;
+      if (line.charCodeAt(i) !== 44) return null;
+      i++;
+    } else {
+      const c = line.indexOf(',', i);
+      const end = c < 0 ? n : c;
+      const value = line.slice(i, end);
+      if (value.indexOf('"') >= 0) return null;
+      fields.push(value);
+      if (c < 0) return fields;
+      i = c + 1;
+    }
+  }
+}
+
+function decode(name: string, data: Uint8Array): string {
+  let bytes = data;
+  if (data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b) {
+    try {
+      bytes = gunzipSync(data, { maxOutputLength: MAX_SOURCE_BYTES });
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+        ? `decompresses to more than ${MAX_SOURCE_BYTES} bytes`
+        : 'is not valid gzip';
+      throw new AppError('ipdb_source_invalid', `${name} ${why}`, null, { cause: err });
+    }
+  } else if (data.length > MAX_SOURCE_BYTES) {
+    throw new AppError('ipdb_source_invalid', `${name} is larger than ${MAX_SOURCE_BYTES} bytes`);
+  }
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+}
+
+export interface SourceFile {
+  name: string;
+  data: Uint8Array;
+}
+
+/**
+ * Parses every source into IPv4 and IPv6 rows. Throws AppError
+ * ipdb_source_invalid when a source is unusable.
+ */
+export function parseSources(files: SourceFile[], onProgress?: (fraction: number) => void): ParsedSources {
+  const out: ParsedSources = { v4: [], v6: [], lines: 0, unrouted: 0, malformed: 0, malformedExamples: [] };
+  let order = 0;
+  const total = files.reduce((a, f) => a + f.data.length, 0) || 1;
+  let done = 0;
+  for (const file of files) {
+    const text = decode(file.name, file.data);
+    const before = { lines: out.lines, malformed: out.malformed, unrouted: out.unrouted, rows: out.v4.length + out.v6.length };
+    let tsv: boolean | undefined;
+    let pos = 0;
+    let lineNo = 0;
+    const reportEvery = 1 << 16;
+    while (pos < text.length) {
+      let nl = text.indexOf('\n', pos);
+      if (nl < 0) nl = text.length;
+      let line = text.slice(pos, nl);
+      pos = nl + 1;
+      lineNo++;
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (line.length === 0 || line.charCodeAt(0) === 35) continue;
+      if (tsv === undefined) tsv = line.indexOf('\t') >= 0;
+      const fields = tsv ? line.split('\t') : splitCsvLine(line);
+      const bad = (reason: string) => {
+        out.malformed++;
+        if (out.malformedExamples.length < 10) out.malformedExamples.push({ source: file.name, line: lineNo, reason });
+      };
+      // A header line: the first field is a column name, not an address.
+      if (lineNo === 1 && fields && /^[A-Za-z_]+$/.test(fields[0]) && !/^[0-9a-fA-F]+$/.test(fields[0])) continue;
+      out.lines++;
+      if (fields === null) {
+        bad('broken quoting');
+        continue;
+      }
+      if (tsv ? fields.length < 5 : fields.length !== 4) {
+        bad(`expected ${tsv ? 5 : 4} fields, found ${fields.length}`);
+        continue;
+      }
+      const start = parseAddress(fields[0].trim());
+      if (typeof start === 'string') {
+        bad(start);
+        continue;
+      }
+      const end = parseAddress(fields[1].trim());
+      if (typeof end === 'string') {
+        bad(end);
+        continue;
+      }
+      if (start.family !== end.family) {
+        bad('start and end are of different address families');
+        continue;
+      }
+      if (end.value < start.value) {
+        bad('end address is before start address');
+        continue;
+      }
+      const asnText = fields[2].trim().replace(/^AS/i, '');
+      if (!/^[0-9]{1,10}$/.test(asnText) || Number(asnText) > 0xffffffff) {
+        bad(`invalid ASN "${clip(fields[2])}"`);
+        continue;
+      }
+      const asn = Number(asnText);
+      if (asn === 0) {
+        out.unrouted++;
+        continue;
+      }
+      const org = (tsv ? fields.slice(4).join('\t') : fields[3]).trim();
+      const row: Row = { start: start.value, end: end.value, asn, org, order: order++ };
+      (start.family === 4 ? out.v4 : out.v6).push(row);
+      if (onProgress && lineNo % reportEvery === 0) onProgress((done + (pos / text.length) * file.data.length) / total);
+    }
+    done += file.data.length;
+    const lines = out.lines - before.lines;
+    const malformed = out.malformed - before.malformed;
+    if (lines > 0 && malformed > lines * MAX_MALFORMED_SHARE) {
+      const first = out.malformedExamples.find((m) => m.source === file.name);
+      throw new AppError(
+        'ipdb_source_invalid',
+        `${file.name}: ${malformed} of ${lines} lines are malformed` +
+          (first ? ` (first: line ${first.line}, ${first.reason})` : ''),
+      );
+    }
+    if (out.v4.length + out.v6.length === before.rows && out.unrouted === before.unrouted) {
+      throw new AppError('ipdb_source_invalid', `${file.name}: no address ranges found`);
+    }
+  }
+  onProgress?.(1);
+  return out;
+}

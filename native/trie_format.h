@@ -6,11 +6,11 @@
 // loads. Gaps between sections are zero padding of at most 7 bytes.
 //
 //   offset 0                                                        file_size
-//   +--------+-------+-------+----------+------+--------+---------+---------+---------+---------+
-//   | header | ROOT4 | ROOT6 | NODE_    | KEYS | VALUES | V4_     | V6_     | RECORDS | STRINGS |
-//   | 256 B  | i32 × | i32 × | START    | u16× | i32 ×  | STARTS  | STARTS  | u32 ×   | UTF-8   |
-//   |        | 65536 | 65536 | u32×(N+1)| E    | E      | u32 × R4| 16B × R6| 3 × C   | bytes   |
-//   +--------+-------+-------+----------+------+--------+---------+---------+---------+---------+
+//   +--------+-------+-------+-----------+------+--------+-------+---------+---------+---------+---------+
+//   | header | ROOT4 | ROOT6 | NODES     | KEYS | VALUES | INDEX | V4_     | V6_     | RECORDS | STRINGS |
+//   | 256 B  | i32 × | i32 × | i32 × 2 × | u16× | i32 ×  | u32 × | STARTS  | STARTS  | u32 ×   | UTF-8   |
+//   |        | 65536 | 65536 | (N + 1)   | E    | E      | X     | u32 × R4| 16B × R6| 3 × C   | bytes   |
+//   +--------+-------+-------+-----------+------+--------+-------+---------+---------+---------+---------+
 //
 // The trie. An address is read as 16-bit words, most significant first (IPv4:
 // 2 words, IPv6: 8 words). ROOT4 / ROOT6 are dense tables indexed by word 0.
@@ -19,14 +19,23 @@
 //     entry >= 0   leaf: a record index (record 0 means "no data here")
 //     entry <  0   inner: the node ~entry decides by the next word
 //
-// A node is a run-length-compressed table of 65536 slots for the next word:
-// node n owns entries [NODE_START[n], NODE_START[n+1]) of the parallel arrays
-// KEYS and VALUES. KEYS are strictly increasing and start at 0; the slot for
-// word w is the last key <= w, found by binary search:
+// A node is a run-length-compressed table of 65536 slots for the next word.
+// NODES holds a pair (start, index) per node plus a sentinel pair (E, -1):
+// node n owns entries [start(n), start(n+1)) of the parallel arrays KEYS and
+// VALUES. KEYS are strictly increasing and start at 0; the slot for word w is
+// the last key <= w, found by binary search:
 //
 //     ROOT6[0x2001] = ~7 ──► node 7: KEYS   0    0x0db8   0x0db9
 //                                     VALUES 12   ~8       12
 //                                                  └──► node 8: KEYS 0  ...
+//
+// Wide nodes (more than a few dozen keys; the IPv6 nodes under 2001::/16 or
+// 2a00::/16 hold thousands) carry an index so that the search touches one or
+// two cache lines instead of ~14: index(n) >= 0 is the position in INDEX of
+// 257 entry numbers, INDEX[index(n) + b] = the first entry of node n whose key
+// is >= b << 8 (INDEX[index(n) + 256] = start(n+1)). The last key <= w then
+// lies in [INDEX[.. + (w >> 8)] - 1, INDEX[.. + (w >> 8) + 1] - 1]. Nodes
+// without an index have index(n) = -1.
 //
 // Tree invariants the reader checks before the first lookup, so that a walk
 // can never leave the file or loop:
@@ -70,13 +79,15 @@ constexpr int kMaxDepth6 = 7;  // nodes below ROOT6
 // Files above this size are refused before mapping: the real database is
 // about 15 MiB, and every u32 count and offset stays far from overflow.
 constexpr uint64_t kMaxFileSize = uint64_t{1} << 30;
+constexpr uint32_t kIndexSpan = 257;  // INDEX entries per indexed node
 
 enum Section : int {
   kRoot4 = 0,
   kRoot6,
-  kNodeStart,
+  kNodes,
   kKeys,
   kValues,
+  kIndex,
   kV4Starts,
   kV6Starts,
   kRecords,
@@ -104,11 +115,13 @@ constexpr size_t kSourceLen = 68;       // u32
 constexpr size_t kVersionOff = 72;      // u32, in STRINGS: the data version
 constexpr size_t kVersionLen = 76;      // u32
 constexpr size_t kSections = 80;        // kSectionCount × {u64 offset, u64 size}
+constexpr size_t kIndexCount = 240;     // u32: entries in INDEX, 257 per indexed node
+constexpr size_t kReserved = 244;       // u32, 0
 constexpr size_t kChecksum = 248;       // u32
-constexpr size_t kReserved = 252;       // u32, 0
+constexpr size_t kReserved2 = 252;      // u32, 0
 }  // namespace field
 
-static_assert(field::kSections + kSectionCount * 16 <= field::kChecksum,
+static_assert(field::kSections + kSectionCount * 16 <= field::kIndexCount,
               "section table overlaps the checksum");
 
 }  // namespace splitguard

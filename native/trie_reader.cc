@@ -39,6 +39,7 @@ constexpr StatusInfo kStatusTable[] = {
     {"ipdb_section_size", "a database section size does not match its element count"},
     {"ipdb_checksum_mismatch", "the database checksum does not match its contents"},
     {"ipdb_bad_node", "a trie node is malformed (empty, or keys not increasing from 0)"},
+    {"ipdb_bad_index", "a trie node index does not match the node's keys"},
     {"ipdb_child_out_of_range", "a trie child index is out of range"},
     {"ipdb_cycle", "a trie child does not come after its parent (possible cycle)"},
     {"ipdb_shared_node", "a trie node has more than one parent"},
@@ -109,7 +110,7 @@ Status CheckHeader(const uint8_t* d, size_t size, TrieView* v) {
   if (Read<uint32_t>(d + field::kVersion) != kFormatVersion) return Status::kBadVersion;
   if (Read<uint32_t>(d + field::kHeaderSizeAt) != kHeaderSize ||
       Read<uint32_t>(d + field::kEndian) != kEndianMarker || Read<uint32_t>(d + field::kFlags) != 0 ||
-      Read<uint32_t>(d + field::kReserved) != 0)
+      Read<uint32_t>(d + field::kReserved) != 0 || Read<uint32_t>(d + field::kReserved2) != 0)
     return Status::kBadHeader;
   uint64_t declared = Read<uint64_t>(d + field::kFileSize);
   if (declared > size) return Status::kTruncated;
@@ -127,6 +128,7 @@ Status CheckHeader(const uint8_t* d, size_t size, TrieView* v) {
   v->source_len = Read<uint32_t>(d + field::kSourceLen);
   v->data_version_off = Read<uint32_t>(d + field::kVersionOff);
   v->data_version_len = Read<uint32_t>(d + field::kVersionLen);
+  v->index_count = Read<uint32_t>(d + field::kIndexCount);
   v->checksum = Read<uint32_t>(d + field::kChecksum);
   return Status::kOk;
 }
@@ -136,9 +138,9 @@ Status CheckHeader(const uint8_t* d, size_t size, TrieView* v) {
 // by subtraction so that no sum can wrap).
 Status CheckSections(const uint8_t* d, size_t size, TrieView* v) {
   const uint64_t counts[kSectionCount][2] = {
-      {kRootSlots, 4}, {kRootSlots, 4},          {uint64_t{v->nodes} + 1, 4},
-      {v->entries, 2}, {v->entries, 4},          {v->v4_ranges, 4},
-      {v->v6_ranges, 16}, {v->records, 12},      {v->string_bytes, 1},
+      {kRootSlots, 4},      {kRootSlots, 4},     {uint64_t{v->nodes} + 1, 8}, {v->entries, 2},
+      {v->entries, 4},      {v->index_count, 4}, {v->v4_ranges, 4},           {v->v6_ranges, 16},
+      {v->records, 12},     {v->string_bytes, 1},
   };
   uint64_t previous_end = kHeaderSize;
   for (int s = 0; s < kSectionCount; s++) {
@@ -154,9 +156,10 @@ Status CheckSections(const uint8_t* d, size_t size, TrieView* v) {
   }
   v->root4 = reinterpret_cast<const int32_t*>(d + v->section_offset[kRoot4]);
   v->root6 = reinterpret_cast<const int32_t*>(d + v->section_offset[kRoot6]);
-  v->node_start = reinterpret_cast<const uint32_t*>(d + v->section_offset[kNodeStart]);
+  v->nodes_table = reinterpret_cast<const int32_t*>(d + v->section_offset[kNodes]);
   v->keys = reinterpret_cast<const uint16_t*>(d + v->section_offset[kKeys]);
   v->values = reinterpret_cast<const int32_t*>(d + v->section_offset[kValues]);
+  v->index = reinterpret_cast<const uint32_t*>(d + v->section_offset[kIndex]);
   v->v4_starts = reinterpret_cast<const uint32_t*>(d + v->section_offset[kV4Starts]);
   v->v6_starts = d + v->section_offset[kV6Starts];
   v->record_table = reinterpret_cast<const uint32_t*>(d + v->section_offset[kRecords]);
@@ -201,11 +204,30 @@ Status CheckRanges(const TrieView& v) {
   return Status::kOk;
 }
 
+// A node's index must say exactly what its keys say (trie_format.h): checked
+// by one merge walk over the keys and the 257 index entries. Runs after the
+// keys of [lo, hi) are known to be in range but before they are known to be
+// increasing, so it relies on nothing but bounds.
+Status CheckIndex(const TrieView& v, uint32_t lo, uint32_t hi, int32_t at) {
+  if (at == -1) return Status::kOk;
+  if (at < 0) return Status::kBadIndex;
+  uint32_t a = static_cast<uint32_t>(at);
+  if (a > v.index_count || kIndexSpan > v.index_count - a) return Status::kBadIndex;
+  const uint32_t* ix = v.index + a;
+  uint32_t e = lo;
+  for (uint32_t b = 0; b < kIndexSpan; b++) {
+    while (e < hi && v.keys[e] < (b << 8)) e++;
+    if (ix[b] != e) return Status::kBadIndex;
+  }
+  return ix[kIndexSpan - 1] == hi ? Status::kOk : Status::kBadIndex;
+}
+
 // The node tree, in one pass in index order (see trie_format.h). depth[n] is 0
 // while node n has no parent yet; bit 7 marks an IPv6 node.
 Status CheckTree(const TrieView& v) {
-  const uint32_t* start = v.node_start;
-  if (start[0] != 0 || start[v.nodes] != v.entries) return Status::kBadNode;
+  auto start = [&](uint32_t n) { return static_cast<uint32_t>(v.nodes_table[2 * n]); };
+  if (v.nodes_table[0] != 0 || start(v.nodes) != v.entries || v.nodes_table[2 * v.nodes + 1] != -1)
+    return Status::kBadNode;
   std::vector<uint8_t> depth(v.nodes, 0);
   constexpr uint8_t kV6 = 0x80;
 
@@ -234,9 +256,12 @@ Status CheckTree(const TrieView& v) {
   }
   for (uint32_t n = 0; n < v.nodes; n++) {
     if (depth[n] == 0) return Status::kOrphanNode;
-    uint32_t lo = start[n], hi = start[n + 1];
+    if (v.nodes_table[2 * n] < 0) return Status::kBadNode;
+    uint32_t lo = start(n), hi = start(n + 1);
     if (lo >= hi || hi > v.entries) return Status::kBadNode;
     if (v.keys[lo] != 0) return Status::kBadNode;
+    Status si = CheckIndex(v, lo, hi, v.nodes_table[2 * n + 1]);
+    if (si != Status::kOk) return si;
     uint8_t family = depth[n] & kV6;
     uint8_t d = depth[n] & 0x7F;
     for (uint32_t e = lo; e < hi; e++) {
@@ -253,9 +278,17 @@ Status CheckTree(const TrieView& v) {
 // view that skipped validation.
 inline int32_t Step(const TrieView& v, uint32_t n, uint32_t w) {
   if (n >= v.nodes) return 0;
-  uint32_t lo = v.node_start[n];
-  uint32_t hi = v.node_start[n + 1];
+  const int32_t* pair = v.nodes_table + 2 * n;
+  uint32_t lo = static_cast<uint32_t>(pair[0]);
+  uint32_t hi = static_cast<uint32_t>(pair[2]);
   if (lo >= hi || hi > v.entries) return 0;
+  if (pair[1] >= 0 && v.index_count >= kIndexSpan &&
+      static_cast<uint32_t>(pair[1]) <= v.index_count - kIndexSpan) {
+    const uint32_t* ix = v.index + pair[1] + (w >> 8);
+    uint32_t a = ix[0], b = ix[1];
+    if (a > lo) lo = a - 1;
+    if (b > lo && b <= hi) hi = b;
+  }
   hi--;
   while (lo < hi) {
     uint32_t mid = lo + ((hi - lo + 1) >> 1);
@@ -315,9 +348,160 @@ uint32_t Lookup16(const TrieView& v, const uint8_t a[16]) {
   return LeafOrNone(v, e);
 }
 
+// The batch walk. A single lookup is a chain of dependent loads (root slot,
+// node pair, index, keys, value, then the next level), each a likely cache
+// miss; one lookup at a time leaves the memory system idle while it waits.
+// Here each of kLanes lanes runs one lookup as a small state machine: every
+// round, a lane does the step whose data it prefetched in the previous round
+// and prefetches what its next step needs. With 16 lanes the misses overlap.
+namespace {
+
+constexpr int kLanes = 16;
+
+enum Stage : uint8_t { kRoot, kNode, kIndexStep, kSearch, kValue, kDone };
+
+struct Lane {
+  const int32_t* slot;   // kRoot: the root slot to read
+  const uint8_t* addr;   // IPv6 lanes: the 16 address bytes; IPv4: nullptr
+  uint32_t ip;           // IPv4 lanes
+  uint32_t node, word_at, w, lo, hi;
+  size_t out;
+  Stage stage;
+};
+
+inline uint32_t WordAt(const Lane& l, uint32_t i) {
+  return l.addr ? (uint32_t{l.addr[2 * i]} << 8) | l.addr[2 * i + 1] : (i == 1 ? (l.ip & 0xFFFF) : (l.ip >> 16));
+}
+
+// Moves a lane holding entry e on: done for a leaf, else to the node step.
+inline void Enter(const TrieView& v, Lane& l, int32_t e, uint32_t* out) {
+  uint32_t words = l.addr ? 8 : 2;
+  if (e >= 0 || l.word_at >= words || ~static_cast<uint32_t>(e) >= v.nodes) {
+    out[l.out] = LeafOrNone(v, e);
+    l.stage = kDone;
+    return;
+  }
+  l.node = ~static_cast<uint32_t>(e);
+  l.w = WordAt(l, l.word_at++);
+  __builtin_prefetch(v.nodes_table + 2 * l.node);
+  l.stage = kNode;
+}
+
+inline void Advance(const TrieView& v, Lane& l, uint32_t* out) {
+  switch (l.stage) {
+    case kRoot:
+      Enter(v, l, *l.slot, out);
+      return;
+    case kNode: {
+      const int32_t* pair = v.nodes_table + 2 * l.node;
+      l.lo = static_cast<uint32_t>(pair[0]);
+      l.hi = static_cast<uint32_t>(pair[2]);
+      if (l.lo >= l.hi || l.hi > v.entries) {
+        out[l.out] = 0;
+        l.stage = kDone;
+        return;
+      }
+      if (pair[1] >= 0 && v.index_count >= kIndexSpan &&
+          static_cast<uint32_t>(pair[1]) <= v.index_count - kIndexSpan) {
+        l.node = static_cast<uint32_t>(pair[1]) + (l.w >> 8);  // reused: the index position
+        __builtin_prefetch(v.index + l.node);
+        l.stage = kIndexStep;
+      } else {
+        __builtin_prefetch(v.keys + ((l.lo + l.hi) >> 1));
+        l.stage = kSearch;
+      }
+      return;
+    }
+    case kIndexStep: {
+      uint32_t a = v.index[l.node], b = v.index[l.node + 1];
+      if (a > l.lo) l.lo = a - 1;
+      if (b > l.lo && b <= l.hi) l.hi = b;
+      __builtin_prefetch(v.keys + l.lo);
+      l.stage = kSearch;
+      return;
+    }
+    case kSearch: {
+      uint32_t lo = l.lo, hi = l.hi - 1;
+      while (lo < hi) {
+        uint32_t mid = lo + ((hi - lo + 1) >> 1);
+        if (v.keys[mid] <= l.w) lo = mid; else hi = mid - 1;
+      }
+      l.lo = lo;
+      __builtin_prefetch(v.values + lo);
+      l.stage = kValue;
+      return;
+    }
+    case kValue:
+      Enter(v, l, v.values[l.lo], out);
+      return;
+    case kDone:
+      return;
+  }
+}
+
+// Runs `start(lane, i)` for every input i with kLanes lanes in flight.
+template <typename Start>
+void RunLanes(const TrieView& v, size_t n, uint32_t* out, Start start) {
+  Lane lanes[kLanes];
+  size_t next = 0;
+  int active = 0;
+  for (int k = 0; k < kLanes; k++) {
+    lanes[k].stage = kDone;
+    if (next < n) {
+      start(lanes[k], next++);
+      active++;
+    }
+  }
+  while (active > 0) {
+    for (int k = 0; k < kLanes; k++) {
+      Lane& l = lanes[k];
+      if (l.stage == kDone) continue;
+      Advance(v, l, out);
+      if (l.stage == kDone) {
+        if (next < n) start(l, next++); else active--;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void LookupBatch4(const TrieView& v, const uint32_t* ips, size_t n, uint32_t* out) {
+  RunLanes(v, n, out, [&](Lane& l, size_t i) {
+    l.addr = nullptr;
+    l.ip = ips[i];
+    l.out = i;
+    l.word_at = 1;
+    l.slot = v.root4 + (l.ip >> 16);
+    __builtin_prefetch(l.slot);
+    l.stage = kRoot;
+  });
+}
+
+void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* out) {
+  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+  RunLanes(v, n, out, [&](Lane& l, size_t i) {
+    const uint8_t* a = addrs + 16 * i;
+    l.out = i;
+    if (std::memcmp(a, kMapped, 12) == 0) {
+      l.addr = nullptr;
+      l.ip = (uint32_t{a[12]} << 24) | (uint32_t{a[13]} << 16) | (uint32_t{a[14]} << 8) | a[15];
+      l.slot = v.root4 + (l.ip >> 16);
+    } else {
+      l.addr = a;
+      l.slot = v.root6 + ((uint32_t{a[0]} << 8) | a[1]);
+    }
+    l.word_at = 1;
+    __builtin_prefetch(l.slot);
+    l.stage = kRoot;
+  });
+}
+
 Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int* err) {
   *err = 0;
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+  // forever; this way it reaches the S_ISREG check. Regular files ignore it.
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     *err = errno;
     return Status::kOpenFailed;

@@ -29,6 +29,7 @@ enum class Status : int {
   kSectionSize,
   kChecksumMismatch,
   kBadNode,
+  kBadIndex,
   kChildOutOfRange,
   kCycle,
   kSharedNode,
@@ -59,15 +60,17 @@ struct TrieView {
   uint64_t build_time_ms = 0;
   uint32_t checksum = 0;
   uint32_t v4_ranges = 0, v6_ranges = 0, nodes = 0, entries = 0, records = 0, string_bytes = 0;
+  uint32_t index_count = 0;
   uint32_t source_off = 0, source_len = 0, data_version_off = 0, data_version_len = 0;
   uint64_t section_offset[kSectionCount] = {};
   uint64_t section_size[kSectionCount] = {};
 
   const int32_t* root4 = nullptr;
   const int32_t* root6 = nullptr;
-  const uint32_t* node_start = nullptr;
+  const int32_t* nodes_table = nullptr;  // (start, index) pairs, nodes + 1 of them
   const uint16_t* keys = nullptr;
   const int32_t* values = nullptr;
+  const uint32_t* index = nullptr;
   const uint32_t* v4_starts = nullptr;
   const uint8_t* v6_starts = nullptr;
   const uint32_t* record_table = nullptr;  // records × {asn, org_off, org_len}
@@ -83,6 +86,11 @@ Status Validate(const uint8_t* data, size_t size, const ValidateOptions& options
 // answer wrongly but never read outside the file.
 uint32_t Lookup4(const TrieView& v, uint32_t ip);
 uint32_t Lookup16(const TrieView& v, const uint8_t addr[16]);  // IPv4-mapped goes to the IPv4 trie
+
+// Batch lookups: the same answers as the single ones, with up to 16 walks in
+// flight at once so that their cache misses overlap (see trie_reader.cc).
+void LookupBatch4(const TrieView& v, const uint32_t* ips, size_t n, uint32_t* out);
+void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* out);
 
 // A read-only private mapping of a whole file. The descriptor is closed once
 // mapped; the mapping lives until the object is destroyed.

@@ -103,6 +103,7 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
     num("nodes", v.nodes);
     num("entries", v.entries);
     num("records", v.records);
+    num("indexCount", v.index_count);
     num("stringBytes", v.string_bytes);
     num("sourceOffset", v.source_off);
     num("sourceLength", v.source_len);
@@ -151,7 +152,7 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
       return ArgError(env, "lookupBatch4(ips, out): out is shorter than ips");
     const uint32_t* src = in.Data();
     uint32_t* dst = out.Data();
-    for (size_t i = 0, n = in.ElementLength(); i < n; i++) dst[i] = Lookup4(view_, src[i]);
+    splitguard::LookupBatch4(view_, src, in.ElementLength(), dst);
     return env.Undefined();
   }
 
@@ -171,7 +172,7 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
       return ArgError(env, "lookupBatch16(addrs, out): out is shorter than the address count");
     const uint8_t* src = in.Data();
     uint32_t* dst = out.Data();
-    for (size_t i = 0; i < n; i++) dst[i] = Lookup16(view_, src + 16 * i);
+    splitguard::LookupBatch16(view_, src, n, dst);
     return env.Undefined();
   }
 

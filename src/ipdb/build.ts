@@ -6,7 +6,7 @@
 // covers it; between rows of equal width, the one that comes first in the
 // sources wins. A wider row keeps the parts of itself nothing narrower covers.
 import { binding } from './native.js';
-import { ENDIAN_MARKER, Field, FORMAT_VERSION, HEADER_SIZE, MAGIC, ROOT_SLOTS, SECTION_COUNT } from './format.js';
+import { ENDIAN_MARKER, Field, FORMAT_VERSION, HEADER_SIZE, INDEX_MIN_KEYS, INDEX_SPAN, MAGIC, ROOT_SLOTS, SECTION_COUNT } from './format.js';
 import type { ParsedSources, Row } from './sources.js';
 
 export interface BuildOptions {
@@ -227,7 +227,11 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
 
   const nodeCount = trie.nodes.length;
   let entryCount = 0;
-  for (const node of trie.nodes) entryCount += node.keys.length;
+  let indexCount = 0;
+  for (const node of trie.nodes) {
+    entryCount += node.keys.length;
+    if (node.keys.length > INDEX_MIN_KEYS) indexCount += INDEX_SPAN;
+  }
 
   // Strings: each distinct organization once, then the source name and version.
   const encoder = new TextEncoder();
@@ -258,9 +262,10 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
   const sizes = [
     ROOT_SLOTS * 4,
     ROOT_SLOTS * 4,
-    (nodeCount + 1) * 4,
+    (nodeCount + 1) * 8,
     entryCount * 2,
     entryCount * 4,
+    indexCount * 4,
     v4.starts.length * 4,
     v6.starts.length * 16,
     recordTable.byteLength,
@@ -295,6 +300,7 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
   u32(Field.sourceLen, source[1]);
   u32(Field.versionOff, version[0]);
   u32(Field.versionLen, version[1]);
+  u32(Field.indexCount, indexCount);
   for (let s = 0; s < SECTION_COUNT; s++) {
     u64(Field.sections + 16 * s, offsets[s]);
     u64(Field.sections + 16 * s + 8, sizes[s]);
@@ -302,31 +308,45 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
 
   new Int32Array(buf, offsets[0], ROOT_SLOTS).set(root4);
   new Int32Array(buf, offsets[1], ROOT_SLOTS).set(root6);
-  const nodeStart = new Uint32Array(buf, offsets[2], nodeCount + 1);
+  const nodes = new Int32Array(buf, offsets[2], 2 * (nodeCount + 1));
   const keys = new Uint16Array(buf, offsets[3], entryCount);
   const vals = new Int32Array(buf, offsets[4], entryCount);
+  const index = new Uint32Array(buf, offsets[5], indexCount);
   let e = 0;
+  let ix = 0;
   for (let n = 0; n < nodeCount; n++) {
-    nodeStart[n] = e;
     const node = trie.nodes[n];
+    const first = e;
+    nodes[2 * n] = e;
+    nodes[2 * n + 1] = -1;
     for (let k = 0; k < node.keys.length; k++, e++) {
       keys[e] = node.keys[k];
       vals[e] = node.vals[k];
     }
+    if (node.keys.length > INDEX_MIN_KEYS) {
+      nodes[2 * n + 1] = ix;
+      let k = 0;
+      for (let b = 0; b < INDEX_SPAN; b++) {
+        while (k < node.keys.length && node.keys[k] < b << 8) k++;
+        index[ix + b] = first + k;
+      }
+      ix += INDEX_SPAN;
+    }
   }
-  nodeStart[nodeCount] = e;
-  const v4Starts = new Uint32Array(buf, offsets[5], v4.starts.length);
+  nodes[2 * nodeCount] = e;
+  nodes[2 * nodeCount + 1] = -1;
+  const v4Starts = new Uint32Array(buf, offsets[6], v4.starts.length);
   for (let i = 0; i < v4.starts.length; i++) v4Starts[i] = Number(v4.starts[i]);
   for (let i = 0; i < v6.starts.length; i++) {
     let v = v6.starts[i];
-    const at = offsets[6] + 16 * i;
+    const at = offsets[7] + 16 * i;
     for (let k = 15; k >= 0; k--) {
       bytes[at + k] = Number(v & 0xffn);
       v >>= 8n;
     }
   }
-  new Uint32Array(buf, offsets[7], recordTable.length).set(recordTable);
-  let at = offsets[8];
+  new Uint32Array(buf, offsets[8], recordTable.length).set(recordTable);
+  let at = offsets[9];
   for (const part of stringParts) {
     bytes.set(part, at);
     at += part.length;

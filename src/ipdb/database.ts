@@ -47,9 +47,10 @@ export class IpDatabase {
   readonly #trie: NativeTrie;
   readonly #root4: Int32Array;
   readonly #root6: Int32Array;
-  readonly #nodeStart: Uint32Array;
+  readonly #nodes: Int32Array;
   readonly #keys: Uint16Array;
   readonly #values: Int32Array;
+  readonly #index: Uint32Array;
   readonly #v4Starts: Uint32Array;
   readonly #v6Starts: Uint8Array;
   readonly #records: Uint32Array;
@@ -64,9 +65,10 @@ export class IpDatabase {
     const s = raw.sections;
     this.#root4 = new Int32Array(buffer, s[Section.root4].offset, 65536);
     this.#root6 = new Int32Array(buffer, s[Section.root6].offset, 65536);
-    this.#nodeStart = new Uint32Array(buffer, s[Section.nodeStart].offset, raw.nodes + 1);
+    this.#nodes = new Int32Array(buffer, s[Section.nodes].offset, 2 * (raw.nodes + 1));
     this.#keys = new Uint16Array(buffer, s[Section.keys].offset, raw.entries);
     this.#values = new Int32Array(buffer, s[Section.values].offset, raw.entries);
+    this.#index = new Uint32Array(buffer, s[Section.index].offset, raw.indexCount);
     this.#v4Starts = new Uint32Array(buffer, s[Section.v4Starts].offset, raw.v4Ranges);
     this.#v6Starts = new Uint8Array(buffer, s[Section.v6Starts].offset, raw.v6Ranges * 16);
     this.#records = new Uint32Array(buffer, s[Section.records].offset, raw.records * 3);
@@ -99,11 +101,21 @@ export class IpDatabase {
     return new IpDatabase(file, trie);
   }
 
-  /** The node entry for word w: the last key <= w (keys start at 0). */
+  /**
+   * The node entry for word w: the last key <= w (keys start at 0). A wide
+   * node's index narrows the search to the keys sharing w's high byte.
+   */
   #step(node: number, w: number): number {
     const keys = this.#keys;
-    let lo = this.#nodeStart[node];
-    let hi = this.#nodeStart[node + 1] - 1;
+    const nodes = this.#nodes;
+    let lo = nodes[2 * node];
+    let hi = nodes[2 * node + 2] - 1;
+    const at = nodes[2 * node + 1];
+    if (at >= 0) {
+      const a = this.#index[at + (w >>> 8)];
+      if (a > lo) lo = a - 1;
+      hi = this.#index[at + (w >>> 8) + 1] - 1;
+    }
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
       if (keys[mid] <= w) lo = mid;
@@ -130,8 +142,36 @@ export class IpDatabase {
       return this.lookup4(((a[12] << 24) | (a[13] << 16) | (a[14] << 8) | a[15]) >>> 0);
     }
     let e = this.#root6[(a[0] << 8) | a[1]];
-    for (let i = 2; e < 0 && i < 16; i += 2) e = this.#step(~e, (a[i] << 8) | a[i + 1]);
-    return e < 0 ? 0 : e;
+    if (e >= 0) return e;
+    // The #step walk, inlined: IPv6 lookups usually take two or three levels.
+    const nodes = this.#nodes;
+    const index = this.#index;
+    const keys = this.#keys;
+    const values = this.#values;
+    for (let i = 2; i < 16; i += 2) {
+      const n = ~e;
+      const w = (a[i] << 8) | a[i + 1];
+      let lo: number;
+      let hi: number;
+      const at = nodes[2 * n + 1];
+      if (at >= 0) {
+        const x = at + (w >>> 8);
+        lo = index[x];
+        hi = index[x + 1] - 1;
+        if (lo > nodes[2 * n]) lo--;
+      } else {
+        lo = nodes[2 * n];
+        hi = nodes[2 * n + 2] - 1;
+      }
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (keys[mid] <= w) lo = mid;
+        else hi = mid - 1;
+      }
+      e = values[lo];
+      if (e >= 0) return e;
+    }
+    return 0;
   }
 
   /** Record index for address text; -1 when the text is not an IP address. */

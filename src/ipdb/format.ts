@@ -7,7 +7,10 @@ export const FORMAT_VERSION = 1;
 export const ENDIAN_MARKER = 0x01020304;
 export const HEADER_SIZE = 256;
 export const ROOT_SLOTS = 65536;
-export const SECTION_COUNT = 9;
+export const SECTION_COUNT = 10;
+/** INDEX entries per indexed node, and the key count above which a node gets an index. */
+export const INDEX_SPAN = 257;
+export const INDEX_MIN_KEYS = 64;
 
 export const Field = {
   magic: 0,
@@ -28,6 +31,8 @@ export const Field = {
   versionOff: 72,
   versionLen: 76,
   sections: 80,
+  indexCount: 240,
+  reserved: 244,
   checksum: 248,
-  reserved: 252,
+  reserved2: 252,
 } as const;

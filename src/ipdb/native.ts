@@ -19,6 +19,7 @@ export interface NativeInfo {
   nodes: number;
   entries: number;
   records: number;
+  indexCount: number;
   stringBytes: number;
   sourceOffset: number;
   sourceLength: number;
@@ -48,13 +49,14 @@ interface Binding {
 export const Section = {
   root4: 0,
   root6: 1,
-  nodeStart: 2,
+  nodes: 2,
   keys: 3,
   values: 4,
-  v4Starts: 5,
-  v6Starts: 6,
-  records: 7,
-  strings: 8,
+  index: 5,
+  v4Starts: 6,
+  v6Starts: 7,
+  records: 8,
+  strings: 9,
 } as const;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,0 +1,37 @@
+// What a CLI command gets from the outside world, so that tests can run
+// commands in-process and the entry point stays thin.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { AppError } from '../errors.js';
+
+export interface Io {
+  dataDir: string;
+  stdin: NodeJS.ReadableStream;
+  out(line: string): void;
+  err(line: string): void;
+  /** True when stderr is a terminal: progress is shown only there. */
+  interactive: boolean;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** util.parseArgs with strict checking; its errors become usage errors naming the command. */
+export function parseCommand(command: string, args: string[], options: Options, allowPositionals: boolean) {
+  try {
+    return parseArgs({ args, options, allowPositionals, strict: true });
+  } catch (err) {
+    const message = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    throw new AppError('cli_usage', `${command}: ${message}`, null, { cause: err });
+  }
+}
+
+/** A progress callback that redraws one stderr line on a terminal, and does nothing elsewhere. */
+export function progressPrinter(io: Io, label: string): ((phase: string, fraction: number) => void) | undefined {
+  if (!io.interactive) return undefined;
+  let last = '';
+  return (phase, fraction) => {
+    const text = `${label}: ${phase} ${Math.round(fraction * 100)}%`;
+    if (text === last) return;
+    last = text;
+    process.stderr.write(`\r${text}\x1b[K${phase === 'build' && fraction >= 1 ? '\n' : ''}`);
+  };
+}

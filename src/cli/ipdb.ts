@@ -1,0 +1,90 @@
+// splitguard ipdb build | lookup | info
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import { AppError } from '../errors.js';
+import { ensureCurrentDatabase } from '../ipdb/current.js';
+import { IpDatabase } from '../ipdb/database.js';
+import { buildFromFiles, installDatabaseFile } from '../ipdb/files.js';
+import { type Io, parseCommand, progressPrinter } from './io.js';
+
+export const ipdbUsage = `Usage:
+  splitguard ipdb build --out FILE SOURCE...     compile CSV/TSV sources (plain or gzip) into a trie file
+  splitguard ipdb lookup [--db FILE] IP...       one JSON line per address
+  splitguard ipdb lookup [--db FILE] --stdin     addresses from standard input, one per line
+  splitguard ipdb info [FILE]                    version, build time, source, counts, size`;
+
+function openDatabase(io: Io, file: string | undefined): IpDatabase {
+  if (file) return IpDatabase.open(path.resolve(file));
+  const { file: current } = ensureCurrentDatabase(io.dataDir, progressPrinter(io, 'building the IP database'));
+  return IpDatabase.open(current);
+}
+
+async function build(io: Io, args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand('ipdb build', args, { out: { type: 'string' } }, true);
+  if (!values.out) throw new AppError('cli_usage', 'ipdb build: --out FILE is required');
+  if (positionals.length === 0) throw new AppError('cli_usage', 'ipdb build: at least one SOURCE file is required');
+  const started = performance.now();
+  const { bytes, report } = buildFromFiles(positionals, { onProgress: progressPrinter(io, 'building') });
+  const out = path.resolve(values.out as string);
+  installDatabaseFile(bytes, out);
+  io.out(JSON.stringify({ out, ...report, ms: Math.round(performance.now() - started) }));
+  return 0;
+}
+
+async function lookup(io: Io, args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(
+    'ipdb lookup',
+    args,
+    { db: { type: 'string' }, stdin: { type: 'boolean' } },
+    true,
+  );
+  if (values.stdin && positionals.length > 0) throw new AppError('cli_usage', 'ipdb lookup: give addresses or --stdin, not both');
+  if (!values.stdin && positionals.length === 0) throw new AppError('cli_usage', 'ipdb lookup: at least one IP address (or --stdin) is required');
+  const db = openDatabase(io, values.db as string | undefined);
+  let failures = 0;
+  const one = (text: string) => {
+    const result = db.describe(text);
+    if (result) {
+      io.out(JSON.stringify(result));
+    } else {
+      failures++;
+      const err = new AppError('invalid_parameter', `ip is not a valid IPv4 or IPv6 address: "${text}"`, 'ip');
+      io.out(JSON.stringify({ ip: text, ...err.body() }));
+    }
+  };
+  if (values.stdin) {
+    const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
+    for await (const line of lines) {
+      const text = line.trim();
+      if (text) one(text);
+    }
+  } else {
+    for (const text of positionals) one(text);
+  }
+  if (failures > 0) io.err(`${failures} invalid address${failures === 1 ? '' : 'es'}`);
+  return failures > 0 ? 1 : 0;
+}
+
+async function info(io: Io, args: string[]): Promise<number> {
+  const { positionals } = parseCommand('ipdb info', args, {}, true);
+  if (positionals.length > 1) throw new AppError('cli_usage', 'ipdb info takes at most one FILE');
+  const db = openDatabase(io, positionals[0]);
+  io.out(JSON.stringify(db.info, null, 2));
+  db.close();
+  return 0;
+}
+
+export async function ipdbCommand(io: Io, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'build':
+      return build(io, rest);
+    case 'lookup':
+      return lookup(io, rest);
+    case 'info':
+      return info(io, rest);
+    default:
+      throw new AppError('cli_usage', sub ? `unknown ipdb command "${sub}"\n${ipdbUsage}` : ipdbUsage);
+  }
+}
+

@@ -1,0 +1,51 @@
+// The splitguard command. Exit codes: 0 success, 1 the command failed,
+// 2 the command line itself was wrong.
+import { AppError } from '../errors.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { ipdbCommand, ipdbUsage } from './ipdb.js';
+import type { Io } from './io.js';
+
+const usage = `splitguard: short-link A/B router with data-center filtering
+
+${ipdbUsage}
+
+Environment: SPLITGUARD_DATA_DIR (default ./data) and the variables in docs/operations.md.`;
+
+export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  try {
+    const [command, ...rest] = argv;
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      io.out(usage);
+      return command === undefined ? 2 : 0;
+    }
+    const config = loadConfig(env);
+    const full: Io = { ...io, dataDir: config.dataDir };
+    switch (command) {
+      case 'ipdb':
+        return await ipdbCommand(full, rest);
+      default:
+        throw new AppError('cli_usage', `unknown command "${command}"\n\n${usage}`);
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`splitguard: ${err.message}`);
+      return 2;
+    }
+    if (err instanceof AppError) {
+      io.err(`splitguard: ${err.message}`);
+      return err.code === 'cli_usage' ? 2 : 1;
+    }
+    io.err(`splitguard: unexpected failure: ${(err as Error).stack ?? String(err)}`);
+    return 1;
+  }
+}
+
+export async function main(): Promise<void> {
+  const code = await run(process.argv.slice(2), {
+    stdin: process.stdin,
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    interactive: Boolean(process.stderr.isTTY),
+  });
+  process.exitCode = code;
+}

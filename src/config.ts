@@ -1,0 +1,146 @@
+// Configuration: read from the environment once, validated, frozen. Every
+// error names the variable and says what was expected.
+import os from 'node:os';
+import path from 'node:path';
+import { parseIp } from './ipdb/address.js';
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, expected: string, got: string) {
+    super(`${variable} must be ${expected}, got "${got.length > 80 ? `${got.slice(0, 77)}...` : got}"`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+/** A CIDR block as 16 bytes (IPv4 mapped) and a prefix length over those 128 bits. */
+export interface Cidr {
+  bytes: Uint8Array;
+  prefix: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  baseUrl: string;
+  shortBase: string;
+  tlsCert: string | null;
+  tlsKey: string | null;
+  threads: number;
+  ipdbSources: string[] | null;
+  ipdbRefreshHours: number;
+  trustProxy: Cidr[];
+  rateLimitPerMin: number;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `an integer from ${min} to ${max}`, raw);
+  }
+  return Number(raw);
+}
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(raw.trim()) || !(n > 0) || n > max) {
+    throw new ConfigError(name, `a positive number up to ${max}`, raw);
+  }
+  return n;
+}
+
+function origin(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'an absolute http(s) URL such as https://links.example.com', raw);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash) {
+    throw new ConfigError(name, 'an http(s) URL without credentials, query or fragment', raw);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+export function parseCidr(text: string): Cidr | null {
+  const slash = text.indexOf('/');
+  const addr = slash < 0 ? text : text.slice(0, slash);
+  const bytes = new Uint8Array(16);
+  const family = parseIp(addr, bytes);
+  if (family === 0) return null;
+  const max = family === 4 ? 32 : 128;
+  let prefix = max;
+  if (slash >= 0) {
+    const p = text.slice(slash + 1);
+    if (!/^[0-9]{1,3}$/.test(p) || Number(p) > max) return null;
+    prefix = Number(p);
+  }
+  return { bytes, prefix: family === 4 ? prefix + 96 : prefix };
+}
+
+function cidrs(env: NodeJS.ProcessEnv, name: string): Cidr[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((part) => {
+    const c = parseCidr(part.trim());
+    if (!c) throw new ConfigError(name, 'a comma-separated list of IP addresses or CIDR blocks', part.trim());
+    return c;
+  });
+}
+
+function urls(env: NodeJS.ProcessEnv, name: string): string[] | null {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return null;
+  return raw.split(',').map((part) => {
+    const text = part.trim();
+    for (const alternative of text.split('|')) {
+      let ok = false;
+      try {
+        ok = ['http:', 'https:', 'file:'].includes(new URL(alternative).protocol);
+      } catch {
+        ok = false;
+      }
+      if (!ok) throw new ConfigError(name, 'a comma-separated list of http:, https: or file: URLs', alternative);
+    }
+    return text;
+  });
+}
+
+function file(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : path.resolve(raw);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer(env, 'PORT', 8443, 0, 65535);
+  const host = env.HOST === undefined || env.HOST === '' ? '0.0.0.0' : env.HOST;
+  const hostBytes = new Uint8Array(16);
+  if (host !== 'localhost' && parseIp(host, hostBytes) === 0) throw new ConfigError('HOST', 'an IP address to listen on', host);
+  const baseUrl = origin(env, 'SPLITGUARD_BASE_URL', `https://localhost:${port}`);
+  const tlsCert = file(env, 'SPLITGUARD_TLS_CERT');
+  const tlsKey = file(env, 'SPLITGUARD_TLS_KEY');
+  if ((tlsCert === null) !== (tlsKey === null)) {
+    const missing = tlsCert === null ? 'SPLITGUARD_TLS_CERT' : 'SPLITGUARD_TLS_KEY';
+    throw new ConfigError(missing, 'set together with its pair (certificate and key)', '');
+  }
+  return Object.freeze({
+    port,
+    host,
+    dataDir: path.resolve(env.SPLITGUARD_DATA_DIR || './data'),
+    baseUrl,
+    shortBase: origin(env, 'SPLITGUARD_SHORT_BASE', baseUrl),
+    tlsCert,
+    tlsKey,
+    threads: integer(env, 'SPLITGUARD_THREADS', os.availableParallelism(), 1, 256),
+    ipdbSources: urls(env, 'SPLITGUARD_IPDB_SOURCES'),
+    ipdbRefreshHours: positiveNumber(env, 'SPLITGUARD_IPDB_REFRESH_HOURS', 24, 24 * 365),
+    trustProxy: cidrs(env, 'SPLITGUARD_TRUST_PROXY'),
+    rateLimitPerMin: integer(env, 'SPLITGUARD_RATE_LIMIT_PER_MIN', 60, 1, 10_000_000),
+  });
+}

@@ -31,6 +31,8 @@ export interface Config {
   ipdbSources: string[] | null;
   ipdbRefreshHours: number;
   trustProxy: Cidr[];
+  /** Addresses allowed to read /metrics; empty means loopback only. */
+  metricsFrom: Cidr[];
   rateLimitPerMin: number;
 }
 
@@ -141,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ipdbSources: urls(env, 'SPLITGUARD_IPDB_SOURCES'),
     ipdbRefreshHours: positiveNumber(env, 'SPLITGUARD_IPDB_REFRESH_HOURS', 24, 24 * 365),
     trustProxy: cidrs(env, 'SPLITGUARD_TRUST_PROXY'),
+    metricsFrom: cidrs(env, 'SPLITGUARD_METRICS_FROM'),
     rateLimitPerMin: integer(env, 'SPLITGUARD_RATE_LIMIT_PER_MIN', 60, 1, 10_000_000),
   });
 }

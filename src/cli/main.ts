@@ -2,12 +2,17 @@
 // 2 the command line itself was wrong.
 import { AppError } from '../errors.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { accountCommand, adminUsage, keyCommand, userCommand } from './admin.js';
 import { ipdbCommand, ipdbUsage } from './ipdb.js';
+import { serveCommand } from './serve.js';
 import type { Io } from './io.js';
 
 const usage = `splitguard: short-link A/B router with data-center filtering
 
-${ipdbUsage}
+Usage:
+  splitguard serve                                     the HTTPS server (npm start)
+${adminUsage}
+${ipdbUsage.replace(/^Usage:\n/, '')}
 
 Environment: SPLITGUARD_DATA_DIR (default ./data) and the variables in docs/operations.md.`;
 
@@ -21,6 +26,14 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
     const config = loadConfig(env);
     const full: Io = { ...io, dataDir: config.dataDir };
     switch (command) {
+      case 'serve':
+        return await serveCommand(full, rest, config);
+      case 'account':
+        return await accountCommand(full, rest);
+      case 'key':
+        return await keyCommand(full, rest);
+      case 'user':
+        return await userCommand(full, rest);
       case 'ipdb':
         return await ipdbCommand(full, rest);
       default:

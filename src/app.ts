@@ -1,0 +1,218 @@
+// Builds the uWebSockets.js app from its dependencies. It never listens:
+// server.worker.ts does, so tests and benchmarks can build the same app.
+//
+// Order of checks for /v1 (contract §3): failed-authentication limit for the
+// client address, authentication, the account's rolling-minute limit, the
+// route (404 / 405), the body, the handler.
+import type { Config } from './config.js';
+import { AppError } from './errors.js';
+import type { IpDatabase } from './ipdb/database.js';
+import { log } from './log.js';
+import { M, type Metrics } from './metrics.js';
+import { parseJson, readBody } from './http/body.js';
+import { clientAddress, inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
+import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
+import { type Exchange, exchange, type Headers, JSON_TYPE, send, sendJson, watchAbort } from './http/respond.js';
+import type { ApiReply, ApiRequest, Router } from './http/router.js';
+import { type TemplatedApp, uws } from './http/uws.js';
+import { authenticate } from './store/accounts-store.js';
+import type { Stores } from './store/db.js';
+
+/** Failed authentications allowed per client address per rolling minute. */
+export const AUTH_FAILURE_LIMIT = 30;
+
+export interface AppDeps {
+  config: Config;
+  stores: Stores;
+  metrics: Metrics;
+  router: Router;
+  accountLimiter: SharedRateLimiter;
+  authFailureLimiter: SharedRateLimiter;
+  /** The database serving now (it can be swapped between requests). */
+  database(): IpDatabase | null;
+  tls: { certFile: string; keyFile: string };
+  /** Key hash → last use (ms), flushed to LMDB in the background. */
+  keyUse: Map<string, number>;
+  /** Requests whose answer is still being computed; shutdown waits for 0. */
+  inflight: { count: number };
+}
+
+interface ApiCall {
+  method: string;
+  path: string;
+  query: string;
+  authorization: string;
+  contentType: string;
+  contentLength: string;
+  ip: Uint8Array;
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
+
+export function buildApp(deps: AppDeps): TemplatedApp {
+  const { config, metrics } = deps;
+  const app = uws.SSLApp({ cert_file_name: deps.tls.certFile, key_file_name: deps.tls.keyFile });
+  const trustProxy = config.trustProxy.length > 0;
+
+  const reply = (x: Exchange, status: number, body: unknown, headers: Headers = {}) => {
+    metrics.apiStatus(status);
+    sendJson(x, status, body, headers);
+  };
+  const fail = (x: Exchange, err: unknown, headers: Headers = {}) => {
+    let e: AppError;
+    if (err instanceof AppError) {
+      e = err;
+    } else {
+      e = new AppError('internal');
+      log('error', 'unhandled_error', { error: err });
+    }
+    reply(x, e.status, e.body(), headers);
+  };
+
+  const handleApi = (x: Exchange, call: ApiCall) => {
+    const now = Date.now();
+    const ipKey = addressKey(call.ip);
+    const gate = deps.authFailureLimiter.hit(ipKey, AUTH_FAILURE_LIMIT, now, false);
+    if (!gate.allowed) {
+      fail(x, new AppError('rate_limited', 'too many failed authentications from this address'), {
+        'Retry-After': String(gate.resetSeconds),
+      });
+      return;
+    }
+    const bearer = BEARER.exec(call.authorization);
+    const auth = bearer ? authenticate(deps.stores, bearer[1]) : null;
+    if (!auth) {
+      deps.authFailureLimiter.hit(ipKey, AUTH_FAILURE_LIMIT, now);
+      metrics.inc(M.authFailures);
+      const why = call.authorization === ''
+        ? 'the Authorization header is missing'
+        : bearer ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
+      fail(x, new AppError('unauthorized', why, 'Authorization'), { 'WWW-Authenticate': 'Bearer' });
+      return;
+    }
+    deps.keyUse.set(auth.key.hash, now);
+
+    const verdict = deps.accountLimiter.hit(auth.account.id, config.rateLimitPerMin, now);
+    const headers: Headers = {
+      'RateLimit-Limit': String(verdict.limit),
+      'RateLimit-Remaining': String(verdict.remaining),
+      'RateLimit-Reset': String(verdict.resetSeconds),
+    };
+    if (!verdict.allowed) {
+      headers['Retry-After'] = String(verdict.resetSeconds);
+      fail(x, new AppError('rate_limited', `the limit is ${verdict.limit} requests per minute`), headers);
+      return;
+    }
+
+    const match = deps.router.match(call.method, call.path);
+    if (match.kind === 'none') {
+      fail(x, new AppError('not_found', `no endpoint ${call.method} ${call.path}`), headers);
+      return;
+    }
+    if (match.kind === 'method') {
+      headers.Allow = match.allow.join(', ');
+      fail(x, new AppError('method_not_allowed', `${call.path} allows ${headers.Allow}`), headers);
+      return;
+    }
+    const req: ApiRequest = {
+      method: call.method,
+      path: call.path,
+      params: match.params,
+      query: new URLSearchParams(call.query),
+      body: undefined,
+      account: auth.account,
+      key: auth.key,
+      ip: call.ip,
+    };
+    const done = (out: ApiReply) => {
+      if (out.headers) Object.assign(headers, out.headers);
+      reply(x, out.status, out.body, headers);
+    };
+
+    if (match.route.body) {
+      if (call.contentType !== '' && !/^application\/json\s*(;|$)/i.test(call.contentType)) {
+        fail(x, new AppError('invalid_json', 'Content-Type must be application/json', 'Content-Type'), headers);
+        return;
+      }
+      deps.inflight.count++;
+      watchAbort(x);
+      readBody(x, call.contentLength)
+        .then((buf) => {
+          req.body = parseJson(buf);
+          return match.route.handler(req);
+        })
+        .then(done, (err) => fail(x, err, headers))
+        .finally(() => deps.inflight.count--);
+      return;
+    }
+    let out: ApiReply | Promise<ApiReply>;
+    try {
+      out = match.route.handler(req);
+    } catch (err) {
+      fail(x, err, headers);
+      return;
+    }
+    if (out instanceof Promise) {
+      deps.inflight.count++;
+      watchAbort(x);
+      out.then(done, (err) => fail(x, err, headers)).finally(() => deps.inflight.count--);
+    } else {
+      done(out);
+    }
+  };
+
+  app.any('/v1/*', (res, req) => {
+    const x = exchange(res);
+    const peer = normalizeAddress(res.getRemoteAddress());
+    const call: ApiCall = {
+      method: req.getMethod().toUpperCase(),
+      path: req.getUrl(),
+      query: req.getQuery() ?? '',
+      authorization: req.getHeader('authorization'),
+      contentType: req.getHeader('content-type'),
+      contentLength: req.getHeader('content-length'),
+      ip: trustProxy ? clientAddress(peer, req.getHeader('x-forwarded-for'), config.trustProxy) : peer,
+    };
+    try {
+      handleApi(x, call);
+    } catch (err) {
+      fail(x, err);
+    }
+  });
+
+  app.get('/healthz', (res) => {
+    const x = exchange(res);
+    const db = deps.database();
+    if (!db) {
+      send(x, 503, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' }, '{"status":"unavailable"}');
+      return;
+    }
+    sendJson(x, 200, { status: 'ok', database: { version: db.info.version, built_at: db.info.builtAt } });
+  });
+
+  app.get('/metrics', (res) => {
+    const x = exchange(res);
+    const peer = normalizeAddress(res.getRemoteAddress());
+    if (!inCidrs(peer, config.metricsFrom.length ? config.metricsFrom : LOOPBACK)) {
+      sendJson(x, 404, new AppError('not_found').body());
+      return;
+    }
+    const db = deps.database();
+    const gauges = db
+      ? [
+          { name: 'splitguard_database_age_seconds', help: 'Seconds since the serving database was built', value: Math.round((Date.now() - Date.parse(db.info.builtAt)) / 1000) },
+          { name: 'splitguard_database_ranges', help: 'Ranges in the serving database', value: db.info.ranges.v4, labels: { family: 'ipv4' } },
+          { name: 'splitguard_database_ranges', help: 'Ranges in the serving database', value: db.info.ranges.v6, labels: { family: 'ipv6' } },
+        ]
+      : [];
+    send(x, 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }, metrics.render(gauges));
+  });
+
+  app.any('/*', (res, req) => {
+    const x = exchange(res);
+    const path = req.getUrl();
+    sendJson(x, 404, new AppError('not_found', `no such path: ${path.length > 100 ? `${path.slice(0, 100)}...` : path}`).body());
+  });
+
+  return app;
+}

@@ -1,0 +1,99 @@
+// splitguard account create | key reset | user create: direct changes to the
+// data directory's LMDB. They work while the server runs: LMDB serialises
+// writers across processes and every server thread reads the new state on its
+// next request.
+import { AppError } from '../errors.js';
+import { createAccount, createKey, createUser, DEFAULT_QUOTA, getAccount, resetAccountKeys } from '../store/accounts-store.js';
+import { openStores, type Stores } from '../store/db.js';
+import { type Io, parseCommand } from './io.js';
+
+export const adminUsage = `  splitguard account create --name NAME [--quota N]   prints {"account_id", "api_key"}
+  splitguard key reset --account ID                    prints the new key; the old ones stop working
+  splitguard user create --email E --password P [--admin] [--account ID]`;
+
+function positiveInt(command: string, flag: string, value: string | undefined, fallback?: number): number {
+  if (value === undefined) {
+    if (fallback !== undefined) return fallback;
+    throw new AppError('cli_usage', `${command}: --${flag} is required`);
+  }
+  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1) {
+    throw new AppError('cli_usage', `${command}: --${flag} must be a positive integer, got "${value}"`);
+  }
+  return Number(value);
+}
+
+async function withStores<T>(io: Io, fn: (s: Stores) => T): Promise<T> {
+  const stores = openStores(io.dataDir);
+  try {
+    return fn(stores);
+  } finally {
+    await stores.root.close();
+  }
+}
+
+function requireAccount(stores: Stores, command: string, id: number): void {
+  if (!getAccount(stores, id)) throw new AppError('cli_usage', `${command}: account ${id} does not exist`);
+}
+
+export async function accountCommand(io: Io, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'create') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
+  const { values } = parseCommand('account create', rest, { name: { type: 'string' }, quota: { type: 'string' } }, false);
+  const name = (values.name as string | undefined)?.trim();
+  if (!name) throw new AppError('cli_usage', 'account create: --name NAME is required');
+  if (name.length > 200) throw new AppError('cli_usage', 'account create: --name must be at most 200 characters');
+  const quota = positiveInt('account create', 'quota', values.quota as string | undefined, DEFAULT_QUOTA);
+  const out = await withStores(io, (stores) => {
+    const account = createAccount(stores, name, quota);
+    const { token } = createKey(stores, account.id, 'default');
+    return { account_id: account.id, name: account.name, quota: account.quota, api_key: token };
+  });
+  io.out(JSON.stringify(out));
+  return 0;
+}
+
+export async function keyCommand(io: Io, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'reset') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
+  const { values } = parseCommand('key reset', rest, { account: { type: 'string' } }, false);
+  const id = positiveInt('key reset', 'account', values.account as string | undefined);
+  const out = await withStores(io, (stores) => {
+    requireAccount(stores, 'key reset', id);
+    const { token, key } = resetAccountKeys(stores, id);
+    return { account_id: id, key_id: key.id, api_key: token };
+  });
+  io.out(JSON.stringify(out));
+  return 0;
+}
+
+export async function userCommand(io: Io, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'create') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
+  const { values } = parseCommand(
+    'user create',
+    rest,
+    { email: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean' }, account: { type: 'string' } },
+    false,
+  );
+  const email = (values.email as string | undefined)?.trim() ?? '';
+  if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) throw new AppError('cli_usage', `user create: --email must be an email address, got "${email}"`);
+  const password = (values.password as string | undefined) ?? '';
+  if (password.length < 10) throw new AppError('cli_usage', 'user create: --password must be at least 10 characters');
+  const out = await withStores(io, (stores) => {
+    let accountId: number;
+    if (values.account !== undefined) {
+      accountId = positiveInt('user create', 'account', values.account as string);
+      requireAccount(stores, 'user create', accountId);
+    } else {
+      accountId = createAccount(stores, email).id;
+    }
+    try {
+      const user = createUser(stores, email, password, Boolean(values.admin), accountId);
+      return { email: user.email, admin: user.admin, account_id: user.accountId };
+    } catch (err) {
+      throw new AppError('cli_usage', `user create: ${(err as Error).message}`);
+    }
+  });
+  io.out(JSON.stringify(out));
+  return 0;
+}

@@ -1,0 +1,57 @@
+// Request bodies: size-capped before and while reading, parsed as JSON that
+// may not carry prototype-poisoning keys.
+import { AppError } from '../errors.js';
+import type { Exchange } from './respond.js';
+
+export const BODY_LIMIT = 64 * 1024;
+
+/**
+ * Reads the whole body. `declared` is the Content-Length header ('' when
+ * absent). Rejects with payload_too_large as soon as the cap is passed.
+ * Chunks are copied: uWS reuses their memory after the callback returns.
+ */
+export function readBody(x: Exchange, declared: string, limit = BODY_LIMIT): Promise<Buffer> {
+  if (declared !== '' && Number(declared) > limit) return Promise.reject(new AppError('payload_too_large'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    x.res.onData((chunk, isLast) => {
+      if (failed) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        failed = true;
+        reject(new AppError('payload_too_large'));
+        return;
+      }
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (isLast) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    });
+  });
+}
+
+const POISON = /"(?:__proto__|constructor|prototype)"\s*:/;
+
+function rejectPoison(key: string, value: unknown): unknown {
+  if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
+    throw new AppError('invalid_json', `the key "${key}" is not allowed`, key);
+  }
+  return value;
+}
+
+/** Parses a JSON body; invalid_json for malformed input, bad UTF-8 or forbidden keys. */
+export function parseJson(body: Buffer): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    throw new AppError('invalid_json', 'the body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new AppError('invalid_json', 'the body is empty');
+  try {
+    return POISON.test(text) ? JSON.parse(text, rejectPoison) : JSON.parse(text);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError('invalid_json', (err as Error).message);
+  }
+}

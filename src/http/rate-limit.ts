@@ -1,0 +1,122 @@
+// A rolling one-minute request limit shared by every server thread.
+//
+// Layout: one SharedArrayBuffer, viewed as Int32Array, of `capacity` slots of
+// SLOT_INTS integers each:
+//
+//   slot:  [ key | lock | lastSecond | total | bucket 0 ... bucket 59 ]
+//
+// bucket (s % 60) counts the requests accepted in second s; `total` is the sum
+// of the buckets for the 60 seconds up to `lastSecond`. A hit first expires
+// the buckets of the seconds that passed since lastSecond, so the window rolls
+// second by second and costs O(1) amortised. A slot is guarded by a spin lock
+// (the critical section is a few dozen instructions, never an await).
+//
+// Keyed tables (accounts) find a slot by open addressing on the key; a key,
+// once placed, stays. Hashed tables (client IPs) index by hash alone and
+// share a slot on collision, which can only make the limit stricter.
+
+const WINDOW = 60;
+const SLOT_INTS = 4 + WINDOW;
+const KEY = 0;
+const LOCK = 1;
+const LAST = 2;
+const TOTAL = 3;
+
+export interface Verdict {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the oldest counted request leaves the window (1..60). */
+  resetSeconds: number;
+}
+
+export class SharedRateLimiter {
+  readonly #a: Int32Array;
+  readonly #mask: number;
+  readonly #keyed: boolean;
+
+  /** capacity must be a power of two. */
+  static allocate(capacity: number): SharedArrayBuffer {
+    if (capacity <= 0 || (capacity & (capacity - 1)) !== 0) throw new Error('capacity must be a power of two');
+    return new SharedArrayBuffer(capacity * SLOT_INTS * 4);
+  }
+
+  constructor(buffer: SharedArrayBuffer, keyed: boolean) {
+    this.#a = new Int32Array(buffer);
+    this.#mask = this.#a.length / SLOT_INTS - 1;
+    this.#keyed = keyed;
+  }
+
+  #slot(key: number): number {
+    const a = this.#a;
+    let h = Math.imul(key, 0x9e3779b1) >>> 0;
+    h ^= h >>> 15;
+    if (!this.#keyed) return (h & this.#mask) * SLOT_INTS;
+    for (let probe = 0; probe <= this.#mask; probe++) {
+      const base = ((h + probe) & this.#mask) * SLOT_INTS;
+      const k = Atomics.load(a, base + KEY);
+      if (k === key) return base;
+      if (k === 0) {
+        const prev = Atomics.compareExchange(a, base + KEY, 0, key);
+        if (prev === 0 || prev === key) return base;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Counts one request for `key` (a non-zero 32-bit integer) if it fits under
+   * `limit` in the last minute; with count = false only tells whether one
+   * more would fit. A full keyed table lets the request through.
+   */
+  hit(key: number, limit: number, nowMs = Date.now(), count = true): Verdict {
+    const a = this.#a;
+    const base = this.#slot(key | 0 || 1);
+    if (base < 0) return { allowed: true, limit, remaining: limit, resetSeconds: WINDOW };
+    const now = Math.floor(nowMs / 1000);
+    while (Atomics.compareExchange(a, base + LOCK, 0, 1) !== 0) {
+      // another thread holds this slot for a few nanoseconds
+    }
+    let total: number;
+    let allowed: boolean;
+    let reset: number;
+    try {
+      const last = a[base + LAST];
+      total = a[base + TOTAL];
+      if (now - last >= WINDOW) {
+        a.fill(0, base + 4, base + SLOT_INTS);
+        total = 0;
+      } else {
+        for (let s = last + 1; s <= now; s++) {
+          const b = base + 4 + (s % WINDOW);
+          total -= a[b];
+          a[b] = 0;
+        }
+      }
+      if (now > last) a[base + LAST] = now;
+      allowed = total < limit;
+      if (allowed && count) {
+        a[base + 4 + (now % WINDOW)]++;
+        total++;
+      }
+      a[base + TOTAL] = total;
+      reset = WINDOW;
+      for (let age = WINDOW - 1; age >= 0; age--) {
+        if (a[base + 4 + ((now - age) % WINDOW)] > 0) {
+          reset = WINDOW - age;
+          break;
+        }
+      }
+    } finally {
+      Atomics.store(a, base + LOCK, 0);
+    }
+    return { allowed, limit, remaining: Math.max(0, limit - total), resetSeconds: reset };
+  }
+}
+
+/** A 32-bit hash of an address's 16 bytes (FNV-1a), never 0. */
+export function addressKey(a: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < a.length; i++) h = Math.imul(h ^ a[i], 0x01000193);
+  return h | 0 || 1;
+}

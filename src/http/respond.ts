@@ -1,0 +1,56 @@
+// Every response goes out through here: corked (one syscall for status,
+// headers and body), and never written to a request the client has aborted.
+import { AppError } from '../errors.js';
+import type { HttpResponse } from './uws.js';
+
+const STATUS: Record<number, string> = {
+  200: '200 OK', 201: '201 Created', 202: '202 Accepted', 204: '204 No Content', 302: '302 Found',
+  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
+  405: '405 Method Not Allowed', 413: '413 Payload Too Large', 429: '429 Too Many Requests',
+  500: '500 Internal Server Error', 503: '503 Service Unavailable',
+};
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Per-request state that outlives the synchronous part of a uWS handler. */
+export interface Exchange {
+  res: HttpResponse;
+  aborted: boolean;
+  done: boolean;
+}
+
+export function exchange(res: HttpResponse): Exchange {
+  return { res, aborted: false, done: false };
+}
+
+/** Must be called before the first await of a handler (uWS rule). */
+export function watchAbort(x: Exchange, onAbort?: () => void): void {
+  x.res.onAborted(() => {
+    x.aborted = true;
+    onAbort?.();
+  });
+}
+
+export type Headers = Record<string, string>;
+
+export function send(x: Exchange, status: number, headers: Headers, body?: string): void {
+  if (x.aborted || x.done) return;
+  x.done = true;
+  x.res.cork(() => {
+    x.res.writeStatus(STATUS[status] ?? String(status));
+    for (const name in headers) x.res.writeHeader(name, headers[name]);
+    if (body === undefined) x.res.endWithoutBody();
+    else x.res.end(body);
+  });
+}
+
+export function sendJson(x: Exchange, status: number, body: unknown, headers: Headers = {}): void {
+  headers['Content-Type'] = JSON_TYPE;
+  headers['Cache-Control'] = 'no-store';
+  if (status === 204) send(x, status, headers);
+  else send(x, status, headers, JSON.stringify(body));
+}
+
+export function sendError(x: Exchange, err: AppError, headers: Headers = {}): void {
+  sendJson(x, err.status, err.body(), headers);
+}

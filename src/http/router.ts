@@ -1,0 +1,78 @@
+// The /v1 route table, free of uWebSockets.js: api/ modules register plain
+// handlers here; app.ts does the HTTP around them. Patterns are literal
+// segments and :params.
+import type { Account, ApiKey } from '../store/db.js';
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  account: Account;
+  key: ApiKey;
+  /** Client address, 16 bytes. */
+  ip: Uint8Array;
+}
+
+export interface ApiReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (req: ApiRequest) => ApiReply | Promise<ApiReply>;
+
+interface Route {
+  method: string;
+  segments: string[];
+  handler: Handler;
+  /** The route takes a JSON body. */
+  body: boolean;
+}
+
+export type Match =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'method'; allow: string[] }
+  | { kind: 'none' };
+
+export class Router {
+  readonly #routes: Route[] = [];
+
+  add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler): this {
+    this.#routes.push({ method, segments: pattern.split('/').filter(Boolean), handler, body: method === 'POST' || method === 'PUT' });
+    return this;
+  }
+
+  match(method: string, path: string): Match {
+    const parts = path.split('/').filter(Boolean);
+    const allow: string[] = [];
+    for (const route of this.#routes) {
+      const params = matchSegments(route.segments, parts);
+      if (!params) continue;
+      if (route.method === method) return { kind: 'found', route, params };
+      allow.push(route.method);
+    }
+    return allow.length ? { kind: 'method', allow } : { kind: 'none' };
+  }
+}
+
+function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
+  if (pattern.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i];
+    if (p.charCodeAt(0) === 58) {
+      let value: string;
+      try {
+        value = decodeURIComponent(parts[i]);
+      } catch {
+        return null;
+      }
+      params[p.slice(1)] = value;
+    } else if (p !== parts[i]) {
+      return null;
+    }
+  }
+  return params;
+}

@@ -1,0 +1,95 @@
+// Counters shared by every thread for /metrics. One SharedArrayBuffer holds a
+// Float64Array region per thread; a thread only ever writes its own region
+// (plain increments, no atomics), and /metrics sums the regions. Aligned
+// 8-byte stores do not tear on the platforms we run on, so a reader sees each
+// counter either before or after an increment.
+//
+// Every counter is declared here, once, with its labels; code increments it
+// by its index.
+
+interface CounterDef {
+  name: string;
+  help: string;
+  labels?: Record<string, string>;
+}
+
+const defs: CounterDef[] = [];
+const byKey = new Map<string, number>();
+
+function counter(name: string, help: string, labels?: Record<string, string>): number {
+  const key = `${name}${JSON.stringify(labels ?? {})}`;
+  let i = byKey.get(key);
+  if (i === undefined) {
+    i = defs.length;
+    defs.push({ name, help, labels });
+    byKey.set(key, i);
+  }
+  return i;
+}
+
+const API_STATUSES = [200, 201, 202, 204, 400, 401, 403, 404, 405, 413, 429, 500] as const;
+export const M = {
+  apiResponses: Object.fromEntries(
+    API_STATUSES.map((s) => [s, counter('splitguard_api_responses_total', 'API responses by HTTP status', { status: String(s) })]),
+  ) as Record<number, number>,
+  apiResponsesOther: counter('splitguard_api_responses_total', 'API responses by HTTP status', { status: 'other' }),
+  authFailures: counter('splitguard_auth_failures_total', 'Requests refused for a missing or invalid API key'),
+  redirects: counter('splitguard_redirects_total', 'Redirects served'),
+  interceptAsn: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'asn_blacklist' }),
+  interceptKeyword: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'org_keyword' }),
+  interceptVpn: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'vpn_proxy' }),
+  checkFailed: counter('splitguard_check_failed_total', 'IP checks that failed and let the visitor through'),
+};
+
+export const COUNTERS = defs.length;
+
+export class Metrics {
+  readonly #all: Float64Array;
+  readonly #mine: Float64Array;
+  readonly #threads: number;
+
+  static allocate(threads: number): SharedArrayBuffer {
+    return new SharedArrayBuffer(8 * COUNTERS * threads);
+  }
+
+  constructor(buffer: SharedArrayBuffer, thread: number) {
+    this.#all = new Float64Array(buffer);
+    this.#threads = this.#all.length / COUNTERS;
+    this.#mine = this.#all.subarray(thread * COUNTERS, (thread + 1) * COUNTERS);
+  }
+
+  inc(index: number, by = 1): void {
+    this.#mine[index] += by;
+  }
+
+  apiStatus(status: number): void {
+    this.#mine[M.apiResponses[status] ?? M.apiResponsesOther]++;
+  }
+
+  /** Prometheus text exposition of the summed counters plus gauges supplied by the caller. */
+  render(gauges: { name: string; help: string; value: number; labels?: Record<string, string> }[] = []): string {
+    const sums = new Float64Array(COUNTERS);
+    for (let t = 0; t < this.#threads; t++) for (let i = 0; i < COUNTERS; i++) sums[i] += this.#all[t * COUNTERS + i];
+    const lines: string[] = [];
+    const seen = new Set<string>();
+    const labelText = (l?: Record<string, string>) =>
+      l && Object.keys(l).length ? `{${Object.entries(l).map(([k, v]) => `${k}="${v}"`).join(',')}}` : '';
+    // Samples of one metric must be contiguous: group by name in first-seen order.
+    for (const d of defs) {
+      if (seen.has(d.name)) continue;
+      seen.add(d.name);
+      lines.push(`# HELP ${d.name} ${d.help}`, `# TYPE ${d.name} counter`);
+      defs.forEach((e, i) => {
+        if (e.name === d.name) lines.push(`${e.name}${labelText(e.labels)} ${sums[i]}`);
+      });
+    }
+    for (const g of gauges) {
+      if (!seen.has(g.name)) {
+        seen.add(g.name);
+        lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`);
+      }
+      lines.push(`${g.name}${labelText(g.labels)} ${g.value}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}

@@ -1,0 +1,93 @@
+// One server thread: its own LMDB handle, its own mapping of the database
+// (the kernel shares the pages), its own uWS app on the shared port.
+import { parentPort, workerData } from 'node:worker_threads';
+import { registerAccountRoutes } from './api/account.js';
+import { type AppDeps, buildApp } from './app.js';
+import type { Config } from './config.js';
+import { IpDatabase } from './ipdb/database.js';
+import { log, setLogThread } from './log.js';
+import { Metrics } from './metrics.js';
+import { SharedRateLimiter } from './http/rate-limit.js';
+import { Router } from './http/router.js';
+import { type us_listen_socket, uws } from './http/uws.js';
+import { recordKeyUse } from './store/accounts-store.js';
+import { openStores } from './store/db.js';
+
+export interface WorkerInput {
+  thread: number;
+  config: Config;
+  dbFile: string;
+  tls: { certFile: string; keyFile: string };
+  shared: { accounts: SharedArrayBuffer; authFailures: SharedArrayBuffer; metrics: SharedArrayBuffer };
+}
+
+export type WorkerMessage =
+  | { type: 'listening'; thread: number; port: number }
+  | { type: 'failed'; thread: number; error: string }
+  | { type: 'closed'; thread: number };
+
+const input = workerData as WorkerInput;
+const port = parentPort!;
+setLogThread(input.thread);
+
+const stores = openStores(input.config.dataDir);
+let database: IpDatabase | null = null;
+try {
+  database = IpDatabase.open(input.dbFile);
+} catch (err) {
+  log('error', 'database_unavailable', { error: err });
+}
+
+const router = new Router();
+registerAccountRoutes(router);
+
+const keyUse = new Map<string, number>();
+const deps: AppDeps = {
+  config: input.config,
+  stores,
+  metrics: new Metrics(input.shared.metrics, input.thread),
+  router,
+  accountLimiter: new SharedRateLimiter(input.shared.accounts, true),
+  authFailureLimiter: new SharedRateLimiter(input.shared.authFailures, false),
+  database: () => database,
+  tls: input.tls,
+  keyUse,
+  inflight: { count: 0 },
+};
+
+const flushKeyUse = () => {
+  const batch = new Map([...keyUse].map(([h, ms]) => [h, new Date(ms).toISOString()]));
+  keyUse.clear();
+  return recordKeyUse(stores, batch).catch((err) => log('warn', 'key_use_flush_failed', { error: err }));
+};
+const flushTimer = setInterval(flushKeyUse, 30_000);
+flushTimer.unref();
+
+const app = buildApp(deps);
+let listenSocket: us_listen_socket | null = null;
+app.listen(input.config.host, input.config.port, (token) => {
+  if (!token) {
+    port.postMessage({ type: 'failed', thread: input.thread, error: `could not listen on ${input.config.host}:${input.config.port}` } satisfies WorkerMessage);
+    return;
+  }
+  listenSocket = token;
+  port.postMessage({ type: 'listening', thread: input.thread, port: uws.us_socket_local_port(token) } satisfies WorkerMessage);
+});
+
+// Graceful stop: no new connections, let in-flight answers finish, write
+// what is pending, close everything, tell the main thread.
+port.on('message', async (msg: { type: string }) => {
+  if (msg.type !== 'shutdown') return;
+  if (listenSocket) uws.us_listen_socket_close(listenSocket);
+  listenSocket = null;
+  const deadline = Date.now() + 10_000;
+  while (deps.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  clearInterval(flushTimer);
+  await flushKeyUse();
+  await stores.root.flushed;
+  // close() exists in this uWS build (it ends every open connection) but not in its typings.
+  (app as unknown as { close(): void }).close();
+  await stores.root.close();
+  port.postMessage({ type: 'closed', thread: input.thread } satisfies WorkerMessage);
+  port.close();
+});

@@ -1,0 +1,155 @@
+// Accounts, API keys and console users. Keys are random 32-byte secrets shown
+// once; only their SHA-256 is stored, so a key is found by hashing what the
+// client sends and reading one record.
+import { createHash, randomBytes, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
+import { type Account, type ApiKey, nextId, type Stores, type User } from './db.js';
+
+export const DEFAULT_QUOTA = 1000;
+const KEY_PREFIX = 'sg_';
+
+export function hashKey(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function newToken(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function createAccount(stores: Stores, name: string, quota = DEFAULT_QUOTA): Account {
+  return stores.root.transactionSync(() => {
+    const account: Account = {
+      id: nextId(stores, 'account'),
+      name,
+      quota,
+      routesCreated: 0,
+      createdAt: new Date().toISOString(),
+    };
+    stores.accounts.putSync(account.id, account);
+    return account;
+  });
+}
+
+export function getAccount(stores: Stores, id: number): Account | undefined {
+  return stores.accounts.get(id);
+}
+
+export function listAccounts(stores: Stores): Account[] {
+  return [...stores.accounts.getRange().map(({ value }) => value)];
+}
+
+/** Creates a key; the returned token is the only copy of the secret. */
+export function createKey(stores: Stores, accountId: number, name: string): { token: string; key: ApiKey } {
+  const token = newToken();
+  const key: ApiKey = {
+    id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    accountId,
+    name,
+    hash: hashKey(token),
+    prefix: token.slice(0, KEY_PREFIX.length + 6),
+    createdAt: new Date().toISOString(),
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  stores.root.transactionSync(() => {
+    stores.keys.putSync(key.hash, key);
+    stores.keyIds.putSync(key.id, key.hash);
+  });
+  return { token, key };
+}
+
+export function listKeys(stores: Stores, accountId: number): ApiKey[] {
+  const out: ApiKey[] = [];
+  for (const { value } of stores.keys.getRange()) if (value.accountId === accountId) out.push(value);
+  return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export function getKeyById(stores: Stores, id: string): ApiKey | undefined {
+  const hash = stores.keyIds.get(id);
+  return hash === undefined ? undefined : stores.keys.get(hash);
+}
+
+/** Revokes one key at once: the next request with it, on any thread, is refused. */
+export function revokeKey(stores: Stores, id: string): ApiKey | undefined {
+  return stores.root.transactionSync(() => {
+    const key = getKeyById(stores, id);
+    if (!key || key.revokedAt) return key;
+    const revoked = { ...key, revokedAt: new Date().toISOString() };
+    stores.keys.putSync(key.hash, revoked);
+    return revoked;
+  });
+}
+
+/** Replaces one key by a new secret under the same name; the old one stops working at once. */
+export function resetKey(stores: Stores, id: string): { token: string; key: ApiKey } | undefined {
+  const old = getKeyById(stores, id);
+  if (!old || old.revokedAt) return undefined;
+  revokeKey(stores, id);
+  return createKey(stores, old.accountId, old.name);
+}
+
+/** Revokes every live key of an account and issues one new key (CLI `key reset`). */
+export function resetAccountKeys(stores: Stores, accountId: number): { token: string; key: ApiKey } {
+  const live = listKeys(stores, accountId).filter((k) => !k.revokedAt);
+  for (const k of live) revokeKey(stores, k.id);
+  return createKey(stores, accountId, live[0]?.name ?? 'default');
+}
+
+/** The live key and its account for a presented token, or null. */
+export function authenticate(stores: Stores, token: string): { key: ApiKey; account: Account } | null {
+  const key = stores.keys.get(hashKey(token));
+  if (!key || key.revokedAt) return null;
+  const account = stores.accounts.get(key.accountId);
+  return account ? { key, account } : null;
+}
+
+/** Records last-used times gathered in memory (one write for many requests). */
+export async function recordKeyUse(stores: Stores, used: Map<string, string>): Promise<void> {
+  if (used.size === 0) return;
+  const batch = [...used];
+  used.clear();
+  await stores.root.transaction(() => {
+    for (const [hash, at] of batch) {
+      const key = stores.keys.get(hash);
+      if (key && (!key.lastUsedAt || key.lastUsedAt < at)) stores.keys.put(hash, { ...key, lastUsedAt: at });
+    }
+  });
+}
+
+// Passwords: scrypt with N = 2^15, r = 8, p = 1 (about 32 MiB and 50-100 ms).
+const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+export function verifyPassword(password: string, stored: string): boolean {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const got = scryptSync(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
+  return timingSafeEqual(expected, got);
+}
+
+export function createUser(stores: Stores, email: string, password: string, admin: boolean, accountId: number): User {
+  const user: User = {
+    email: email.toLowerCase(),
+    passwordHash: hashPassword(password),
+    admin,
+    accountId,
+    createdAt: new Date().toISOString(),
+  };
+  const created = stores.root.transactionSync(() => {
+    if (stores.users.get(user.email)) return false;
+    stores.users.putSync(user.email, user);
+    return true;
+  });
+  if (!created) throw new Error(`a user with email ${user.email} already exists`);
+  return user;
+}

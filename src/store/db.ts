@@ -1,0 +1,92 @@
+// The LMDB environment: one per process thread, all on <data dir>/db. LMDB
+// is multi-reader, single-writer across threads and processes, so the CLI can
+// change accounts and keys while the server runs and every thread sees the
+// change on its next read.
+//
+// Record kinds live in their own named databases. The schema version sits in
+// `meta`; MIGRATIONS[n] moves a store from version n to n + 1.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+export interface Account {
+  id: number;
+  name: string;
+  quota: number;
+  routesCreated: number;
+  createdAt: string;
+}
+
+export interface ApiKey {
+  id: string;
+  accountId: number;
+  name: string;
+  /** SHA-256 of the key, hex: the only form a key is stored in. */
+  hash: string;
+  /** The first characters of the key, safe to show and log. */
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface User {
+  email: string;
+  /** scrypt$N$r$p$salt$hash, base64 parts. */
+  passwordHash: string;
+  admin: boolean;
+  accountId: number;
+  createdAt: string;
+}
+
+export interface Stores {
+  root: RootDatabase;
+  meta: Database<unknown, string>;
+  accounts: Database<Account, number>;
+  /** API keys by hash (the auth lookup). */
+  keys: Database<ApiKey, string>;
+  /** Key id → hash, for management by id. */
+  keyIds: Database<string, string>;
+  users: Database<User, string>;
+}
+
+export const SCHEMA_VERSION = 1;
+
+const MIGRATIONS: ((s: Stores) => void)[] = [
+  // 0 → 1: the initial layout; nothing to move.
+  () => {},
+];
+
+export function openStores(dataDir: string): Stores {
+  const dir = path.join(dataDir, 'db');
+  mkdirSync(dir, { recursive: true });
+  const root = open({ path: dir, maxDbs: 32, compression: false });
+  const stores: Stores = {
+    root,
+    meta: root.openDB<unknown, string>({ name: 'meta' }),
+    accounts: root.openDB<Account, number>({ name: 'accounts' }),
+    keys: root.openDB<ApiKey, string>({ name: 'keys' }),
+    keyIds: root.openDB<string, string>({ name: 'key_ids' }),
+    users: root.openDB<User, string>({ name: 'users' }),
+  };
+  migrate(stores);
+  return stores;
+}
+
+function migrate(stores: Stores): void {
+  stores.root.transactionSync(() => {
+    const version = (stores.meta.get('schema_version') as number | undefined) ?? 0;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`the data directory uses schema version ${version}, newer than this splitguard (${SCHEMA_VERSION})`);
+    }
+    for (let v = version; v < SCHEMA_VERSION; v++) MIGRATIONS[v](stores);
+    if (version !== SCHEMA_VERSION) stores.meta.putSync('schema_version', SCHEMA_VERSION);
+  });
+}
+
+/** Next value of a named counter in `meta`; call inside a write transaction. */
+export function nextId(stores: Stores, name: string): number {
+  const next = ((stores.meta.get(`seq:${name}`) as number | undefined) ?? 0) + 1;
+  stores.meta.putSync(`seq:${name}`, next);
+  return next;
+}

@@ -1,0 +1,30 @@
+// Validation at the edge: every failure is a 400 invalid_parameter that names
+// the field and says what was expected (and, briefly, what came).
+import { AppError, invalidParameter } from '../errors.js';
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return v.length > 40 ? `a ${v.length}-character string` : `"${v}"`;
+  if (typeof v === 'object') return 'an object';
+  return String(v);
+}
+
+/** The body as a plain object with only `allowed` keys (and, if given, not any `readOnly` key). */
+export function objectBody(body: unknown, allowed: readonly string[], readOnly: readonly string[] = []): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('invalid_parameter', `the body must be a JSON object, got ${describe(body)}`, 'body');
+  }
+  for (const key of Object.keys(body)) {
+    if (readOnly.includes(key)) throw invalidParameter(key, 'is read-only');
+    if (!allowed.includes(key)) throw invalidParameter(key, 'is not a known field');
+  }
+  return body as Record<string, unknown>;
+}
+
+export function stringField(value: unknown, field: string, min: number, max: number): string {
+  if (typeof value !== 'string') throw invalidParameter(field, `must be a string, got ${describe(value)}`);
+  const s = value.trim();
+  if (s.length < min || s.length > max) throw invalidParameter(field, `must be ${min} to ${max} characters after trimming`);
+  return s;
+}

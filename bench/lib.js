@@ -57,3 +57,121 @@ export function table(headers, rows) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
 }
+
+// ---- processes, CPU and wrk -------------------------------------------------
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, existsSync, copyFileSync, mkdtempSync } from 'node:fs';
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** User + system CPU seconds of a process, all its threads included. */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+export const canPin = (() => {
+  try {
+    execFileSync('taskset', ['-c', '0', 'true']);
+    return os.cpus().length >= 2;
+  } catch {
+    return false;
+  }
+})();
+
+/** Spawns `node args` pinned to `cpu`, resolves once it prints a JSON line with event "listening". */
+export function startPinned(cpu, args, env = {}) {
+  const cmd = canPin ? 'taskset' : process.execPath;
+  const argv = canPin ? ['-c', String(cpu), process.execPath, ...args] : args;
+  const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line from ${args.join(' ')}:\n${out}`)), 30_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      for (const line of out.split('\n')) {
+        if (line.includes('"listening"')) {
+          clearTimeout(timer);
+          const { ports } = JSON.parse(line);
+          resolve({ child, pid: child.pid, ports, output: () => out });
+          return;
+        }
+      }
+    });
+    child.stderr.on('data', (d) => (out += d));
+    child.on('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
+  });
+}
+
+export async function stopProcess(p) {
+  if (p.child.exitCode !== null) return;
+  const done = new Promise((r) => p.child.once('exit', r));
+  p.child.kill('SIGTERM');
+  await done;
+}
+
+export function haveWrk() {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (err) {
+    return err.status === 1; // wrk --version exits 1 after printing
+  }
+}
+
+/**
+ * Runs wrk (pinned to `cpu`) against url and returns requests/s, latency
+ * percentiles (ms), errors and wrk's own CPU. Extra wrk args e.g. headers.
+ */
+export function runWrk({ url, seconds, connections, threads = 1, cpu = 1, headers = [], script }) {
+  const args = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency'];
+  for (const h of headers) args.push('-H', h);
+  if (script) args.push('-s', script);
+  args.push(url);
+  const cmd = canPin ? 'taskset' : 'wrk';
+  const argv = canPin ? ['-c', String(cpu), 'wrk', ...args] : args;
+  const t0 = process.cpuUsage();
+  const res = execFileSync(cmd, argv, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  void t0;
+  return parseWrk(res);
+}
+
+function toMs(text) {
+  const m = /^([0-9.]+)(us|ms|s)$/.exec(text.trim());
+  if (!m) return NaN;
+  const v = Number(m[1]);
+  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+}
+
+export function parseWrk(text) {
+  const rps = Number(/Requests\/sec:\s+([0-9.]+)/.exec(text)?.[1]);
+  const total = Number(/([0-9]+) requests in/.exec(text)?.[1]);
+  const pct = (p) => toMs(new RegExp(`\\s${p}%\\s+([0-9.]+(?:us|ms|s))`).exec(text)?.[1] ?? '');
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+([0-9]+)/.exec(text)?.[1] ?? 0);
+  const sock = /Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), timeout ([0-9]+)/.exec(text);
+  const socketErrors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  return { rps, requests: total, p50: pct(50), p99: pct(99), non2xx, socketErrors, raw: text };
+}
+
+/** A built IP database file, cached across benchmark runs by package version. */
+export async function cachedDatabase() {
+  const { embeddedSource } = await import('../dist/ipdb/embedded.js');
+  const { buildFromFiles, installDatabaseFile } = await import('../dist/ipdb/files.js');
+  const source = embeddedSource();
+  const file = path.join(os.tmpdir(), `splitguard-bench-${source.version}.trie`);
+  if (!existsSync(file)) {
+    const { bytes } = buildFromFiles(source.files, { sourceName: source.name, dataVersion: source.version });
+    installDatabaseFile(bytes, file);
+  }
+  return file;
+}
+
+/** A fresh data directory holding a copy of the cached database. */
+export async function freshDataDir(prefix) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(path.join(dir, 'ipdb'), { recursive: true });
+  copyFileSync(await cachedDatabase(), path.join(dir, 'ipdb', 'current.trie'));
+  return dir;
+}

@@ -15,7 +15,7 @@ import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
 import { type Exchange, exchange, type Headers, JSON_TYPE, send, sendJson, watchAbort } from './http/respond.js';
 import type { ApiReply, ApiRequest, Router } from './http/router.js';
 import { type TemplatedApp, uws } from './http/uws.js';
-import { authenticate } from './store/accounts-store.js';
+import type { KeyCache } from './store/accounts-store.js';
 import type { Stores } from './store/db.js';
 
 /** Failed authentications allowed per client address per rolling minute. */
@@ -24,6 +24,7 @@ export const AUTH_FAILURE_LIMIT = 30;
 export interface AppDeps {
   config: Config;
   stores: Stores;
+  keyCache: KeyCache;
   metrics: Metrics;
   router: Router;
   accountLimiter: SharedRateLimiter;
@@ -80,7 +81,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       return;
     }
     const bearer = BEARER.exec(call.authorization);
-    const auth = bearer ? authenticate(deps.stores, bearer[1]) : null;
+    const auth = bearer ? deps.keyCache.authenticate(bearer[1]) : null;
     if (!auth) {
       deps.authFailureLimiter.hit(ipKey, AUTH_FAILURE_LIMIT, now);
       metrics.inc(M.authFailures);
@@ -118,7 +119,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       method: call.method,
       path: call.path,
       params: match.params,
-      query: new URLSearchParams(call.query),
+      query: call.query,
       body: undefined,
       account: auth.account,
       key: auth.key,

@@ -10,7 +10,7 @@ import { Metrics } from './metrics.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
 import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
-import { recordKeyUse } from './store/accounts-store.js';
+import { KeyCache, recordKeyUse } from './store/accounts-store.js';
 import { openStores } from './store/db.js';
 
 export interface WorkerInput {
@@ -39,12 +39,13 @@ try {
 }
 
 const router = new Router();
-registerAccountRoutes(router);
+registerAccountRoutes(router, stores);
 
 const keyUse = new Map<string, number>();
 const deps: AppDeps = {
   config: input.config,
   stores,
+  keyCache: new KeyCache(stores),
   metrics: new Metrics(input.shared.metrics, input.thread),
   router,
   accountLimiter: new SharedRateLimiter(input.shared.accounts, true),

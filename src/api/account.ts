@@ -1,6 +1,7 @@
 // GET /v1/account: the authenticated account, its quota and usage.
 // PUT /v1/account: rename it ({"name": ...}); quotas are the operators' (console, CLI).
 import type { Router } from '../http/router.js';
+import { putAccount } from '../store/accounts-store.js';
 import type { Account, Stores } from '../store/db.js';
 import { objectBody, stringField } from './validate.js';
 
@@ -17,13 +18,12 @@ export function accountView(a: Account) {
 
 export function registerAccountRoutes(router: Router, stores: Stores): void {
   router.add('GET', '/v1/account', (req) => ({ status: 200, body: accountView(req.account) }));
-  router.add('PUT', '/v1/account', async (req) => {
+  router.add('PUT', '/v1/account', (req) => {
     const body = objectBody(req.body, ['name'], ['id', 'quota', 'routes_created', 'quota_remaining', 'created_at']);
     const name = stringField(body.name, 'name', 1, 200);
-    const updated = await stores.root.transaction(() => {
-      const current = stores.accounts.get(req.account.id)!;
-      const next = { ...current, name };
-      stores.accounts.put(next.id, next);
+    const updated = stores.root.transactionSync(() => {
+      const next = { ...stores.accounts.get(req.account.id)!, name };
+      putAccount(stores, next);
       return next;
     });
     return { status: 200, body: accountView(updated) };

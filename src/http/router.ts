@@ -7,8 +7,10 @@ export interface ApiRequest {
   method: string;
   path: string;
   params: Record<string, string>;
-  query: URLSearchParams;
+  /** The raw query string, without '?'. */
+  query: string;
   body: unknown;
+  /** The authenticated account as of this request (handlers that change it re-read it in their transaction). */
   account: Account;
   key: ApiKey;
   /** Client address, 16 bytes. */

@@ -141,6 +141,9 @@ export function parseSources(files: SourceFile[], onProgress?: (fraction: number
     let tsv: boolean | undefined;
     let pos = 0;
     let lineNo = 0;
+    // This file's first malformed line, for the refusal message: the shared
+    // example list is capped and may already be full from earlier files.
+    let firstBad: MalformedLine | undefined;
     const reportEvery = 1 << 16;
     while (pos < text.length) {
       let nl = text.indexOf('\n', pos);
@@ -154,6 +157,7 @@ export function parseSources(files: SourceFile[], onProgress?: (fraction: number
       const fields = tsv ? line.split('\t') : splitCsvLine(line);
       const bad = (reason: string) => {
         out.malformed++;
+        firstBad ??= { source: file.name, line: lineNo, reason };
         if (out.malformedExamples.length < 10) out.malformedExamples.push({ source: file.name, line: lineNo, reason });
       };
       // A header line: the first field is a column name, not an address.
@@ -204,11 +208,10 @@ export function parseSources(files: SourceFile[], onProgress?: (fraction: number
     const lines = out.lines - before.lines;
     const malformed = out.malformed - before.malformed;
     if (lines > 0 && malformed > lines * MAX_MALFORMED_SHARE) {
-      const first = out.malformedExamples.find((m) => m.source === file.name);
       throw new AppError(
         'ipdb_source_invalid',
         `${file.name}: ${malformed} of ${lines} lines are malformed` +
-          (first ? ` (first: line ${first.line}, ${first.reason})` : ''),
+          (firstBad ? ` (first: line ${firstBad.line}, ${firstBad.reason})` : ''),
       );
     }
     if (out.v4.length + out.v6.length === before.rows && out.unrouted === before.unrouted) {

@@ -24,7 +24,7 @@ export function createAccount(stores: Stores, name: string, quota = DEFAULT_QUOT
       routesCreated: 0,
       createdAt: new Date().toISOString(),
     };
-    stores.accounts.putSync(account.id, account);
+    putAccount(stores, account);
     return account;
   });
 }
@@ -68,6 +68,27 @@ export function getKeyById(stores: Stores, id: string): ApiKey | undefined {
   return hash === undefined ? undefined : stores.keys.get(hash);
 }
 
+/**
+ * The auth generation: bumped in the same transaction as every change to a
+ * key's validity or to an account record, so per-thread caches (KeyCache)
+ * that compare it on each request see the change on their next request.
+ */
+export const AUTH_GENERATION = 'auth_generation';
+
+export function authGeneration(stores: Stores): number {
+  return (stores.meta.get(AUTH_GENERATION) as number | undefined) ?? 0;
+}
+
+function bumpAuthGeneration(stores: Stores): void {
+  stores.meta.putSync(AUTH_GENERATION, authGeneration(stores) + 1);
+}
+
+/** Writes an account record; call inside a write transaction. */
+export function putAccount(stores: Stores, account: Account): void {
+  stores.accounts.putSync(account.id, account);
+  bumpAuthGeneration(stores);
+}
+
 /** Revokes one key at once: the next request with it, on any thread, is refused. */
 export function revokeKey(stores: Stores, id: string): ApiKey | undefined {
   return stores.root.transactionSync(() => {
@@ -75,6 +96,7 @@ export function revokeKey(stores: Stores, id: string): ApiKey | undefined {
     if (!key || key.revokedAt) return key;
     const revoked = { ...key, revokedAt: new Date().toISOString() };
     stores.keys.putSync(key.hash, revoked);
+    bumpAuthGeneration(stores);
     return revoked;
   });
 }
@@ -94,12 +116,50 @@ export function resetAccountKeys(stores: Stores, accountId: number): { token: st
   return createKey(stores, accountId, live[0]?.name ?? 'default');
 }
 
+export interface Authenticated {
+  key: ApiKey;
+  account: Account;
+}
+
 /** The live key and its account for a presented token, or null. */
-export function authenticate(stores: Stores, token: string): { key: ApiKey; account: Account } | null {
+export function authenticate(stores: Stores, token: string): Authenticated | null {
   const key = stores.keys.get(hashKey(token));
   if (!key || key.revokedAt) return null;
   const account = stores.accounts.get(key.accountId);
   return account ? { key, account } : null;
+}
+
+/**
+ * Per-thread memo of authenticated tokens. Hashing a key and reading its
+ * record costs several microseconds; the memo costs one integer read of the
+ * auth generation, and is emptied whenever the generation moves. Only keys
+ * that authenticated are kept (at most MAX), so bad tokens cannot grow it.
+ */
+export class KeyCache {
+  static readonly MAX = 10_000;
+  readonly #stores: Stores;
+  readonly #keys = new Map<string, Authenticated>();
+  #generation = -1;
+
+  constructor(stores: Stores) {
+    this.#stores = stores;
+  }
+
+  authenticate(token: string): Authenticated | null {
+    const generation = authGeneration(this.#stores);
+    if (generation !== this.#generation) {
+      this.#keys.clear();
+      this.#generation = generation;
+    }
+    const hit = this.#keys.get(token);
+    if (hit) return hit;
+    const auth = authenticate(this.#stores, token);
+    if (auth) {
+      if (this.#keys.size >= KeyCache.MAX) this.#keys.clear();
+      this.#keys.set(token, auth);
+    }
+    return auth;
+  }
 }
 
 /** Records last-used times gathered in memory (one write for many requests). */

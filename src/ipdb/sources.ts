@@ -118,7 +118,9 @@ function decode(name: string, data: Uint8Array): string {
   } else if (data.length > MAX_SOURCE_BYTES) {
     throw new AppError('ipdb_source_invalid', `${name} is larger than ${MAX_SOURCE_BYTES} bytes`);
   }
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+  // A byte-order mark some editors write would otherwise hide the header line.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 export interface SourceFile {

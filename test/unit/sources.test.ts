@@ -88,6 +88,14 @@ describe('parseSources: the ip-location-db CSV', () => {
     expect(rows(parseSources([source('lf.csv', text.replaceAll('\r\n', '\n'))]))).toEqual(rows(parsed));
   });
 
+  it('skips a byte-order mark before the header line', () => {
+    const text = '\ufeffstart,end,asn,org\n1.0.0.0,1.0.0.255,13335,"Cloudflare, Inc."\n';
+    const parsed = parseSources([source('bom.csv', text)]);
+    expect(parsed.malformed).toBe(0);
+    expect(parsed.lines).toBe(1);
+    expect(parsed.v4[0]).toMatchObject({ asn: 13335, org: 'Cloudflare, Inc.' });
+  });
+
   it('reads numeric addresses, values above 2^32 - 1 as IPv6', () => {
     const text = [
       '16777216,16777471,13335,"Cloudflare, Inc."',

@@ -1,5 +1,6 @@
 // Shared benchmark helpers: statistics, machine facts, result files.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,8 +60,6 @@ export function table(headers, rows) {
 }
 
 // ---- processes, CPU and wrk -------------------------------------------------
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, existsSync, copyFileSync, mkdtempSync } from 'node:fs';
 
 const TICKS = 100; // USER_HZ on Linux
 
@@ -131,10 +130,7 @@ export function runWrk({ url, seconds, connections, threads = 1, cpu = 1, header
   args.push(url);
   const cmd = canPin ? 'taskset' : 'wrk';
   const argv = canPin ? ['-c', String(cpu), 'wrk', ...args] : args;
-  const t0 = process.cpuUsage();
-  const res = execFileSync(cmd, argv, { encoding: 'utf8', maxBuffer: 1 << 24 });
-  void t0;
-  return parseWrk(res);
+  return parseWrk(execFileSync(cmd, argv, { encoding: 'utf8', maxBuffer: 1 << 24 }));
 }
 
 function toMs(text) {
@@ -170,8 +166,44 @@ export async function cachedDatabase() {
 /** A fresh data directory holding a copy of the cached database. */
 export async function freshDataDir(prefix) {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(path.join(dir, 'ipdb'), { recursive: true });
   copyFileSync(await cachedDatabase(), path.join(dir, 'ipdb', 'current.trie'));
   return dir;
+}
+
+/**
+ * Interleaved pairs (A B A B ...): each arm is {proc, url, headers, script?};
+ * every run reports requests/s, p50/p99 and the server's CPU microseconds per
+ * request (from /proc, all threads). Runs with errors fail the benchmark.
+ */
+export function runPairs(arms, { pairs, seconds, connections, warmup = 2, allowNon2xx = false }) {
+  const measure = (arm, secs) => {
+    const before = cpuSeconds(arm.proc.pid);
+    const r = runWrk({ url: arm.url, seconds: secs, connections, headers: arm.headers ?? [], script: arm.script });
+    const cpu = cpuSeconds(arm.proc.pid) - before;
+    if ((!allowNon2xx && r.non2xx > 0) || r.socketErrors > 0) {
+      throw new Error(`errors during the run: ${r.non2xx} non-2xx/3xx, ${r.socketErrors} socket errors\n${r.raw}`);
+    }
+    arm.requests = (arm.requests ?? 0) + r.requests;
+    return { rps: round(r.rps), p50: r.p50, p99: r.p99, requests: r.requests, cpuUsPerRequest: round((cpu * 1e6) / r.requests) };
+  };
+  for (const arm of Object.values(arms)) measure(arm, warmup);
+  const runs = Object.fromEntries(Object.keys(arms).map((k) => [k, []]));
+  for (let p = 0; p < pairs; p++) for (const [name, arm] of Object.entries(arms)) runs[name].push(measure(arm, seconds));
+  const stats = Object.fromEntries(
+    Object.keys(arms).map((n) => {
+      const s = (f) => summary(runs[n].map((r) => r[f]));
+      return [n, { rps: s('rps'), p50ms: s('p50'), p99ms: s('p99'), cpuUsPerRequest: s('cpuUsPerRequest') }];
+    }),
+  );
+  /** Median over pairs of a/b for a field. */
+  const ratio = (a, b, field) => summary(runs[a].map((r, i) => r[field] / runs[b][i][field]));
+  return { runs, stats, ratio };
+}
+
+export function armsTable(stats) {
+  return table(
+    ['arm', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req'],
+    Object.entries(stats).map(([n, a]) => [n, a.rps.median, a.p50ms.median, a.p99ms.median, a.cpuUsPerRequest.median]),
+  );
 }

@@ -5,7 +5,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canPin, cpuSeconds, freshDataDir, haveWrk, median, round, runWrk, startPinned, stopProcess, summary, table, writeResult } from './lib.js';
+import { armsTable, canPin, freshDataDir, haveWrk, runPairs, startPinned, stopProcess, writeResult } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PAIRS = Number(process.env.BENCH_PAIRS || 5);
@@ -35,32 +35,17 @@ const arms = {
   'bare uWS TLS': { proc: bare, url: `https://127.0.0.1:${bare.ports[0]}/v1/account`, headers: [] },
 };
 
-function measure(arm, seconds) {
-  const before = cpuSeconds(arm.proc.pid);
-  const r = runWrk({ url: arm.url, seconds, connections: CONNECTIONS, headers: arm.headers });
-  const cpu = cpuSeconds(arm.proc.pid) - before;
-  if (r.non2xx > 0 || r.socketErrors > 0) throw new Error(`errors during the run: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors\n${r.raw}`);
-  return { rps: round(r.rps), p50: r.p50, p99: r.p99, requests: r.requests, cpuUsPerRequest: round((cpu * 1e6) / r.requests) };
-}
-
-for (const arm of Object.values(arms)) measure(arm, 2); // warm-up
-const runs = Object.fromEntries(Object.keys(arms).map((k) => [k, []]));
-for (let p = 0; p < PAIRS; p++) for (const [name, arm] of Object.entries(arms)) runs[name].push(measure(arm, SECONDS));
-
-const ratios = runs.splitguard.map((r, i) => r.cpuUsPerRequest / runs['bare uWS TLS'][i].cpuUsPerRequest);
-const stat = (name, field) => summary(runs[name].map((r) => r[field]));
+const { runs, stats, ratio } = runPairs(arms, { pairs: PAIRS, seconds: SECONDS, connections: CONNECTIONS });
+const cpuRatio = ratio('splitguard', 'bare uWS TLS', 'cpuUsPerRequest');
 const result = {
   setup: { pairs: PAIRS, seconds: SECONDS, connections: CONNECTIONS, pinned: canPin, serverThreads: 1 },
-  arms: Object.fromEntries(Object.keys(arms).map((n) => [n, { rps: stat(n, 'rps'), p50ms: stat(n, 'p50'), p99ms: stat(n, 'p99'), cpuUsPerRequest: stat(n, 'cpuUsPerRequest') }])),
-  cpuRatio: summary(ratios),
-  goal: { cpuRatio: '<= 1.5', value: round(median(ratios)) },
+  arms: stats,
+  cpuRatio,
+  goal: { cpuRatio: '<= 1.5', value: cpuRatio.median },
   runs,
 };
 const file = writeResult('server', result);
-console.log(table(
-  ['arm', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req'],
-  Object.entries(result.arms).map(([n, a]) => [n, a.rps.median, a.p50ms.median, a.p99ms.median, a.cpuUsPerRequest.median]),
-));
+console.log(armsTable(stats));
 console.log(`\nCPU per request, splitguard / bare (median of ${PAIRS} pairs): ${result.goal.value} (goal ${result.goal.cpuRatio})\nresults: ${file}`);
 await stopProcess(server);
 await stopProcess(bare);

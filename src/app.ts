@@ -14,7 +14,8 @@ import { clientAddress, inCidrs, LOOPBACK, normalizeAddress } from './http/clien
 import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
 import { type Exchange, exchange, type Headers, JSON_TYPE, send, sendJson, watchAbort } from './http/respond.js';
 import type { ApiReply, ApiRequest, Router } from './http/router.js';
-import { type TemplatedApp, uws } from './http/uws.js';
+import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
+import { NOT_FOUND_PAGE, type Redirector } from './redirect/redirect.js';
 import type { KeyCache } from './store/accounts-store.js';
 import type { Stores } from './store/db.js';
 
@@ -36,6 +37,7 @@ export interface AppDeps {
   keyUse: Map<string, number>;
   /** Requests whose answer is still being computed; shutdown waits for 0. */
   inflight: { count: number };
+  redirector: Redirector;
 }
 
 interface ApiCall {
@@ -180,6 +182,32 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       fail(x, err);
     }
   });
+
+  // The redirect: synchronous from request to response, so the whole answer
+  // goes out corked in one write without an explicit cork() or onAborted.
+  const redirect = (res: HttpResponse, req: HttpRequest, count: boolean) => {
+    const r = deps.redirector;
+    const status = r.visit(
+      req.getParameter(0) ?? '',
+      res.getRemoteAddress(),
+      trustProxy ? req.getHeader('x-forwarded-for') : '',
+      req.getHeader('cookie'),
+      req.getQuery() ?? '',
+      count,
+    );
+    if (status === 302) {
+      res.writeStatus('302 Found').writeHeader('Location', r.location).writeHeader('Cache-Control', 'private, no-store');
+      if (r.setCookie !== '') res.writeHeader('Set-Cookie', r.setCookie);
+      if (count) res.end();
+      else res.endWithoutBody();
+    } else {
+      res.writeStatus('404 Not Found').writeHeader('Content-Type', 'text/html; charset=utf-8').writeHeader('Cache-Control', 'no-store');
+      if (count) res.end(NOT_FOUND_PAGE);
+      else res.endWithoutBody(NOT_FOUND_PAGE.length);
+    }
+  };
+  app.get('/r/:code', (res, req) => redirect(res, req, true));
+  app.head('/r/:code', (res, req) => redirect(res, req, false));
 
   app.get('/healthz', (res) => {
     const x = exchange(res);

@@ -16,7 +16,7 @@ export interface BootstrapSecrets {
 /** Creates the first user and account when the store has no user; returns the secrets, or null. */
 export function bootstrap(stores: Stores, dataDir: string): BootstrapSecrets | null {
   if (stores.users.getKeysCount() > 0) return null;
-  const account = createAccount(stores, 'default');
+  const account = createAccount(stores, 'default', undefined, true);
   const { token } = createKey(stores, account.id, 'bootstrap');
   const password = randomBytes(18).toString('base64url');
   const user = createUser(stores, 'admin@localhost', password, true, account.id);

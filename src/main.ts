@@ -11,6 +11,7 @@ import { ensureCurrentDatabase } from './ipdb/current.js';
 import { log } from './log.js';
 import { Metrics } from './metrics.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
+import { RouteCache } from './redirect/route-cache.js';
 import { openStores } from './store/db.js';
 import { ensureTls } from './tls/self-signed.js';
 import type { WorkerInput, WorkerMessage } from './server.worker.js';
@@ -46,13 +47,15 @@ export async function serve(config: Config, options: { announce?: (text: string)
     accounts: SharedRateLimiter.allocate(1 << 16),
     authFailures: SharedRateLimiter.allocate(1 << 14),
     metrics: Metrics.allocate(config.threads),
+    routes: RouteCache.allocate(),
   };
   const workers: Worker[] = [];
   const ports: number[] = [];
   const closed = new Set<number>();
-  let stopping = false;
+  const exited = new Set<Worker>();
+  let stopping: Promise<void> | null = null;
 
-  await new Promise<void>((resolve, reject) => {
+  const allListening = new Promise<void>((resolve, reject) => {
     let ready = 0;
     for (let thread = 0; thread < config.threads; thread++) {
       const input: WorkerInput = { thread, config, dbFile, tls, shared };
@@ -73,6 +76,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
         if (!stopping) reject(err);
       });
       w.on('exit', (code) => {
+        exited.add(w);
         if (!stopping && code !== 0) {
           log('error', 'thread_exited', { thread, code });
           process.exitCode = 1;
@@ -81,23 +85,37 @@ export async function serve(config: Config, options: { announce?: (text: string)
       });
     }
   });
+  try {
+    await allListening;
+  } catch (err) {
+    // A thread that could not start (port taken, ...) must not leave the
+    // others running: stop them, so that the process exits with the error.
+    await stop();
+    throw err;
+  }
   log('info', 'listening', { host: config.host, ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
 
-  async function stop(): Promise<void> {
-    if (stopping) return;
-    stopping = true;
+  // Every caller gets the same promise, resolved when all threads are gone.
+  // A thread that has already exited is not waited for.
+  function stop(): Promise<void> {
+    stopping ??= stopThreads();
+    return stopping;
+  }
+  async function stopThreads(): Promise<void> {
     log('info', 'shutting_down', {});
     await Promise.all(
       workers.map(
         (w) =>
-          new Promise<void>((resolve) => {
-            const timer = setTimeout(() => void w.terminate().then(() => resolve()), 15_000);
-            w.once('exit', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            w.postMessage({ type: 'shutdown' });
-          }),
+          exited.has(w)
+            ? undefined
+            : new Promise<void>((resolve) => {
+                const timer = setTimeout(() => void w.terminate().then(() => resolve()), 15_000);
+                w.once('exit', () => {
+                  clearTimeout(timer);
+                  resolve();
+                });
+                w.postMessage({ type: 'shutdown' });
+              }),
       ),
     );
     log('info', 'stopped', { cleanThreads: closed.size });

@@ -2,6 +2,13 @@
 // (the kernel shares the pages), its own uWS app on the shared port.
 import { parentPort, workerData } from 'node:worker_threads';
 import { registerAccountRoutes } from './api/account.js';
+import { registerBlacklistRoutes } from './api/blacklist.js';
+import { registerIpRoutes } from './api/ip.js';
+import { registerRouteRoutes } from './api/routes.js';
+import { ClickRecorder, FLUSH_MS } from './redirect/clicks.js';
+import { Redirector } from './redirect/redirect.js';
+import { RouteCache } from './redirect/route-cache.js';
+import { BLACKLIST_POLL_MS, QualityState } from './quality/state.js';
 import { type AppDeps, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { IpDatabase } from './ipdb/database.js';
@@ -18,7 +25,7 @@ export interface WorkerInput {
   config: Config;
   dbFile: string;
   tls: { certFile: string; keyFile: string };
-  shared: { accounts: SharedArrayBuffer; authFailures: SharedArrayBuffer; metrics: SharedArrayBuffer };
+  shared: { accounts: SharedArrayBuffer; authFailures: SharedArrayBuffer; metrics: SharedArrayBuffer; routes: SharedArrayBuffer };
 }
 
 export type WorkerMessage =
@@ -38,15 +45,36 @@ try {
   log('error', 'database_unavailable', { error: err });
 }
 
+const quality = new QualityState(stores, database);
+const qualityTimer = setInterval(() => {
+  try {
+    quality.refresh();
+  } catch (err) {
+    log('error', 'blacklist_refresh_failed', { error: err });
+  }
+}, BLACKLIST_POLL_MS);
+qualityTimer.unref();
+
+const metrics = new Metrics(input.shared.metrics, input.thread);
+const routeCache = new RouteCache(stores, input.shared.routes);
+const clicks = new ClickRecorder(stores);
+const clickTimer = setInterval(() => {
+  clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+}, FLUSH_MS);
+clickTimer.unref();
+
 const router = new Router();
 registerAccountRoutes(router, stores);
+registerRouteRoutes(router, stores, routeCache, input.config.shortBase);
+registerIpRoutes(router, () => quality.classifier);
+registerBlacklistRoutes(router, stores);
 
 const keyUse = new Map<string, number>();
 const deps: AppDeps = {
   config: input.config,
   stores,
   keyCache: new KeyCache(stores),
-  metrics: new Metrics(input.shared.metrics, input.thread),
+  metrics,
   router,
   accountLimiter: new SharedRateLimiter(input.shared.accounts, true),
   authFailureLimiter: new SharedRateLimiter(input.shared.authFailures, false),
@@ -54,6 +82,7 @@ const deps: AppDeps = {
   tls: input.tls,
   keyUse,
   inflight: { count: 0 },
+  redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy),
 };
 
 const flushKeyUse = () => {
@@ -84,6 +113,9 @@ port.on('message', async (msg: { type: string }) => {
   const deadline = Date.now() + 10_000;
   while (deps.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   clearInterval(flushTimer);
+  clearInterval(qualityTimer);
+  clearInterval(clickTimer);
+  await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
   await flushKeyUse();
   await stores.root.flushed;
   // close() exists in this uWS build (it ends every open connection) but not in its typings.

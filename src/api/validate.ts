@@ -28,3 +28,14 @@ export function stringField(value: unknown, field: string, min: number, max: num
   if (s.length < min || s.length > max) throw invalidParameter(field, `must be ${min} to ${max} characters after trimming`);
   return s;
 }
+
+/** page (>= 1, default 1) and limit (1-100, default 20) from a query string. */
+export function pageParams(q: URLSearchParams): { page: number; limit: number } {
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const raw = q.get(name);
+    if (raw === null) return fallback;
+    if (!/^[0-9]{1,7}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw invalidParameter(name, `must be an integer from ${min} to ${max}`);
+    return Number(raw);
+  };
+  return { page: int('page', 1, 1, 1_000_000), limit: int('limit', 20, 1, 100) };
+}

@@ -1,16 +1,21 @@
 // splitguard ipdb build | lookup | info
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 import { ensureCurrentDatabase } from '../ipdb/current.js';
 import { IpDatabase } from '../ipdb/database.js';
 import { buildFromFiles, installDatabaseFile } from '../ipdb/files.js';
+import { activeBlacklist } from '../quality/blacklist-store.js';
+import { type ActiveBlacklistEntry, Classifier } from '../quality/classifier.js';
+import { builtInLists, LEVELS, parseLevel } from '../quality/lists.js';
+import { openStores } from '../store/db.js';
 import { type Io, parseCommand, progressPrinter } from './io.js';
 
 export const ipdbUsage = `Usage:
   splitguard ipdb build --out FILE SOURCE...     compile CSV/TSV sources (plain or gzip) into a trie file
-  splitguard ipdb lookup [--db FILE] IP...       one JSON line per address
-  splitguard ipdb lookup [--db FILE] --stdin     addresses from standard input, one per line
+  splitguard ipdb lookup [--db FILE] [--level L] IP...    one JSON line per address (the API's check result)
+  splitguard ipdb lookup [--db FILE] [--level L] --stdin  addresses from standard input, one per line
   splitguard ipdb info [FILE]                    version, build time, source, counts, size`;
 
 function openDatabase(io: Io, file: string | undefined): IpDatabase {
@@ -35,15 +40,18 @@ async function lookup(io: Io, args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     'ipdb lookup',
     args,
-    { db: { type: 'string' }, stdin: { type: 'boolean' } },
+    { db: { type: 'string' }, stdin: { type: 'boolean' }, level: { type: 'string' } },
     true,
   );
+  const level = values.level === undefined ? 'medium' : parseLevel(values.level);
+  if (!level) throw new AppError('cli_usage', `ipdb lookup: --level must be one of ${LEVELS.join(', ')}, got "${values.level}"`);
   if (values.stdin && positionals.length > 0) throw new AppError('cli_usage', 'ipdb lookup: give addresses or --stdin, not both');
   if (!values.stdin && positionals.length === 0) throw new AppError('cli_usage', 'ipdb lookup: at least one IP address (or --stdin) is required');
   const db = openDatabase(io, values.db as string | undefined);
+  const classifier = new Classifier(db, builtInLists(), await operatorBlacklist(io));
   let failures = 0;
   const one = (text: string) => {
-    const result = db.describe(text);
+    const result = text.length <= 64 ? classifier.check(text, level) : null;
     if (result) {
       io.out(JSON.stringify(result));
     } else {
@@ -63,6 +71,17 @@ async function lookup(io: Io, args: string[]): Promise<number> {
   }
   if (failures > 0) io.err(`${failures} invalid address${failures === 1 ? '' : 'es'}`);
   return failures > 0 ? 1 : 0;
+}
+
+/** The data directory's effective blacklist when it has a store, else the built-in one. */
+async function operatorBlacklist(io: Io): Promise<ActiveBlacklistEntry[]> {
+  if (!existsSync(path.join(io.dataDir, 'db'))) return activeBlacklist(null);
+  const stores = openStores(io.dataDir);
+  try {
+    return activeBlacklist(stores);
+  } finally {
+    await stores.root.close();
+  }
 }
 
 async function info(io: Io, args: string[]): Promise<number> {

@@ -15,11 +15,12 @@ function newToken(): string {
   return KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-export function createAccount(stores: Stores, name: string, quota = DEFAULT_QUOTA): Account {
+export function createAccount(stores: Stores, name: string, quota = DEFAULT_QUOTA, admin = false): Account {
   return stores.root.transactionSync(() => {
     const account: Account = {
       id: nextId(stores, 'account'),
       name,
+      admin,
       quota,
       routesCreated: 0,
       createdAt: new Date().toISOString(),

@@ -8,10 +8,13 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Route } from './routes-store.js';
 
 export interface Account {
   id: number;
   name: string;
+  /** Operator accounts may use the admin API (/v1/admin/...). */
+  admin?: boolean;
   quota: number;
   routesCreated: number;
   createdAt: string;
@@ -39,6 +42,22 @@ export interface User {
   createdAt: string;
 }
 
+/**
+ * The operator's changes to the ASN blacklist: a disabled built-in entry, or
+ * a custom entry (builtIn false). Built-in entries themselves live in
+ * src/quality/lists/asn-blacklist.json and are not copied here.
+ */
+export interface BlacklistChange {
+  asn: number;
+  builtIn: boolean;
+  disabled: boolean;
+  provider: string;
+  category: string;
+  level: 'low' | 'medium' | 'high';
+  note: string;
+  updatedAt: string;
+}
+
 export interface Stores {
   root: RootDatabase;
   meta: Database<unknown, string>;
@@ -48,6 +67,27 @@ export interface Stores {
   /** Key id → hash, for management by id. */
   keyIds: Database<string, string>;
   users: Database<User, string>;
+  blacklist: Database<BlacklistChange, number>;
+  routes: Database<Route, number>;
+  /** Short-link code → route id; never removed, so codes are never reused. */
+  codes: Database<number, string>;
+  /** [account id, route id] → 1. */
+  accountRoutes: Database<number, [number, number]>;
+  /** [route id, UTC day number] → that day's counters. */
+  stats: Database<DayStats, [number, number]>;
+}
+
+/** One route's counters for one UTC day (see redirect/clicks.ts). */
+export interface DayStats {
+  clicks: number;
+  a: number;
+  b: number;
+  intercepted: number;
+  asn_blacklist: number;
+  org_keyword: number;
+  vpn_proxy: number;
+  carrier_whitelist: number;
+  check_failed: number;
 }
 
 export const SCHEMA_VERSION = 1;
@@ -68,6 +108,11 @@ export function openStores(dataDir: string): Stores {
     keys: root.openDB<ApiKey, string>({ name: 'keys' }),
     keyIds: root.openDB<string, string>({ name: 'key_ids' }),
     users: root.openDB<User, string>({ name: 'users' }),
+    blacklist: root.openDB<BlacklistChange, number>({ name: 'blacklist' }),
+    routes: root.openDB<Route, number>({ name: 'routes' }),
+    codes: root.openDB<number, string>({ name: 'route_codes' }),
+    accountRoutes: root.openDB<number, [number, number]>({ name: 'account_routes' }),
+    stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
   };
   migrate(stores);
   return stores;

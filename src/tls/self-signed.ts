@@ -30,9 +30,6 @@ function oid(text: string): Buffer {
   }
   return der(0x06, Buffer.from(bytes));
 }
-function integer(bytes: Buffer): Buffer {
-  return der(0x02, bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
-}
 function time(d: Date): Buffer {
   const iso = d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
   return d.getUTCFullYear() < 2050 ? der(0x17, Buffer.from(`${iso.slice(2)}Z`)) : der(0x18, Buffer.from(`${iso}Z`));
@@ -52,11 +49,15 @@ export function generateSelfSigned(hosts: string[], days = 825): { cert: string;
     else if (family === 6) alt.push(der(0x87, Buffer.from(bytes)));
     else alt.push(der(0x82, Buffer.from(h, 'ascii')));
   }
+  // A positive serial in minimal DER: first byte in 0x40..0x7f (a leading
+  // zero byte would be "illegal padding" to OpenSSL, a high bit negative).
+  const serial = randomBytes(16);
+  serial[0] = (serial[0] & 0x3f) | 0x40;
   const now = Date.now();
   const ecdsaSha256 = seq(oid('1.2.840.10045.4.3.2'));
   const tbs = seq(
-    der(0xa0, integer(Buffer.from([2]))),
-    integer(randomBytes(16)),
+    der(0xa0, der(0x02, Buffer.from([2]))),
+    der(0x02, serial),
     ecdsaSha256,
     name('splitguard self-signed'),
     seq(time(new Date(now - 86_400_000)), time(new Date(now + days * 86_400_000))),

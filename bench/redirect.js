@@ -1,0 +1,78 @@
+// bench:redirect: the full redirect (route lookup, classification at level
+// medium, sticky split, click recording) against a bare uWebSockets.js TLS
+// app answering a 302 from a Map; one server thread each, interleaved pairs,
+// server on CPU 0, wrk on CPU 1. Figure (issue 5): splitguard's CPU per
+// request <= 1.3x the bare app's, and every click counted.
+import https from 'node:https';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { armsTable, canPin, freshDataDir, haveWrk, runPairs, startPinned, stopProcess, writeResult } from './lib.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PAIRS = Number(process.env.BENCH_PAIRS || 5);
+const SECONDS = Number(process.env.BENCH_SECONDS || 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 100);
+if (!haveWrk()) {
+  console.error('bench:redirect needs wrk (apt-get install wrk)');
+  process.exit(1);
+}
+
+const dataDir = await freshDataDir('sg-bench-redirect-');
+const server = await startPinned(0, [path.join(here, '../bin/splitguard.js'), 'serve'], {
+  SPLITGUARD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: '1',
+});
+const { api_key: key } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
+const ca = readFileSync(path.join(dataDir, 'tls/cert.pem'));
+const port = server.ports[0];
+
+function api(method, url, body) {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, method, path: url, ca, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode, json: text ? JSON.parse(text) : null }));
+    });
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
+  });
+}
+
+const created = await api('POST', '/v1/routes', {
+  name: 'bench', page_a: 'https://example.com/a', page_b: 'https://example.com/b', split_ratio: 0.5, intercept_level: 'medium',
+});
+if (created.status !== 201) throw new Error(`route creation failed: ${JSON.stringify(created)}`);
+const { id, code } = created.json;
+const bare = await startPinned(0, [path.join(here, 'baselines/uws-302.js'), path.join(dataDir, 'tls/cert.pem'), path.join(dataDir, 'tls/key.pem'), code, 'https://example.com/a']);
+
+// A returning visitor (steady state: the cookie is sent, no Set-Cookie).
+const cookie = 'Cookie: sg_vid=AAAAAAAAAAAAAAAAAAAAAA';
+const arms = {
+  splitguard: { proc: server, url: `https://127.0.0.1:${port}/r/${code}`, headers: [cookie] },
+  'bare uWS 302': { proc: bare, url: `https://127.0.0.1:${bare.ports[0]}/r/${code}`, headers: [cookie] },
+};
+const { runs, stats, ratio } = runPairs(arms, { pairs: PAIRS, seconds: SECONDS, connections: CONNECTIONS });
+
+// Every click counted: the route's stats must hold exactly the responses wrk received.
+await new Promise((r) => setTimeout(r, 2500));
+const detail = await api('GET', `/v1/routes/${id}`);
+const counted = detail.json.stats.clicks.total;
+const served = arms.splitguard.requests;
+
+const cpuRatio = ratio('splitguard', 'bare uWS 302', 'cpuUsPerRequest');
+const result = {
+  setup: { pairs: PAIRS, seconds: SECONDS, connections: CONNECTIONS, pinned: canPin, serverThreads: 1, interceptLevel: 'medium', visitor: 'returning (cookie)' },
+  arms: stats,
+  cpuRatio,
+  clicks: { served, counted, lost: served - counted },
+  goal: { cpuRatio: '<= 1.3', value: cpuRatio.median, everyClickCounted: served === counted },
+  runs,
+};
+const file = writeResult('redirect', result);
+console.log(armsTable(stats));
+console.log(`\nCPU per request, splitguard / bare (median of ${PAIRS} pairs): ${cpuRatio.median} (goal <= 1.3)`);
+console.log(`clicks: ${served} served, ${counted} counted${served === counted ? '' : ' (MISMATCH)'}\nresults: ${file}`);
+await stopProcess(server);
+await stopProcess(bare);
+rmSync(dataDir, { recursive: true, force: true });
+if (served !== counted) process.exitCode = 1;

@@ -1,0 +1,55 @@
+// The admin API for the ASN blacklist (the console uses it too):
+//   GET    /v1/admin/blacklist?q=&page=&limit=   search by ASN or provider
+//   POST   /v1/admin/blacklist                   add a custom entry
+//   PUT    /v1/admin/blacklist/:asn              {"enabled": bool, "note"?}
+//   DELETE /v1/admin/blacklist/:asn              remove a custom entry
+// Accounts without the admin flag get 404, as if the API did not exist.
+import { AppError, invalidParameter } from '../errors.js';
+import type { ApiRequest, Router } from '../http/router.js';
+import { addCustomEntry, listBlacklist, removeCustomEntry, setEnabled } from '../quality/blacklist-store.js';
+import type { Stores } from '../store/db.js';
+import { objectBody, pageParams } from './validate.js';
+
+function requireAdmin(req: ApiRequest): void {
+  if (!req.account.admin) throw new AppError('not_found', `no endpoint ${req.method} ${req.path}`);
+}
+
+function asnParam(value: string): number {
+  const m = /^(?:AS)?([0-9]{1,10})$/i.exec(value);
+  const asn = m ? Number(m[1]) : NaN;
+  if (!(asn >= 1 && asn <= 0xffffffff)) throw invalidParameter('asn', 'must be an ASN such as 16509 or AS16509');
+  return asn;
+}
+
+export function registerBlacklistRoutes(router: Router, stores: Stores): void {
+  router.add('GET', '/v1/admin/blacklist', (req) => {
+    requireAdmin(req);
+    const q = new URLSearchParams(req.query);
+    const { page, limit } = pageParams(q);
+    const term = (q.get('q') ?? '').trim().toLowerCase();
+    const asnTerm = /^(?:as)?([0-9]+)$/.exec(term)?.[1];
+    const all = listBlacklist(stores).filter(
+      (e) => term === '' || (asnTerm !== undefined ? String(e.asn).startsWith(asnTerm) : e.provider.toLowerCase().includes(term)),
+    );
+    const data = all.slice((page - 1) * limit, page * limit);
+    return { status: 200, body: { data, pagination: { page, limit, total: all.length, pages: Math.ceil(all.length / limit) } } };
+  });
+  router.add('POST', '/v1/admin/blacklist', (req) => {
+    requireAdmin(req);
+    const body = objectBody(req.body, ['asn', 'provider', 'category', 'level', 'note']);
+    return { status: 201, body: addCustomEntry(stores, body as never) };
+  });
+  router.add('PUT', '/v1/admin/blacklist/:asn', (req) => {
+    requireAdmin(req);
+    const asn = asnParam(req.params.asn);
+    const body = objectBody(req.body, ['enabled', 'note']);
+    if (typeof body.enabled !== 'boolean') throw invalidParameter('enabled', 'must be true or false');
+    if (body.note !== undefined && (typeof body.note !== 'string' || body.note.length > 500)) throw invalidParameter('note', 'must be a string of at most 500 characters');
+    return { status: 200, body: setEnabled(stores, asn, body.enabled, body.note as string | undefined) };
+  });
+  router.add('DELETE', '/v1/admin/blacklist/:asn', (req) => {
+    requireAdmin(req);
+    removeCustomEntry(stores, asnParam(req.params.asn));
+    return { status: 204 };
+  });
+}

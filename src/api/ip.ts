@@ -1,0 +1,48 @@
+// GET /v1/ip/check?ip=&level= and POST /v1/ip/check {"ips": [...], "level"}.
+import { AppError, invalidParameter } from '../errors.js';
+import type { Router } from '../http/router.js';
+import type { CheckResult, Classifier } from '../quality/classifier.js';
+import { type Level, LEVELS, parseLevel } from '../quality/lists.js';
+import { objectBody } from './validate.js';
+
+export const BATCH_LIMIT = 50;
+
+function level(value: unknown, field: string): Level {
+  if (value === undefined || value === null || value === '') return 'medium';
+  const l = parseLevel(value);
+  if (!l) throw invalidParameter(field, `must be one of ${LEVELS.join(', ')}`);
+  return l;
+}
+
+function checkOne(classifier: Classifier, ip: unknown, field: string, lvl: Level): CheckResult {
+  if (typeof ip !== 'string' || ip === '') throw invalidParameter(field, 'must be an IPv4 or IPv6 address');
+  const result = ip.length <= 64 ? classifier.check(ip.trim(), lvl) : null;
+  if (!result) throw invalidParameter(field, `is not a valid IPv4 or IPv6 address: "${ip.length > 64 ? `${ip.slice(0, 61)}...` : ip}"`);
+  return result;
+}
+
+export function registerIpRoutes(router: Router, classifier: () => Classifier | null): void {
+  const current = () => {
+    const c = classifier();
+    if (!c) throw new AppError('ipdb_missing');
+    return c;
+  };
+  router.add('GET', '/v1/ip/check', (req) => {
+    const q = new URLSearchParams(req.query);
+    for (const key of q.keys()) if (key !== 'ip' && key !== 'level') throw invalidParameter(key, 'is not a known parameter');
+    if (!q.has('ip')) throw invalidParameter('ip', 'is required');
+    const lvl = level(q.get('level') ?? undefined, 'level');
+    return { status: 200, body: checkOne(current(), q.get('ip'), 'ip', lvl) };
+  });
+  router.add('POST', '/v1/ip/check', (req) => {
+    const body = objectBody(req.body, ['ips', 'level']);
+    const ips = body.ips;
+    if (!Array.isArray(ips)) throw invalidParameter('ips', 'must be an array of 1 to 50 addresses');
+    if (ips.length === 0 || ips.length > BATCH_LIMIT) {
+      throw invalidParameter('ips', `must hold 1 to ${BATCH_LIMIT} addresses, got ${ips.length}`);
+    }
+    const lvl = level(body.level, 'level');
+    const c = current();
+    return { status: 200, body: { results: ips.map((ip, i) => checkOne(c, ip, `ips[${i}]`, lvl)) } };
+  });
+}

@@ -1,0 +1,123 @@
+// The effective ASN blacklist: the built-in entries, minus those the operator
+// disabled, plus the operator's custom entries (stored in LMDB). Every change
+// bumps `blacklist_generation`; server threads poll it and rebuild their
+// classifier, so a change is seen everywhere within a second.
+import { AppError, invalidParameter } from '../errors.js';
+import type { BlacklistChange, Stores } from '../store/db.js';
+import type { ActiveBlacklistEntry } from './classifier.js';
+import { BLACKLIST_CATEGORIES, type BlacklistCategory, builtInLists } from './lists.js';
+
+export const BLACKLIST_GENERATION = 'blacklist_generation';
+
+export interface BlacklistView {
+  asn: number;
+  provider: string;
+  category: string;
+  level: 'low' | 'medium' | 'high';
+  built_in: boolean;
+  enabled: boolean;
+  source: string | null;
+  note: string | null;
+  updated_at: string | null;
+}
+
+export function blacklistGeneration(stores: Stores): number {
+  return (stores.meta.get(BLACKLIST_GENERATION) as number | undefined) ?? 0;
+}
+
+function bump(stores: Stores): void {
+  stores.meta.putSync(BLACKLIST_GENERATION, blacklistGeneration(stores) + 1);
+}
+
+/** Every entry, built-in and custom, enabled or not, ordered by ASN. */
+export function listBlacklist(stores: Stores): BlacklistView[] {
+  const changes = new Map<number, BlacklistChange>();
+  for (const { value } of stores.blacklist.getRange()) changes.set(value.asn, value);
+  const out: BlacklistView[] = [];
+  for (const e of builtInLists().blacklist) {
+    const c = changes.get(e.asn);
+    out.push({
+      asn: e.asn, provider: e.provider, category: e.category, level: e.level, built_in: true,
+      enabled: !c?.disabled, source: e.source, note: c?.note || null, updated_at: c?.updatedAt ?? null,
+    });
+    changes.delete(e.asn);
+  }
+  for (const c of changes.values()) {
+    if (c.builtIn) continue; // a change for a built-in entry that a release removed
+    out.push({
+      asn: c.asn, provider: c.provider, category: c.category, level: c.level, built_in: false,
+      enabled: !c.disabled, source: null, note: c.note || null, updated_at: c.updatedAt,
+    });
+  }
+  return out.sort((a, b) => a.asn - b.asn);
+}
+
+/** The entries the classifier applies. */
+export function activeBlacklist(stores: Stores | null): ActiveBlacklistEntry[] {
+  if (!stores) return builtInLists().blacklist;
+  return listBlacklist(stores)
+    .filter((e) => e.enabled)
+    .map((e) => ({ asn: e.asn, category: e.category as BlacklistCategory, level: e.level }));
+}
+
+export interface CustomEntryInput {
+  asn: unknown;
+  provider: unknown;
+  category: unknown;
+  level?: unknown;
+  note?: unknown;
+}
+
+export function addCustomEntry(stores: Stores, input: CustomEntryInput): BlacklistView {
+  const asn = input.asn;
+  if (!Number.isInteger(asn) || (asn as number) < 1 || (asn as number) > 0xffffffff) throw invalidParameter('asn', 'must be an integer from 1 to 4294967295');
+  if (typeof input.provider !== 'string' || input.provider.trim() === '' || input.provider.length > 200) throw invalidParameter('provider', 'must be a string of 1 to 200 characters');
+  if (!BLACKLIST_CATEGORIES.includes(input.category as BlacklistCategory)) throw invalidParameter('category', `must be one of ${BLACKLIST_CATEGORIES.join(', ')}`);
+  const level = input.level ?? 'low';
+  if (level !== 'low' && level !== 'medium' && level !== 'high') throw invalidParameter('level', 'must be low, medium or high');
+  const note = input.note ?? '';
+  if (typeof note !== 'string' || note.length > 500) throw invalidParameter('note', 'must be a string of at most 500 characters');
+  if (builtInLists().blacklist.some((e) => e.asn === asn)) throw invalidParameter('asn', 'is a built-in entry: enable or disable it instead');
+  const change: BlacklistChange = {
+    asn: asn as number, builtIn: false, disabled: false, provider: input.provider.trim(),
+    category: input.category as string, level, note, updatedAt: new Date().toISOString(),
+  };
+  const added = stores.root.transactionSync(() => {
+    if (stores.blacklist.get(change.asn)) return false;
+    stores.blacklist.putSync(change.asn, change);
+    bump(stores);
+    return true;
+  });
+  if (!added) throw invalidParameter('asn', 'is already on the blacklist');
+  return listBlacklist(stores).find((e) => e.asn === change.asn)!;
+}
+
+/** Enables or disables a built-in or custom entry; not_found when the ASN is on neither list. */
+export function setEnabled(stores: Stores, asn: number, enabled: boolean, note?: string): BlacklistView {
+  const builtIn = builtInLists().blacklist.find((e) => e.asn === asn);
+  stores.root.transactionSync(() => {
+    const existing = stores.blacklist.get(asn);
+    if (!builtIn && !existing) return;
+    const base: BlacklistChange = existing ?? {
+      asn, builtIn: true, disabled: false, provider: builtIn!.provider, category: builtIn!.category,
+      level: builtIn!.level, note: '', updatedAt: '',
+    };
+    stores.blacklist.putSync(asn, { ...base, disabled: !enabled, note: note ?? base.note, updatedAt: new Date().toISOString() });
+    bump(stores);
+  });
+  const view = listBlacklist(stores).find((e) => e.asn === asn);
+  if (!view) throw new AppError('not_found', `AS${asn} is not on the blacklist`);
+  return view;
+}
+
+/** Removes a custom entry; built-in entries can only be disabled. */
+export function removeCustomEntry(stores: Stores, asn: number): void {
+  if (builtInLists().blacklist.some((e) => e.asn === asn)) throw invalidParameter('asn', 'is a built-in entry: disable it instead of removing it');
+  const removed = stores.root.transactionSync(() => {
+    if (!stores.blacklist.get(asn)) return false;
+    stores.blacklist.removeSync(asn);
+    bump(stores);
+    return true;
+  });
+  if (!removed) throw new AppError('not_found', `AS${asn} is not on the blacklist`);
+}

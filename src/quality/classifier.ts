@@ -1,0 +1,204 @@
+// The IP quality classifier (contract §6): a database plus the lists, with
+// every per-organization answer computed up front so that classifying a
+// visitor costs one byte read after the lookup.
+//
+// Tables, one entry per database record (record 0 = "not in the database"):
+//   strong/weak/vpn/carrierWord  index of the first matching keyword, or -1
+//   carrierAsn                   1 when the record's ASN is a listed carrier
+//   blLevel / blCategory         blacklist entry (level index 1..3, 0 = none)
+//   verdicts[(record << 2) | L]  the decision at level L (RULE_* below)
+// The keyword tables depend on the database only; the blacklist tables and
+// the verdicts are recomputed (a few ms) whenever the operator's blacklist
+// changes, and a new Classifier is made for a new database.
+import type { IpDatabase } from '../ipdb/database.js';
+import { KeywordSet, words } from './keywords.js';
+import { type BlacklistCategory, type BuiltInLists, LEVEL_INDEX, type Level } from './lists.js';
+
+/** Verdict codes: what decided a visitor at a level. */
+export const RULE_PASS = 0;
+export const RULE_ASN_BLACKLIST = 1;
+export const RULE_ORG_KEYWORD = 2;
+export const RULE_VPN_PROXY = 3;
+/** Passed because the carrier whitelist cancelled a keyword hit. */
+export const RULE_CARRIER_WHITELIST = 4;
+
+export type Category = 'datacenter' | 'vpn_proxy' | 'carrier' | 'other' | 'unknown';
+
+export interface ActiveBlacklistEntry {
+  asn: number;
+  category: BlacklistCategory;
+  level: 'low' | 'medium' | 'high';
+}
+
+export interface CheckResult {
+  ip: string;
+  version: 4 | 6;
+  found: boolean;
+  asn: number | null;
+  organization: string | null;
+  range: { start: string; end: string } | null;
+  category: Category;
+  signals: {
+    asn_blacklist: boolean;
+    org_keyword: string | null;
+    vpn_proxy: string | null;
+    carrier_whitelist: string | null;
+  };
+  intercept: { low: boolean; medium: boolean; high: boolean };
+  level: Level;
+  intercepted: boolean;
+  database: { version: string; built_at: string };
+}
+
+interface KeywordTables {
+  strong: Int16Array;
+  weak: Int16Array;
+  vpn: Int16Array;
+  carrierWord: Int16Array;
+  carrierAsn: Uint8Array;
+}
+
+export class Classifier {
+  readonly database: IpDatabase;
+  readonly #lists: BuiltInLists;
+  readonly #kw: KeywordTables;
+  #blLevel: Uint8Array;
+  #blCategory: (BlacklistCategory | undefined)[];
+  #verdicts: Uint8Array;
+
+  constructor(database: IpDatabase, lists: BuiltInLists, blacklist: Iterable<ActiveBlacklistEntry>, keywordTables?: KeywordTables) {
+    this.database = database;
+    this.#lists = lists;
+    this.#kw = keywordTables ?? Classifier.#keywordTables(database, lists);
+    const n = database.recordCount;
+    this.#blLevel = new Uint8Array(n);
+    this.#blCategory = new Array(n);
+    this.#verdicts = new Uint8Array(n * 4);
+    this.setBlacklist(blacklist);
+  }
+
+  static #keywordTables(db: IpDatabase, lists: BuiltInLists): KeywordTables {
+    const n = db.recordCount;
+    const t: KeywordTables = {
+      strong: new Int16Array(n).fill(-1),
+      weak: new Int16Array(n).fill(-1),
+      vpn: new Int16Array(n).fill(-1),
+      carrierWord: new Int16Array(n).fill(-1),
+      carrierAsn: new Uint8Array(n),
+    };
+    const sets: [KeywordSet, string[], Int16Array][] = [
+      [new KeywordSet(lists.keywords.strong), lists.keywords.strong, t.strong],
+      [new KeywordSet(lists.keywords.weak), lists.keywords.weak, t.weak],
+      [new KeywordSet(lists.keywords.vpn_proxy), lists.keywords.vpn_proxy, t.vpn],
+      [new KeywordSet(lists.keywords.carrier), lists.keywords.carrier, t.carrierWord],
+    ];
+    const carrierAsns = new Set(lists.carriers.map((c) => c.asn));
+    // Organizations repeat across records (one per ASN): match each name once.
+    const seen = new Map<string, number[]>();
+    for (let r = 1; r < n; r++) {
+      if (carrierAsns.has(db.asn(r))) t.carrierAsn[r] = 1;
+      const org = db.organization(r);
+      let hits = seen.get(org);
+      if (!hits) {
+        const ws = words(org);
+        hits = sets.map(([set, list]) => {
+          const m = set.match(ws);
+          return m === null ? -1 : list.indexOf(m);
+        });
+        seen.set(org, hits);
+      }
+      for (let k = 0; k < sets.length; k++) sets[k][2][r] = hits[k];
+    }
+    return t;
+  }
+
+  /** The same keyword tables with another blacklist (for operator edits). */
+  withBlacklist(blacklist: Iterable<ActiveBlacklistEntry>): Classifier {
+    return new Classifier(this.database, this.#lists, blacklist, this.#kw);
+  }
+
+  setBlacklist(blacklist: Iterable<ActiveBlacklistEntry>): void {
+    const byAsn = new Map<number, ActiveBlacklistEntry>();
+    for (const e of blacklist) byAsn.set(e.asn, e);
+    const db = this.database;
+    const n = db.recordCount;
+    const blLevel = new Uint8Array(n);
+    const blCategory: (BlacklistCategory | undefined)[] = new Array(n);
+    const verdicts = new Uint8Array(n * 4);
+    const kw = this.#kw;
+    for (let r = 1; r < n; r++) {
+      const entry = byAsn.get(db.asn(r));
+      if (entry) {
+        blLevel[r] = LEVEL_INDEX[entry.level];
+        blCategory[r] = entry.category;
+      }
+      const carrier = kw.carrierAsn[r] === 1 || kw.carrierWord[r] >= 0;
+      for (let level = 1; level <= 3; level++) {
+        let rule = RULE_PASS;
+        if (blLevel[r] !== 0 && level >= blLevel[r]) rule = RULE_ASN_BLACKLIST;
+        else if (level >= 2 && kw.vpn[r] >= 0) rule = RULE_VPN_PROXY;
+        else if (level >= 2 && kw.strong[r] >= 0) rule = RULE_ORG_KEYWORD;
+        else if (level >= 3 && kw.weak[r] >= 0) rule = RULE_ORG_KEYWORD;
+        if ((rule === RULE_VPN_PROXY || rule === RULE_ORG_KEYWORD) && carrier) rule = RULE_CARRIER_WHITELIST;
+        verdicts[(r << 2) | level] = rule;
+      }
+    }
+    this.#blLevel = blLevel;
+    this.#blCategory = blCategory;
+    this.#verdicts = verdicts;
+  }
+
+  /** The decision for a record at a level index (0 off .. 3 high): a RULE_* code. Hot path. */
+  verdict(record: number, level: number): number {
+    return this.#verdicts[(record << 2) | level];
+  }
+
+  category(record: number): Category {
+    if (record === 0) return 'unknown';
+    const bl = this.#blCategory[record];
+    if (bl) return bl === 'vpn' || bl === 'proxy' ? 'vpn_proxy' : 'datacenter';
+    const kw = this.#kw;
+    if (kw.carrierAsn[record] === 1 || kw.carrierWord[record] >= 0) return 'carrier';
+    if (kw.vpn[record] >= 0) return 'vpn_proxy';
+    if (kw.strong[record] >= 0) return 'datacenter';
+    return 'other';
+  }
+
+  /** The full check result for address text (contract §6), or null when the text is not an address. */
+  check(ip: string, level: Level): CheckResult | null {
+    const found = this.database.describe(ip);
+    if (!found) return null;
+    const db = this.database;
+    const record = found.found ? db.lookupText(ip) : 0;
+    const kw = this.#kw;
+    const k = this.#lists.keywords;
+    const keywordHit = kw.strong[record] >= 0 || kw.weak[record] >= 0 || kw.vpn[record] >= 0;
+    const carrier = kw.carrierAsn[record] === 1 || kw.carrierWord[record] >= 0;
+    const intercept = {
+      low: isIntercept(this.verdict(record, 1)),
+      medium: isIntercept(this.verdict(record, 2)),
+      high: isIntercept(this.verdict(record, 3)),
+    };
+    return {
+      ...found,
+      category: this.category(record),
+      signals: {
+        asn_blacklist: this.#blLevel[record] !== 0,
+        org_keyword: record === 0 ? null : (k.strong[kw.strong[record]] ?? k.weak[kw.weak[record]] ?? null),
+        vpn_proxy: record === 0 ? null : (k.vpn_proxy[kw.vpn[record]] ?? null),
+        carrier_whitelist:
+          record !== 0 && keywordHit && carrier
+            ? (k.carrier[kw.carrierWord[record]] ?? `AS${db.asn(record)}`)
+            : null,
+      },
+      intercept,
+      level,
+      intercepted: level === 'off' ? false : intercept[level],
+      database: { version: db.info.version, built_at: db.info.builtAt },
+    };
+  }
+}
+
+export function isIntercept(rule: number): boolean {
+  return rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY;
+}

@@ -1,0 +1,107 @@
+// The redirect decision (contract §5), kept free of uWebSockets.js: app.ts
+// reads the request and writes the response around it. Per visit: one Map
+// lookup for the route, one trie walk and one table read for the
+// classification, a hash for the split, counter increments for the stats.
+// No storage access and no await; the only allocations are the Location
+// string when the link carries a query, and a cookie for a new visitor.
+import type { Cidr } from '../config.js';
+import { clientAddress, normalizeAddress } from '../http/client-ip.js';
+import { M, type Metrics } from '../metrics.js';
+import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_VPN_PROXY } from '../quality/classifier.js';
+import type { ClickRecorder } from './clicks.js';
+import type { RouteCache } from './route-cache.js';
+import { bucket, newVisitorId, visitorCookie, visitorFromCookie } from './visitor.js';
+
+export const NOT_FOUND_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
+  '<body><h1>Link not found</h1><p>This short link does not exist or has been removed.</p></body></html>';
+
+function isCode(s: string): boolean {
+  if (s.length !== 8) return false;
+  for (let i = 0; i < 8; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return false;
+  }
+  return true;
+}
+
+export class Redirector {
+  /** Outputs of the last visit(): the Location and, for a new visitor, the Set-Cookie value (else ''). */
+  location = '';
+  setCookie = '';
+  readonly #routes: RouteCache;
+  readonly #quality: () => Classifier | null;
+  readonly #clicks: ClickRecorder;
+  readonly #metrics: Metrics;
+  readonly #trustProxy: readonly Cidr[];
+
+  constructor(routes: RouteCache, quality: () => Classifier | null, clicks: ClickRecorder, metrics: Metrics, trustProxy: readonly Cidr[]) {
+    this.#routes = routes;
+    this.#quality = quality;
+    this.#clicks = clicks;
+    this.#metrics = metrics;
+    this.#trustProxy = trustProxy;
+  }
+
+  /**
+   * Decides one visit; returns 302 or 404. `peer` is the socket address as
+   * uWS gives it (4 or 16 bytes). HEAD passes count = false: same answer,
+   * no click.
+   */
+  visit(code: string, peer: ArrayBuffer, forwardedFor: string, cookie: string, query: string, count: boolean): number {
+    const route = isCode(code) ? this.#routes.get(code) : null;
+    if (route === null) return 404;
+    const c = count ? this.#clicks.counters(route.id, Date.now()) : null;
+    let intercepted = false;
+    if (route.level !== 0) {
+      try {
+        const classifier = this.#quality();
+        if (classifier === null) throw new Error('no IP database is loaded');
+        const address = this.#trustProxy.length === 0
+          ? new Uint8Array(peer)
+          : clientAddress(normalizeAddress(peer), forwardedFor, this.#trustProxy);
+        const rule = classifier.verdict(classifier.database.lookupBytes(address), route.level);
+        if (rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY) {
+          intercepted = true;
+          if (c !== null) {
+            c.intercepted++;
+            if (rule === RULE_ASN_BLACKLIST) c.asn_blacklist++;
+            else if (rule === RULE_ORG_KEYWORD) c.org_keyword++;
+            else c.vpn_proxy++;
+            this.#metrics.inc(rule === RULE_ASN_BLACKLIST ? M.interceptAsn : rule === RULE_ORG_KEYWORD ? M.interceptKeyword : M.interceptVpn);
+          }
+        } else if (rule === RULE_CARRIER_WHITELIST && c !== null) {
+          c.carrier_whitelist++;
+        }
+      } catch {
+        // Fail open (contract §5.3): the visitor is treated as real.
+        if (c !== null) c.check_failed++;
+        this.#metrics.inc(M.checkFailed);
+      }
+    }
+    let toA: boolean;
+    this.setCookie = '';
+    if (intercepted) {
+      toA = route.defaultA;
+    } else {
+      let visitor = visitorFromCookie(cookie);
+      if (visitor === '') {
+        visitor = newVisitorId();
+        this.setCookie = visitorCookie(visitor);
+      }
+      toA = bucket(route.id, visitor) < route.splitRatio;
+      if (c !== null) {
+        if (toA) c.a++;
+        else c.b++;
+      }
+    }
+    if (c !== null) {
+      c.clicks++;
+      this.#metrics.inc(M.redirects);
+    }
+    if (query === '') this.location = toA ? route.pageA : route.pageB;
+    else if (toA) this.location = `${route.aBase}${route.aHasQuery ? '&' : '?'}${query}${route.aFragment}`;
+    else this.location = `${route.bBase}${route.bHasQuery ? '&' : '?'}${query}${route.bFragment}`;
+    return 302;
+  }
+}

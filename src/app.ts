@@ -63,9 +63,11 @@ export function buildApp(deps: AppDeps): TemplatedApp {
   };
   const fail = (x: Exchange, err: unknown, headers: Headers = {}) => {
     let e: AppError;
-    if (err instanceof AppError) {
+    if (err instanceof AppError && err.status < 500) {
       e = err;
     } else {
+      // Server-side failures go out as one fixed `internal` body; the details
+      // (a stack, a path, a native status) go to the log only.
       e = new AppError('internal');
       log('error', 'unhandled_error', { error: err });
     }
@@ -134,7 +136,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
 
     if (match.route.body) {
       if (call.contentType !== '' && !/^application\/json\s*(;|$)/i.test(call.contentType)) {
-        fail(x, new AppError('invalid_json', 'Content-Type must be application/json', 'Content-Type'), headers);
+        fail(x, new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type'), headers);
         return;
       }
       deps.inflight.count++;

@@ -1,5 +1,6 @@
 // Configuration: read from the environment once, validated, frozen. Every
 // error names the variable and says what was expected.
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseIp } from './ipdb/address.js';
@@ -116,7 +117,10 @@ function urls(env: NodeJS.ProcessEnv, name: string): string[] | null {
 
 function file(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
-  return raw === undefined || raw === '' ? null : path.resolve(raw);
+  if (raw === undefined || raw === '') return null;
+  const resolved = path.resolve(raw);
+  if (!existsSync(resolved)) throw new ConfigError(name, 'the path of an existing PEM file', raw);
+  return resolved;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -67,7 +67,9 @@ export function getRoute(stores: Stores, accountId: number, id: number): Route |
 
 export function listRoutes(stores: Stores, accountId: number, page: number, limit: number): { data: Route[]; total: number } {
   const range = { start: [accountId, Number.MAX_SAFE_INTEGER], end: [accountId, 0], reverse: true };
-  const total = stores.accountRoutes.getCount(range);
+  // getCount marks the options object it is given (onlyCount = true), so it
+  // gets a copy: the same object passed on to getRange would return a number.
+  const total = stores.accountRoutes.getCount({ ...range });
   const data: Route[] = [];
   for (const { key } of stores.accountRoutes.getRange({ ...range, offset: (page - 1) * limit, limit })) {
     const route = stores.routes.get((key as [number, number])[1]);

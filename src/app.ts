@@ -71,7 +71,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       e = new AppError('internal');
       log('error', 'unhandled_error', { error: err });
     }
-    reply(x, e.status, e.body(), headers);
+    reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   };
 
   const handleApi = (x: Exchange, call: ApiCall) => {

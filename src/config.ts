@@ -102,6 +102,7 @@ function urls(env: NodeJS.ProcessEnv, name: string): string[] | null {
   if (raw === undefined || raw.trim() === '') return null;
   return raw.split(',').map((part) => {
     const text = part.trim();
+    if (text === 'package:') return text;
     for (const alternative of text.split('|')) {
       let ok = false;
       try {
@@ -109,7 +110,7 @@ function urls(env: NodeJS.ProcessEnv, name: string): string[] | null {
       } catch {
         ok = false;
       }
-      if (!ok) throw new ConfigError(name, 'a comma-separated list of http:, https: or file: URLs', alternative);
+      if (!ok) throw new ConfigError(name, 'a comma-separated list of http:, https: or file: URLs (IPv4|IPv6 pairs allowed) or package:', alternative);
     }
     return text;
   });

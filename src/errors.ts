@@ -45,6 +45,8 @@ export class AppError extends Error {
   readonly code: string;
   readonly status: number;
   readonly field: string | null;
+  /** Extra response headers (e.g. Retry-After). */
+  headers: Record<string, string> | undefined;
 
   constructor(code: ErrorCode, detail = '', field: string | null = null, options?: { cause?: unknown }) {
     super(catalogue[code].message(detail), options);

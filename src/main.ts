@@ -1,6 +1,8 @@
 // The process entry for `splitguard serve`: configuration, data directory,
 // database, storage, TLS, then SPLITGUARD_THREADS server threads on one port.
-// The only module that makes threads listen; the only one that handles signals.
+// The only module that makes threads listen and the only one that handles
+// signals. The main thread serves nothing itself: it coordinates database
+// refreshes (schedule, API triggers, refreshes made by the CLI) and swaps.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,30 +10,48 @@ import { Worker } from 'node:worker_threads';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { ensureCurrentDatabase } from './ipdb/current.js';
+import { IpDatabase } from './ipdb/database.js';
+import { DEFAULT_SOURCES } from './ipdb/fetch.js';
+import { cleanRefreshLeftovers, databaseGeneration, nextDue, nextRefreshAt, Refresher, storeNextDue } from './ipdb/refresh.js';
+import { prune, publish } from './ipdb/serving.js';
 import { log } from './log.js';
-import { Metrics } from './metrics.js';
+import { M, Metrics } from './metrics.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
+import { computeKeywordTables, type KeywordTables } from './quality/classifier.js';
+import { builtInLists } from './quality/lists.js';
 import { RouteCache } from './redirect/route-cache.js';
 import { openStores } from './store/db.js';
 import { ensureTls } from './tls/self-signed.js';
-import type { WorkerInput, WorkerMessage } from './server.worker.js';
+import type { MainMessage, WorkerInput, WorkerMessage } from './server.worker.js';
 
 const WORKER_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.worker.js');
+/** How often the main thread looks for a database installed by another process (the CLI). */
+const GENERATION_POLL_MS = 1000;
 
 export interface RunningServer {
   ports: number[];
   stop(): Promise<void>;
 }
 
+/** Maps a file once to compute its keyword tables (shared with every thread). */
+function tablesFor(file: string): KeywordTables {
+  const db = IpDatabase.open(file);
+  try {
+    return computeKeywordTables(db, builtInLists());
+  } finally {
+    db.close();
+  }
+}
+
 export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const started = performance.now();
-  const { file: dbFile, built } = ensureCurrentDatabase(config.dataDir);
-  if (built) log('info', 'database_built', { file: dbFile, v4Ranges: built.v4Ranges, v6Ranges: built.v6Ranges, size: built.size });
+  cleanRefreshLeftovers(config.dataDir);
+  const { file: currentFile, built } = ensureCurrentDatabase(config.dataDir);
+  if (built) log('info', 'database_built', { file: currentFile, v4Ranges: built.v4Ranges, v6Ranges: built.v6Ranges, size: built.size });
 
   const stores = openStores(config.dataDir);
   const secrets = bootstrap(stores, config.dataDir);
-  await stores.root.close();
   if (secrets) {
     log('info', 'bootstrap', { admin_email: secrets.admin_email, account_id: secrets.account_id, file: path.join(config.dataDir, 'bootstrap.json') });
     options.announce?.(
@@ -43,22 +63,124 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const tls = ensureTls(config.dataDir, { cert: config.tlsCert, key: config.tlsKey }, [config.baseUrl, config.shortBase]);
   if (tls.generated) log('info', 'tls_self_signed', { cert: tls.certFile });
 
+  // The database the threads start with: a private serving copy (serving.ts)
+  // and its keyword tables. A damaged current.trie leaves the threads without
+  // a database: they keep serving, redirects fail open, /healthz says 503.
+  let servingFile = '';
+  let tables: KeywordTables | null = null;
+  try {
+    servingFile = publish(config.dataDir, currentFile);
+    tables = tablesFor(servingFile);
+  } catch (err) {
+    log('error', 'database_unavailable', { file: currentFile, error: err });
+  }
+  prune(config.dataDir, new Set([servingFile]));
+
   const shared = {
     accounts: SharedRateLimiter.allocate(1 << 16),
     authFailures: SharedRateLimiter.allocate(1 << 14),
-    metrics: Metrics.allocate(config.threads),
+    // One region per server thread plus one for this thread.
+    metrics: Metrics.allocate(config.threads + 1),
     routes: RouteCache.allocate(),
+    refresh: new SharedArrayBuffer(8),
   };
+  const metrics = new Metrics(shared.metrics, config.threads);
+  const refreshSince = new Float64Array(shared.refresh);
   const workers: Worker[] = [];
   const ports: number[] = [];
   const closed = new Set<number>();
-  const exited = new Set<Worker>();
-  let stopping: Promise<void> | null = null;
+  const swapWaiters = new Map<number, (m: WorkerMessage) => void>();
+  let stopping = false;
 
-  const allListening = new Promise<void>((resolve, reject) => {
+  // --- refresh and swap ---------------------------------------------------
+  let generation = databaseGeneration(stores);
+  let swapping: Promise<void> = Promise.resolve();
+
+  /** Moves every thread to a new database file, then drops the old copies. */
+  const swapAll = (file: string, t: KeywordTables) => {
+    swapping = swapping.then(async () => {
+      const acks = workers.map(
+        (w, thread) =>
+          new Promise<WorkerMessage>((resolve) => {
+            swapWaiters.set(thread, resolve);
+            w.postMessage({ type: 'swap', file, tables: t } satisfies MainMessage);
+          }),
+      );
+      const results = await Promise.all(acks);
+      const failed = results.filter((r) => r.type === 'swapped' && r.error);
+      if (failed.length === 0) {
+        servingFile = file;
+        prune(config.dataDir, new Set([file]));
+      }
+      log(failed.length ? 'error' : 'info', 'ipdb_swapped', { file, threads: results.length, failed: failed.length });
+    });
+    return swapping;
+  };
+
+  const refresher = new Refresher({
+    dataDir: config.dataDir,
+    stores,
+    sources: config.ipdbSources ?? DEFAULT_SOURCES,
+    onInstalled: async (result) => {
+      generation = databaseGeneration(stores);
+      await swapAll(publish(config.dataDir, currentFile), result.tables);
+    },
+  });
+
+  const startRefresh = (trigger: string) => {
+    const run = refresher.start(trigger);
+    refreshSince[0] = refresher.runningSince;
+    void run
+      .then((record) => {
+        metrics.inc(record.outcome === 'updated' ? M.refreshUpdated : record.outcome === 'unchanged' ? M.refreshUnchanged : M.refreshFailed);
+      })
+      .catch((err) => {
+        metrics.inc(M.refreshFailed);
+        log('error', 'ipdb_refresh_crashed', { error: err });
+      })
+      .finally(async () => {
+        refreshSince[0] = 0;
+        await storeNextDue(stores, nextDue(Date.now(), config.ipdbRefreshHours));
+        arm();
+      });
+    return run;
+  };
+
+  // The daily schedule; the due time lives in LMDB so a restart keeps it.
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    if (stopping) return;
+    const due = nextRefreshAt(stores) ?? 0;
+    const wait = Math.max(0, Math.min(due - Date.now(), 2 ** 31 - 1));
+    timer = setTimeout(() => {
+      if ((nextRefreshAt(stores) ?? 0) <= Date.now()) void startRefresh('schedule');
+      else arm();
+    }, wait);
+    timer.unref();
+  };
+  if (nextRefreshAt(stores) === null) await storeNextDue(stores, nextDue(Date.now(), config.ipdbRefreshHours));
+
+  // A database installed by another process (`splitguard ipdb refresh`).
+  const poll = setInterval(() => {
+    if (refresher.runningSince !== 0 || stopping) return;
+    const g = databaseGeneration(stores);
+    if (g === generation) return;
+    generation = g;
+    try {
+      const file = publish(config.dataDir, currentFile);
+      void swapAll(file, tablesFor(file));
+    } catch (err) {
+      log('error', 'ipdb_swap_failed', { error: err });
+    }
+  }, GENERATION_POLL_MS);
+  poll.unref();
+
+  // --- threads --------------------------------------------------------------
+  await new Promise<void>((resolve, reject) => {
     let ready = 0;
     for (let thread = 0; thread < config.threads; thread++) {
-      const input: WorkerInput = { thread, config, dbFile, tls, shared };
+      const input: WorkerInput = { thread, config, dbFile: servingFile, tls, shared, tables };
       const w = new Worker(WORKER_FILE, { workerData: input });
       workers.push(w);
       w.on('message', (m: WorkerMessage) => {
@@ -69,6 +191,11 @@ export async function serve(config: Config, options: { announce?: (text: string)
           reject(new Error(m.error));
         } else if (m.type === 'closed') {
           closed.add(m.thread);
+        } else if (m.type === 'swapped') {
+          swapWaiters.get(m.thread)?.(m);
+          swapWaiters.delete(m.thread);
+        } else if (m.type === 'refresh') {
+          void startRefresh(`api (account ${m.accountId})`);
         }
       });
       w.on('error', (err) => {
@@ -76,7 +203,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
         if (!stopping) reject(err);
       });
       w.on('exit', (code) => {
-        exited.add(w);
+        swapWaiters.get(thread)?.({ type: 'swapped', thread, file: '', error: 'thread exited' });
         if (!stopping && code !== 0) {
           log('error', 'thread_exited', { thread, code });
           process.exitCode = 1;
@@ -85,39 +212,30 @@ export async function serve(config: Config, options: { announce?: (text: string)
       });
     }
   });
-  try {
-    await allListening;
-  } catch (err) {
-    // A thread that could not start (port taken, ...) must not leave the
-    // others running: stop them, so that the process exits with the error.
-    await stop();
-    throw err;
-  }
+  arm();
   log('info', 'listening', { host: config.host, ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
 
-  // Every caller gets the same promise, resolved when all threads are gone.
-  // A thread that has already exited is not waited for.
-  function stop(): Promise<void> {
-    stopping ??= stopThreads();
-    return stopping;
-  }
-  async function stopThreads(): Promise<void> {
+  async function stop(): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    clearTimeout(timer);
+    clearInterval(poll);
     log('info', 'shutting_down', {});
     await Promise.all(
       workers.map(
         (w) =>
-          exited.has(w)
-            ? undefined
-            : new Promise<void>((resolve) => {
-                const timer = setTimeout(() => void w.terminate().then(() => resolve()), 15_000);
-                w.once('exit', () => {
-                  clearTimeout(timer);
-                  resolve();
-                });
-                w.postMessage({ type: 'shutdown' });
-              }),
+          new Promise<void>((resolve) => {
+            const kill = setTimeout(() => void w.terminate().then(() => resolve()), 15_000);
+            w.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            w.postMessage({ type: 'shutdown' } satisfies MainMessage);
+          }),
       ),
     );
+    await refresher.close();
+    await stores.root.close();
     log('info', 'stopped', { cleanThreads: closed.size });
   }
   return { ports, stop };

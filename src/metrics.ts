@@ -39,6 +39,10 @@ export const M = {
   interceptKeyword: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'org_keyword' }),
   interceptVpn: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'vpn_proxy' }),
   checkFailed: counter('splitguard_check_failed_total', 'IP checks that failed and let the visitor through'),
+  refreshUpdated: counter('splitguard_ipdb_refresh_total', 'Database refreshes by outcome', { outcome: 'updated' }),
+  refreshUnchanged: counter('splitguard_ipdb_refresh_total', 'Database refreshes by outcome', { outcome: 'unchanged' }),
+  refreshFailed: counter('splitguard_ipdb_refresh_total', 'Database refreshes by outcome', { outcome: 'failed' }),
+  swaps: counter('splitguard_ipdb_swaps_total', 'Databases swapped in without a restart'),
 };
 
 export const COUNTERS = defs.length;

@@ -4,6 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { registerAccountRoutes } from './api/account.js';
 import { registerBlacklistRoutes } from './api/blacklist.js';
 import { registerIpRoutes } from './api/ip.js';
+import { registerIpdbRoutes } from './api/ipdb.js';
+import type { KeywordTables } from './quality/classifier.js';
 import { registerRouteRoutes } from './api/routes.js';
 import { ClickRecorder, FLUSH_MS } from './redirect/clicks.js';
 import { Redirector } from './redirect/redirect.js';
@@ -13,7 +15,7 @@ import { type AppDeps, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { IpDatabase } from './ipdb/database.js';
 import { log, setLogThread } from './log.js';
-import { Metrics } from './metrics.js';
+import { M, Metrics } from './metrics.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
 import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
@@ -25,13 +27,26 @@ export interface WorkerInput {
   config: Config;
   dbFile: string;
   tls: { certFile: string; keyFile: string };
-  shared: { accounts: SharedArrayBuffer; authFailures: SharedArrayBuffer; metrics: SharedArrayBuffer; routes: SharedArrayBuffer };
+  shared: {
+    accounts: SharedArrayBuffer;
+    authFailures: SharedArrayBuffer;
+    metrics: SharedArrayBuffer;
+    routes: SharedArrayBuffer;
+    /** Float64: when the running refresh started (ms), 0 when none. */
+    refresh: SharedArrayBuffer;
+  };
+  /** Keyword tables of dbFile, computed once by the main thread. */
+  tables: KeywordTables | null;
 }
 
 export type WorkerMessage =
   | { type: 'listening'; thread: number; port: number }
   | { type: 'failed'; thread: number; error: string }
-  | { type: 'closed'; thread: number };
+  | { type: 'closed'; thread: number }
+  | { type: 'swapped'; thread: number; file: string; error?: string }
+  | { type: 'refresh'; thread: number; accountId: number };
+
+export type MainMessage = { type: 'shutdown' } | { type: 'swap'; file: string; tables: KeywordTables };
 
 const input = workerData as WorkerInput;
 const port = parentPort!;
@@ -45,7 +60,7 @@ try {
   log('error', 'database_unavailable', { error: err });
 }
 
-const quality = new QualityState(stores, database);
+const quality = new QualityState(stores, database, input.tables ?? undefined);
 const qualityTimer = setInterval(() => {
   try {
     quality.refresh();
@@ -68,6 +83,11 @@ registerAccountRoutes(router, stores);
 registerRouteRoutes(router, stores, routeCache, input.config.shortBase);
 registerIpRoutes(router, () => quality.classifier);
 registerBlacklistRoutes(router, stores);
+const refreshSince = new Float64Array(input.shared.refresh);
+registerIpdbRoutes(router, stores, () => database, {
+  runningSince: () => refreshSince[0],
+  request: (accountId) => port.postMessage({ type: 'refresh', thread: input.thread, accountId } satisfies WorkerMessage),
+});
 
 const keyUse = new Map<string, number>();
 const deps: AppDeps = {
@@ -106,7 +126,30 @@ app.listen(input.config.host, input.config.port, (token) => {
 
 // Graceful stop: no new connections, let in-flight answers finish, write
 // what is pending, close everything, tell the main thread.
-port.on('message', async (msg: { type: string }) => {
+// A swap: map the new file, rebuild the classifier around the shared keyword
+// tables, switch. Redirects are synchronous, so none is half-way through the
+// old database when this runs; the old mapping goes when its last view is
+// collected.
+function swap(file: string, tables: KeywordTables): void {
+  const next = IpDatabase.open(file);
+  quality.setDatabase(next, tables);
+  const old = database;
+  database = next;
+  old?.close();
+  metrics.inc(M.swaps);
+}
+
+port.on('message', async (msg: MainMessage) => {
+  if (msg.type === 'swap') {
+    try {
+      swap(msg.file, msg.tables);
+      port.postMessage({ type: 'swapped', thread: input.thread, file: msg.file } satisfies WorkerMessage);
+    } catch (err) {
+      log('error', 'ipdb_swap_failed', { file: msg.file, error: err });
+      port.postMessage({ type: 'swapped', thread: input.thread, file: msg.file, error: (err as Error).message } satisfies WorkerMessage);
+    }
+    return;
+  }
   if (msg.type !== 'shutdown') return;
   if (listenSocket) uws.us_listen_socket_close(listenSocket);
   listenSocket = null;

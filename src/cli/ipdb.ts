@@ -5,7 +5,9 @@ import path from 'node:path';
 import { AppError } from '../errors.js';
 import { ensureCurrentDatabase } from '../ipdb/current.js';
 import { IpDatabase } from '../ipdb/database.js';
+import { DEFAULT_SOURCES } from '../ipdb/fetch.js';
 import { buildFromFiles, installDatabaseFile } from '../ipdb/files.js';
+import { Refresher } from '../ipdb/refresh.js';
 import { activeBlacklist } from '../quality/blacklist-store.js';
 import { type ActiveBlacklistEntry, Classifier } from '../quality/classifier.js';
 import { builtInLists, LEVELS, parseLevel } from '../quality/lists.js';
@@ -16,7 +18,9 @@ export const ipdbUsage = `Usage:
   splitguard ipdb build --out FILE SOURCE...     compile CSV/TSV sources (plain or gzip) into a trie file
   splitguard ipdb lookup [--db FILE] [--level L] IP...    one JSON line per address (the API's check result)
   splitguard ipdb lookup [--db FILE] [--level L] --stdin  addresses from standard input, one per line
-  splitguard ipdb info [FILE]                    version, build time, source, counts, size`;
+  splitguard ipdb info [FILE]                    version, build time, source, counts, size
+  splitguard ipdb refresh                        fetch the sources now and install a new database
+                                                 (a running server swaps to it within a second)`;
 
 function openDatabase(io: Io, file: string | undefined): IpDatabase {
   if (file) return IpDatabase.open(path.resolve(file));
@@ -93,7 +97,22 @@ async function info(io: Io, args: string[]): Promise<number> {
   return 0;
 }
 
-export async function ipdbCommand(io: Io, args: string[]): Promise<number> {
+async function refresh(io: Io, args: string[], sources: string[] | null): Promise<number> {
+  parseCommand('ipdb refresh', args, {}, false);
+  ensureCurrentDatabase(io.dataDir, progressPrinter(io, 'building the IP database'));
+  const stores = openStores(io.dataDir);
+  const refresher = new Refresher({ dataDir: io.dataDir, stores, sources: sources ?? DEFAULT_SOURCES });
+  try {
+    const record = await refresher.start('cli');
+    io.out(JSON.stringify(record, null, 2));
+    return record.outcome === 'failed' ? 1 : 0;
+  } finally {
+    await refresher.close();
+    await stores.root.close();
+  }
+}
+
+export async function ipdbCommand(io: Io, args: string[], sources: string[] | null = null): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'build':
@@ -102,6 +121,8 @@ export async function ipdbCommand(io: Io, args: string[]): Promise<number> {
       return lookup(io, rest);
     case 'info':
       return info(io, rest);
+    case 'refresh':
+      return refresh(io, rest, sources);
     default:
       throw new AppError('cli_usage', sub ? `unknown ipdb command "${sub}"\n${ipdbUsage}` : ipdbUsage);
   }

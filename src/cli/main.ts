@@ -35,7 +35,7 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
       case 'user':
         return await userCommand(full, rest);
       case 'ipdb':
-        return await ipdbCommand(full, rest);
+        return await ipdbCommand(full, rest, config.ipdbSources);
       default:
         throw new AppError('cli_usage', `unknown command "${command}"\n\n${usage}`);
     }

@@ -41,8 +41,10 @@ export type Match =
 export class Router {
   readonly #routes: Route[] = [];
 
-  add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler): this {
-    this.#routes.push({ method, segments: pattern.split('/').filter(Boolean), handler, body: method === 'POST' || method === 'PUT' });
+  /** A route; POST and PUT take a JSON body unless `body: false` (the body is then ignored). */
+  add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler, options: { body?: boolean } = {}): this {
+    const body = options.body ?? (method === 'POST' || method === 'PUT');
+    this.#routes.push({ method, segments: pattern.split('/').filter(Boolean), handler, body });
     return this;
   }
 

@@ -50,12 +50,54 @@ export interface CheckResult {
   database: { version: string; built_at: string };
 }
 
-interface KeywordTables {
+/**
+ * Per-record keyword answers for one database. Computing them matches every
+ * organization name (about 0.2 s for the full database), so it is done once
+ * per database, in shared memory, and handed to every thread.
+ */
+export interface KeywordTables {
   strong: Int16Array;
   weak: Int16Array;
   vpn: Int16Array;
   carrierWord: Int16Array;
   carrierAsn: Uint8Array;
+}
+
+/** The keyword tables of a database, in SharedArrayBuffers (cheap to post to other threads). */
+export function computeKeywordTables(db: IpDatabase, lists: BuiltInLists): KeywordTables {
+  const n = db.recordCount;
+  const i16 = () => new Int16Array(new SharedArrayBuffer(2 * n)).fill(-1);
+  const t: KeywordTables = {
+    strong: i16(),
+    weak: i16(),
+    vpn: i16(),
+    carrierWord: i16(),
+    carrierAsn: new Uint8Array(new SharedArrayBuffer(n)),
+  };
+  const sets: [KeywordSet, string[], Int16Array][] = [
+    [new KeywordSet(lists.keywords.strong), lists.keywords.strong, t.strong],
+    [new KeywordSet(lists.keywords.weak), lists.keywords.weak, t.weak],
+    [new KeywordSet(lists.keywords.vpn_proxy), lists.keywords.vpn_proxy, t.vpn],
+    [new KeywordSet(lists.keywords.carrier), lists.keywords.carrier, t.carrierWord],
+  ];
+  const carrierAsns = new Set(lists.carriers.map((c) => c.asn));
+  // Organizations repeat across records: match each distinct name once.
+  const seen = new Map<string, number[]>();
+  for (let r = 1; r < n; r++) {
+    if (carrierAsns.has(db.asn(r))) t.carrierAsn[r] = 1;
+    const org = db.organization(r);
+    let hits = seen.get(org);
+    if (!hits) {
+      const ws = words(org);
+      hits = sets.map(([set, list]) => {
+        const m = set.match(ws);
+        return m === null ? -1 : list.indexOf(m);
+      });
+      seen.set(org, hits);
+    }
+    for (let k = 0; k < sets.length; k++) sets[k][2][r] = hits[k];
+  }
+  return t;
 }
 
 export class Classifier {
@@ -69,52 +111,12 @@ export class Classifier {
   constructor(database: IpDatabase, lists: BuiltInLists, blacklist: Iterable<ActiveBlacklistEntry>, keywordTables?: KeywordTables) {
     this.database = database;
     this.#lists = lists;
-    this.#kw = keywordTables ?? Classifier.#keywordTables(database, lists);
+    this.#kw = keywordTables ?? computeKeywordTables(database, lists);
     const n = database.recordCount;
     this.#blLevel = new Uint8Array(n);
     this.#blCategory = new Array(n);
     this.#verdicts = new Uint8Array(n * 4);
     this.setBlacklist(blacklist);
-  }
-
-  static #keywordTables(db: IpDatabase, lists: BuiltInLists): KeywordTables {
-    const n = db.recordCount;
-    const t: KeywordTables = {
-      strong: new Int16Array(n).fill(-1),
-      weak: new Int16Array(n).fill(-1),
-      vpn: new Int16Array(n).fill(-1),
-      carrierWord: new Int16Array(n).fill(-1),
-      carrierAsn: new Uint8Array(n),
-    };
-    const sets: [KeywordSet, string[], Int16Array][] = [
-      [new KeywordSet(lists.keywords.strong), lists.keywords.strong, t.strong],
-      [new KeywordSet(lists.keywords.weak), lists.keywords.weak, t.weak],
-      [new KeywordSet(lists.keywords.vpn_proxy), lists.keywords.vpn_proxy, t.vpn],
-      [new KeywordSet(lists.keywords.carrier), lists.keywords.carrier, t.carrierWord],
-    ];
-    const carrierAsns = new Set(lists.carriers.map((c) => c.asn));
-    // Organizations repeat across records (one per ASN): match each name once.
-    const seen = new Map<string, number[]>();
-    for (let r = 1; r < n; r++) {
-      if (carrierAsns.has(db.asn(r))) t.carrierAsn[r] = 1;
-      const org = db.organization(r);
-      let hits = seen.get(org);
-      if (!hits) {
-        const ws = words(org);
-        hits = sets.map(([set, list]) => {
-          const m = set.match(ws);
-          return m === null ? -1 : list.indexOf(m);
-        });
-        seen.set(org, hits);
-      }
-      for (let k = 0; k < sets.length; k++) sets[k][2][r] = hits[k];
-    }
-    return t;
-  }
-
-  /** The same keyword tables with another blacklist (for operator edits). */
-  withBlacklist(blacklist: Iterable<ActiveBlacklistEntry>): Classifier {
-    return new Classifier(this.database, this.#lists, blacklist, this.#kw);
   }
 
   setBlacklist(blacklist: Iterable<ActiveBlacklistEntry>): void {

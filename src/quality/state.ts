@@ -4,7 +4,7 @@
 import type { IpDatabase } from '../ipdb/database.js';
 import type { Stores } from '../store/db.js';
 import { activeBlacklist, blacklistGeneration } from './blacklist-store.js';
-import { Classifier } from './classifier.js';
+import { Classifier, type KeywordTables } from './classifier.js';
 import { builtInLists } from './lists.js';
 
 export const BLACKLIST_POLL_MS = 250;
@@ -14,9 +14,9 @@ export class QualityState {
   #classifier: Classifier | null = null;
   #generation = -1;
 
-  constructor(stores: Stores, database: IpDatabase | null) {
+  constructor(stores: Stores, database: IpDatabase | null, tables?: KeywordTables) {
     this.#stores = stores;
-    if (database) this.setDatabase(database);
+    if (database) this.setDatabase(database, tables);
   }
 
   /** The classifier serving now; null when no database could be opened. */
@@ -24,9 +24,10 @@ export class QualityState {
     return this.#classifier;
   }
 
-  setDatabase(database: IpDatabase): void {
+  /** Serves a (new) database; `tables` are its keyword tables when another thread computed them. */
+  setDatabase(database: IpDatabase, tables?: KeywordTables): void {
     this.#generation = blacklistGeneration(this.#stores);
-    this.#classifier = new Classifier(database, builtInLists(), activeBlacklist(this.#stores));
+    this.#classifier = new Classifier(database, builtInLists(), activeBlacklist(this.#stores), tables);
   }
 
   /** Rebuilds the blacklist tables if the stored blacklist changed; true when it did. */

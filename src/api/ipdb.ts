@@ -1,0 +1,72 @@
+// POST /v1/ip/update: start a database refresh (or join the running one), at
+// most once an hour per account. GET /v1/ip/database: what is serving, the
+// last refresh with its per-node outcome, and the next scheduled one.
+import { AppError } from '../errors.js';
+import type { Router } from '../http/router.js';
+import type { IpDatabase } from '../ipdb/database.js';
+import { lastRefresh, nextRefreshAt } from '../ipdb/refresh.js';
+import type { Stores } from '../store/db.js';
+
+export const TRIGGER_INTERVAL_MS = 3_600_000;
+
+export interface RefreshControl {
+  /** ms since the epoch when the running refresh started, or 0. */
+  runningSince(): number;
+  /** Asks the main thread to start a refresh (joining a running one). */
+  request(accountId: number): void;
+}
+
+export function registerIpdbRoutes(router: Router, stores: Stores, database: () => IpDatabase | null, control: RefreshControl): void {
+  router.add(
+    'POST',
+    '/v1/ip/update',
+    (req) => {
+      const key = `ipdb_trigger:${req.account.id}`;
+      const now = Date.now();
+      const previous = stores.root.transactionSync(() => {
+        const last = (stores.meta.get(key) as number | undefined) ?? 0;
+        if (now - last >= TRIGGER_INTERVAL_MS) stores.meta.putSync(key, now);
+        return last;
+      });
+      if (now - previous < TRIGGER_INTERVAL_MS) {
+        const wait = Math.max(1, Math.ceil((previous + TRIGGER_INTERVAL_MS - now) / 1000));
+        const err = new AppError('refresh_too_soon', `the next refresh may be triggered at ${new Date(previous + TRIGGER_INTERVAL_MS).toISOString()}`);
+        err.headers = { 'Retry-After': String(wait) };
+        throw err;
+      }
+      const since = control.runningSince();
+      if (since === 0) control.request(req.account.id);
+      return {
+        status: 202,
+        body: {
+          status: since === 0 ? 'started' : 'running',
+          started_at: new Date(since || now).toISOString(),
+          next_allowed_at: new Date(now + TRIGGER_INTERVAL_MS).toISOString(),
+        },
+      };
+    },
+    { body: false },
+  );
+
+  router.add('GET', '/v1/ip/database', () => {
+    const db = database();
+    const next = nextRefreshAt(stores);
+    const since = control.runningSince();
+    return {
+      status: 200,
+      body: {
+        available: db !== null,
+        version: db?.info.version ?? null,
+        built_at: db?.info.builtAt ?? null,
+        source: db?.info.source ?? null,
+        ranges: db ? db.info.ranges : null,
+        records: db?.info.records ?? null,
+        size: db?.info.size ?? null,
+        checksum: db?.info.checksum ?? null,
+        refresh_running: since !== 0,
+        last_refresh: lastRefresh(stores),
+        next_refresh_at: next === null ? null : new Date(next).toISOString(),
+      },
+    };
+  });
+}

@@ -90,7 +90,8 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const ports: number[] = [];
   const closed = new Set<number>();
   const swapWaiters = new Map<number, (m: WorkerMessage) => void>();
-  let stopping = false;
+  const exited = new Set<Worker>();
+  let stopping: Promise<void> | null = null;
 
   // --- refresh and swap ---------------------------------------------------
   let generation = databaseGeneration(stores);
@@ -177,7 +178,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   poll.unref();
 
   // --- threads --------------------------------------------------------------
-  await new Promise<void>((resolve, reject) => {
+  const allListening = new Promise<void>((resolve, reject) => {
     let ready = 0;
     for (let thread = 0; thread < config.threads; thread++) {
       const input: WorkerInput = { thread, config, dbFile: servingFile, tls, shared, tables };
@@ -203,6 +204,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
         if (!stopping) reject(err);
       });
       w.on('exit', (code) => {
+        exited.add(w);
         swapWaiters.get(thread)?.({ type: 'swapped', thread, file: '', error: 'thread exited' });
         if (!stopping && code !== 0) {
           log('error', 'thread_exited', { thread, code });
@@ -212,27 +214,39 @@ export async function serve(config: Config, options: { announce?: (text: string)
       });
     }
   });
+  try {
+    await allListening;
+  } catch (err) {
+    // A thread that could not start (port taken, ...) must not leave the
+    // others running: stop them, so that the process exits with the error.
+    await stop();
+    throw err;
+  }
   arm();
   log('info', 'listening', { host: config.host, ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
 
-  async function stop(): Promise<void> {
-    if (stopping) return;
-    stopping = true;
+  // Every caller gets the same promise, resolved when everything is closed.
+  function stop(): Promise<void> {
+    stopping ??= stopAll();
+    return stopping;
+  }
+  async function stopAll(): Promise<void> {
     clearTimeout(timer);
     clearInterval(poll);
     log('info', 'shutting_down', {});
     await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise<void>((resolve) => {
-            const kill = setTimeout(() => void w.terminate().then(() => resolve()), 15_000);
-            w.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            w.postMessage({ type: 'shutdown' } satisfies MainMessage);
-          }),
-      ),
+      workers.map((w) => {
+        // A thread that has already exited would never send 'exit' again.
+        if (exited.has(w)) return undefined;
+        return new Promise<void>((resolve) => {
+          const kill = setTimeout(() => void w.terminate().then(() => resolve()), 15_000);
+          w.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          w.postMessage({ type: 'shutdown' } satisfies MainMessage);
+        });
+      }),
     );
     await refresher.close();
     await stores.root.close();

@@ -80,6 +80,9 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
   const password = (values.password as string | undefined) ?? '';
   if (password.length < 10) throw new AppError('cli_usage', 'user create: --password must be at least 10 characters');
   const out = await withStores(io, (stores) => {
+    // Checked before an account is made for the user, so that a refused
+    // user leaves no account behind.
+    if (stores.users.get(email.toLowerCase())) throw new AppError('cli_usage', `user create: a user with email ${email.toLowerCase()} already exists`);
     let accountId: number;
     if (values.account !== undefined) {
       accountId = positiveInt('user create', 'account', values.account as string);

@@ -30,7 +30,10 @@ export function readBody(x: Exchange, declared: string, limit = BODY_LIMIT): Pro
   });
 }
 
-const POISON = /"(?:__proto__|constructor|prototype)"\s*:/;
+// A fast pre-check: only bodies that may hold a forbidden key pay for the
+// reviver. A key can also be spelt with escapes ("\u005f_proto__"), which
+// JSON.parse decodes, so any body with a \u escape takes the reviver too.
+const POISON = /"(?:__proto__|constructor|prototype)"\s*:|\\u/;
 
 function rejectPoison(key: string, value: unknown): unknown {
   if (key === '__proto__' || key === 'constructor' || key === 'prototype') {

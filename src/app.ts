@@ -205,7 +205,10 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     } else {
       res.writeStatus('404 Not Found').writeHeader('Content-Type', 'text/html; charset=utf-8').writeHeader('Cache-Control', 'no-store');
       if (count) res.end(NOT_FOUND_PAGE);
-      else res.endWithoutBody(NOT_FOUND_PAGE.length);
+      // endWithoutBody(length) in this uWS build leaves the response
+      // unfinished (and uWS then aborts the process): report the length as a
+      // header of our own.
+      else res.writeHeader('Content-Length', String(NOT_FOUND_PAGE.length)).endWithoutBody();
     }
   };
   app.get('/r/:code', (res, req) => redirect(res, req, true));

@@ -5,6 +5,7 @@
 // client address, authentication, the account's rolling-minute limit, the
 // route (404 / 405), the body, the handler.
 import type { Config } from './config.js';
+import { type ConsoleDeps, registerConsole } from './console/server.js';
 import { AppError } from './errors.js';
 import type { IpDatabase } from './ipdb/database.js';
 import { log } from './log.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   /** Requests whose answer is still being computed; shutdown waits for 0. */
   inflight: { count: number };
   redirector: Redirector;
+  /** The web console under /console; absent, the paths answer 404. */
+  console?: ConsoleDeps;
 }
 
 interface ApiCall {
@@ -241,6 +244,8 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       : [];
     send(x, 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }, metrics.render(gauges));
   });
+
+  if (deps.console) registerConsole(app, deps.console);
 
   app.any('/*', (res, req) => {
     const x = exchange(res);

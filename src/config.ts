@@ -35,6 +35,8 @@ export interface Config {
   /** Addresses allowed to read /metrics; empty means loopback only. */
   metricsFrom: Cidr[];
   rateLimitPerMin: number;
+  /** Console sessions end after this many minutes without a request. */
+  sessionIdleMinutes: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -150,5 +152,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: cidrs(env, 'SPLITGUARD_TRUST_PROXY'),
     metricsFrom: cidrs(env, 'SPLITGUARD_METRICS_FROM'),
     rateLimitPerMin: integer(env, 'SPLITGUARD_RATE_LIMIT_PER_MIN', 60, 1, 10_000_000),
+    sessionIdleMinutes: positiveNumber(env, 'SPLITGUARD_SESSION_IDLE_MINUTES', 30, 720),
   });
 }

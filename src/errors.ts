@@ -27,6 +27,11 @@ export const catalogue = {
   payload_too_large: { status: 413, message: fixed('the request body is larger than 64 KiB') },
   rate_limited: { status: 429, message: fixed('too many requests') },
   refresh_too_soon: { status: 429, message: fixed('the database may be refreshed once an hour') },
+
+  // The web console (/console/api): its session and CSRF checks.
+  login_failed: { status: 401, message: fixed('the email or password is not correct') },
+  session_invalid: { status: 401, message: fixed('the console session is missing or has expired; sign in again') },
+  csrf_failed: { status: 403, message: fixed('the request did not carry this session\'s X-CSRF-Token') },
   internal: { status: 500, message: () => 'internal server error' },
 
   // The IP database. The native reader's statuses (ipdb_bad_magic, …) arrive

@@ -79,6 +79,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const shared = {
     accounts: SharedRateLimiter.allocate(1 << 16),
     authFailures: SharedRateLimiter.allocate(1 << 14),
+    loginFailures: SharedRateLimiter.allocate(1 << 12),
     // One region per server thread plus one for this thread.
     metrics: Metrics.allocate(config.threads + 1),
     routes: RouteCache.allocate(),

@@ -30,6 +30,8 @@ export interface WorkerInput {
   shared: {
     accounts: SharedArrayBuffer;
     authFailures: SharedArrayBuffer;
+    /** Failed console logins per client address and per email. */
+    loginFailures: SharedArrayBuffer;
     metrics: SharedArrayBuffer;
     routes: SharedArrayBuffer;
     /** Float64: when the running refresh started (ms), 0 when none. */
@@ -90,6 +92,7 @@ registerIpdbRoutes(router, stores, () => database, {
 });
 
 const keyUse = new Map<string, number>();
+const inflight = { count: 0 };
 const deps: AppDeps = {
   config: input.config,
   stores,
@@ -101,8 +104,16 @@ const deps: AppDeps = {
   database: () => database,
   tls: input.tls,
   keyUse,
-  inflight: { count: 0 },
+  inflight,
   redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy),
+  console: {
+    config: input.config,
+    stores,
+    router,
+    loginLimiter: new SharedRateLimiter(input.shared.loginFailures, false),
+    keyUse,
+    inflight,
+  },
 };
 
 const flushKeyUse = () => {

@@ -42,6 +42,16 @@ export interface User {
   createdAt: string;
 }
 
+/** A console login session, stored under the SHA-256 (hex) of its cookie value. */
+export interface ConsoleSession {
+  email: string;
+  /** Sent back in X-CSRF-Token on every console request that changes something. */
+  csrf: string;
+  /** ms since the epoch. */
+  createdAt: number;
+  lastSeenAt: number;
+}
+
 /**
  * The operator's changes to the ASN blacklist: a disabled built-in entry, or
  * a custom entry (builtIn false). Built-in entries themselves live in
@@ -75,6 +85,8 @@ export interface Stores {
   accountRoutes: Database<number, [number, number]>;
   /** [route id, UTC day number] → that day's counters. */
   stats: Database<DayStats, [number, number]>;
+  /** Console sessions by the hash of their id (console/sessions.ts). */
+  sessions: Database<ConsoleSession, string>;
 }
 
 /** One route's counters for one UTC day (see redirect/clicks.ts). */
@@ -113,6 +125,7 @@ export function openStores(dataDir: string): Stores {
     codes: root.openDB<number, string>({ name: 'route_codes' }),
     accountRoutes: root.openDB<number, [number, number]>({ name: 'account_routes' }),
     stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
+    sessions: root.openDB<ConsoleSession, string>({ name: 'sessions' }),
   };
   migrate(stores);
   return stores;

@@ -1,0 +1,103 @@
+// The console's own endpoints, registered on a Router like the /v1 ones and
+// called with the session's account (see server.ts):
+//   GET    /console/api/keys              the account's API keys (never the secrets)
+//   POST   /console/api/keys              {"name"} → the key, with its secret shown this once
+//   POST   /console/api/keys/:id/reset    a new secret under the same name; the old one stops at once
+//   DELETE /console/api/keys/:id          revoke
+//   GET    /console/api/accounts          admins: every account with its quota, usage and logins
+//   PUT    /console/api/accounts/:id      admins: {"quota"}
+// Everything else the console shows comes from the /v1 handlers themselves.
+import { accountView } from '../api/account.js';
+import { objectBody, stringField } from '../api/validate.js';
+import { AppError, invalidParameter } from '../errors.js';
+import type { ApiRequest, Router } from '../http/router.js';
+import { createKey, getKeyById, listAccounts, listKeys, putAccount, resetKey, revokeKey } from '../store/accounts-store.js';
+import type { Account, ApiKey, Stores } from '../store/db.js';
+
+export const MAX_QUOTA = 1_000_000_000;
+
+/** A key as the console shows it; `used` is this thread's unflushed last use (ms), if any. */
+function keyView(k: ApiKey, used: number | undefined) {
+  const lastUsed = used !== undefined && (!k.lastUsedAt || Date.parse(k.lastUsedAt) < used) ? new Date(used).toISOString() : k.lastUsedAt;
+  return { id: k.id, name: k.name, prefix: k.prefix, created_at: k.createdAt, last_used_at: lastUsed, revoked_at: k.revokedAt };
+}
+
+function adminAccountView(a: Account, users: { email: string; admin: boolean }[]) {
+  return { ...accountView(a), admin: Boolean(a.admin), users };
+}
+
+function requireAdmin(req: ApiRequest): void {
+  if (!req.account.admin) throw new AppError('not_found', `no endpoint ${req.method} ${req.path}`);
+}
+
+/**
+ * `keyUse` is the thread's map of key hash → last use (ms) not yet written
+ * to LMDB (app.ts fills it, server.worker.ts flushes it every 30 s).
+ */
+export function registerConsoleRoutes(router: Router, stores: Stores, keyUse: Map<string, number>): void {
+  const ownKey = (req: ApiRequest): ApiKey => {
+    const key = getKeyById(stores, req.params.id);
+    if (!key || key.accountId !== req.account.id) throw new AppError('not_found', `key ${req.params.id} does not exist`, 'id');
+    return key;
+  };
+  const view = (k: ApiKey) => keyView(k, keyUse.get(k.hash));
+
+  router.add('GET', '/console/api/keys', (req) => ({ status: 200, body: { data: listKeys(stores, req.account.id).map(view) } }));
+
+  router.add('POST', '/console/api/keys', (req) => {
+    const body = objectBody(req.body, ['name']);
+    const name = stringField(body.name, 'name', 1, 100);
+    const { token, key } = createKey(stores, req.account.id, name);
+    return { status: 201, body: { ...view(key), api_key: token } };
+  });
+
+  router.add(
+    'POST',
+    '/console/api/keys/:id/reset',
+    (req) => {
+      const old = ownKey(req);
+      if (old.revokedAt) throw invalidParameter('id', 'is a revoked key; create a new key instead');
+      const fresh = resetKey(stores, old.id);
+      if (!fresh) throw new AppError('not_found', `key ${old.id} does not exist`, 'id');
+      return { status: 200, body: { ...view(fresh.key), api_key: fresh.token, replaces: old.id } };
+    },
+    { body: false },
+  );
+
+  router.add('DELETE', '/console/api/keys/:id', (req) => {
+    const key = ownKey(req);
+    return { status: 200, body: view(revokeKey(stores, key.id) ?? key) };
+  });
+
+  router.add('GET', '/console/api/accounts', (req) => {
+    requireAdmin(req);
+    const users = new Map<number, { email: string; admin: boolean }[]>();
+    for (const { value: u } of stores.users.getRange()) {
+      const list = users.get(u.accountId) ?? [];
+      list.push({ email: u.email, admin: u.admin });
+      users.set(u.accountId, list);
+    }
+    return { status: 200, body: { data: listAccounts(stores).map((a) => adminAccountView(a, users.get(a.id) ?? [])) } };
+  });
+
+  router.add('PUT', '/console/api/accounts/:id', (req) => {
+    requireAdmin(req);
+    const id = /^[1-9][0-9]{0,9}$/.test(req.params.id) ? Number(req.params.id) : 0;
+    if (id === 0) throw invalidParameter('id', 'must be a positive integer');
+    const body = objectBody(req.body, ['quota'], ['id', 'name', 'routes_created', 'quota_remaining', 'created_at', 'admin', 'users']);
+    const quota = body.quota;
+    if (typeof quota !== 'number' || !Number.isInteger(quota) || quota < 0 || quota > MAX_QUOTA) {
+      throw invalidParameter('quota', `must be an integer from 0 to ${MAX_QUOTA}`);
+    }
+    const updated = stores.root.transactionSync(() => {
+      const current = stores.accounts.get(id);
+      if (!current) return undefined;
+      const next = { ...current, quota };
+      putAccount(stores, next);
+      return next;
+    });
+    if (!updated) throw new AppError('not_found', `account ${id} does not exist`, 'id');
+    const users = [...stores.users.getRange()].filter(({ value }) => value.accountId === id).map(({ value }) => ({ email: value.email, admin: value.admin }));
+    return { status: 200, body: adminAccountView(updated, users) };
+  });
+}

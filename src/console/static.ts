@@ -1,0 +1,47 @@
+// The console's static files: read once at start-up from src/console/static
+// (hand-written ES modules and CSS, no build step) and served from memory
+// with a strict Content-Security-Policy. The console runs from dist/console/,
+// so the files are looked for beside this module and then in the source tree.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CANDIDATES = [path.join(here, 'static'), path.join(here, '..', '..', 'src', 'console', 'static')];
+
+/** No inline script or style, nothing from another origin, never framed. */
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/** Sent with every console response, static or API. */
+export const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+export interface StaticFile {
+  type: string;
+  body: string;
+}
+
+/** URL path (under /console/) → file. index.html answers /console and every page path. */
+export function loadStatic(): { index: StaticFile; files: Map<string, StaticFile> } {
+  const dir = CANDIDATES.find((d) => existsSync(path.join(d, 'index.html')));
+  if (!dir) throw new Error(`the console's files were not found (looked in ${CANDIDATES.join(', ')})`);
+  const files = new Map<string, StaticFile>();
+  for (const name of ['index.html', 'app.js', 'charts.js', 'app.css', 'favicon.svg']) {
+    files.set(`/console/${name}`, { type: TYPES[path.extname(name)], body: readFileSync(path.join(dir, name), 'utf8') });
+  }
+  return { index: files.get('/console/index.html')!, files };
+}

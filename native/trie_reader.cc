@@ -7,6 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "crc32c.h"
@@ -533,5 +536,68 @@ Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int*
 }
 
 MappedFile::~MappedFile() { ::munmap(const_cast<uint8_t*>(data_), size_); }
+
+namespace {
+
+struct FileIdentity {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  int64_t mtime_ns;
+  bool operator<(const FileIdentity& o) const {
+    return std::tie(dev, ino, size, mtime_ns) < std::tie(o.dev, o.ino, o.size, o.mtime_ns);
+  }
+};
+
+struct SharedEntry {
+  std::weak_ptr<const MappedFile> file;
+  TrieView view;
+  bool checksum_verified;
+};
+
+std::mutex g_shared_mutex;
+std::map<FileIdentity, SharedEntry> g_shared;
+
+}  // namespace
+
+Status MappedFile::OpenShared(const char* path, const ValidateOptions& options, std::shared_ptr<const MappedFile>* out,
+                              TrieView* view, int* err) {
+  *err = 0;
+  struct stat st;
+  if (::stat(path, &st) != 0) {
+    *err = errno;
+    return Status::kOpenFailed;
+  }
+  FileIdentity id{st.st_dev, st.st_ino, st.st_size,
+                  static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  std::lock_guard<std::mutex> lock(g_shared_mutex);
+  for (auto it = g_shared.begin(); it != g_shared.end();) {
+    if (it->second.file.expired()) it = g_shared.erase(it); else ++it;
+  }
+  auto found = g_shared.find(id);
+  if (found != g_shared.end()) {
+    std::shared_ptr<const MappedFile> existing = found->second.file.lock();
+    if (existing && (found->second.checksum_verified || !options.verify_checksum)) {
+      *out = existing;
+      *view = found->second.view;
+      return Status::kOk;
+    }
+  }
+  std::unique_ptr<MappedFile> file;
+  Status s = Open(path, &file, err);
+  if (s != Status::kOk) return s;
+  TrieView v;
+  s = Validate(file->data(), file->size(), options, &v);
+  if (s != Status::kOk) return s;
+  std::shared_ptr<const MappedFile> shared(std::move(file));
+  // The path may have been replaced between stat and open: key the entry by
+  // what was mapped only when it is still the same size.
+  if (static_cast<off_t>(shared->size()) == st.st_size) {
+    g_shared[id] = SharedEntry{shared, v, options.verify_checksum};
+  }
+  *out = shared;
+  *view = v;
+  return Status::kOk;
+}
 
 }  // namespace splitguard

@@ -97,6 +97,14 @@ void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* 
 class MappedFile {
  public:
   static Status Open(const char* path, std::unique_ptr<MappedFile>* out, int* err);
+
+  // Maps and validates a trie file once per process: while any holder keeps
+  // a mapping of the same file (same device, inode, size and mtime) alive,
+  // another thread opening it gets that mapping and its validated view, so
+  // N server threads hold one copy of the pages, not N. A file replaced by
+  // rename is a new inode and gets a new mapping.
+  static Status OpenShared(const char* path, const ValidateOptions& options, std::shared_ptr<const MappedFile>* out,
+                           TrieView* view, int* err);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

@@ -3,7 +3,8 @@
 //
 // Lifetime: the mapping is owned by a shared_ptr. The wrap holds one
 // reference, and every ArrayBuffer handed to JavaScript by buffer() holds
-// another, released by its finalizer. close() drops only the wrap's
+// another, released by its finalizer. Wraps for the same file in several
+// threads share one mapping (MappedFile::OpenShared). close() drops only the wrap's
 // reference, so JavaScript views stay readable until they are collected and
 // the file is unmapped after the last reader is gone.
 #include <napi.h>
@@ -55,19 +56,14 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
       return;
     }
     std::string path = info[0].As<Napi::String>().Utf8Value();
-    std::unique_ptr<MappedFile> file;
+    ValidateOptions options;
+    options.verify_checksum = info[1].As<Napi::Boolean>().Value();
     int sys_errno = 0;
-    Status s = MappedFile::Open(path.c_str(), &file, &sys_errno);
-    if (s == Status::kOk) {
-      ValidateOptions options;
-      options.verify_checksum = info[1].As<Napi::Boolean>().Value();
-      s = Validate(file->data(), file->size(), options, &view_);
-    }
+    Status s = MappedFile::OpenShared(path.c_str(), options, &file_, &view_, &sys_errno);
     if (s != Status::kOk) {
       StatusError(env, s, path, sys_errno).ThrowAsJavaScriptException();
       return;
     }
-    file_ = std::move(file);
   }
 
  private:
@@ -82,10 +78,10 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
   Napi::Value Buffer(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (Closed(env)) return env.Undefined();
-    auto* hold = new std::shared_ptr<MappedFile>(file_);
+    auto* hold = new std::shared_ptr<const MappedFile>(file_);
     return Napi::ArrayBuffer::New(
         env, const_cast<uint8_t*>(file_->data()), file_->size(),
-        [](Napi::Env, void*, std::shared_ptr<MappedFile>* h) { delete h; }, hold);
+        [](Napi::Env, void*, std::shared_ptr<const MappedFile>* h) { delete h; }, hold);
   }
 
   Napi::Value Info(const Napi::CallbackInfo& info) {
@@ -186,7 +182,7 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
     return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array;
   }
 
-  std::shared_ptr<MappedFile> file_;
+  std::shared_ptr<const MappedFile> file_;
   TrieView view_;
 };
 

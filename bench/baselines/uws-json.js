@@ -1,4 +1,4 @@
-// Baseline: a bare uWebSockets.js TLS app answering GET /v1/account with a
+// Baseline: a bare uWebSockets.js TLS app answering every request with a
 // fixed small JSON body: what the HTTP layer costs before splitguard does
 // anything (no auth, no rate limit, no storage).
 import { uws } from '../../dist/http/uws.js';
@@ -7,7 +7,7 @@ const [, , certFile, keyFile, portArg] = process.argv;
 const body = JSON.stringify({ id: 1, name: 'default', quota: 1000, routes_created: 0, quota_remaining: 1000, created_at: '2026-11-21T10:00:00.000Z' });
 uws
   .SSLApp({ cert_file_name: certFile, key_file_name: keyFile })
-  .get('/v1/account', (res) => {
+  .any('/*', (res) => {
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json; charset=utf-8').writeHeader('Cache-Control', 'no-store').end(body);
     });

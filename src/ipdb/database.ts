@@ -55,7 +55,9 @@ export class IpDatabase {
   readonly #v6Starts: Uint8Array;
   readonly #records: Uint32Array;
   readonly #strings: Uint8Array;
-  readonly #orgs: (string | undefined)[];
+  /** Organization names decoded so far (cold paths only). */
+  readonly #orgs = new Map<number, string>();
+  readonly #recordCount: number;
   readonly #scratch = new Uint8Array(16);
 
   private constructor(file: string, trie: NativeTrie) {
@@ -73,7 +75,7 @@ export class IpDatabase {
     this.#v6Starts = new Uint8Array(buffer, s[Section.v6Starts].offset, raw.v6Ranges * 16);
     this.#records = new Uint32Array(buffer, s[Section.records].offset, raw.records * 3);
     this.#strings = new Uint8Array(buffer, s[Section.strings].offset, raw.stringBytes);
-    this.#orgs = new Array(raw.records);
+    this.#recordCount = raw.records;
     const text = (off: number, len: number) => decoder.decode(this.#strings.subarray(off, off + len));
     this.info = {
       path: file,
@@ -197,7 +199,7 @@ export class IpDatabase {
   }
 
   get recordCount(): number {
-    return this.#orgs.length;
+    return this.#recordCount;
   }
 
   asn(record: number): number {
@@ -205,11 +207,11 @@ export class IpDatabase {
   }
 
   organization(record: number): string {
-    let s = this.#orgs[record];
+    let s = this.#orgs.get(record);
     if (s === undefined) {
       const off = this.#records[3 * record + 1];
       s = decoder.decode(this.#strings.subarray(off, off + this.#records[3 * record + 2]));
-      this.#orgs[record] = s;
+      this.#orgs.set(record, s);
     }
     return s;
   }

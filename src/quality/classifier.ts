@@ -105,7 +105,8 @@ export class Classifier {
   readonly #lists: BuiltInLists;
   readonly #kw: KeywordTables;
   #blLevel: Uint8Array;
-  #blCategory: (BlacklistCategory | undefined)[];
+  /** 0 none, 1 vpn or proxy, 2 any other blacklist category. */
+  #blKind: Uint8Array;
   #verdicts: Uint8Array;
 
   constructor(database: IpDatabase, lists: BuiltInLists, blacklist: Iterable<ActiveBlacklistEntry>, keywordTables?: KeywordTables) {
@@ -114,7 +115,7 @@ export class Classifier {
     this.#kw = keywordTables ?? computeKeywordTables(database, lists);
     const n = database.recordCount;
     this.#blLevel = new Uint8Array(n);
-    this.#blCategory = new Array(n);
+    this.#blKind = new Uint8Array(n);
     this.#verdicts = new Uint8Array(n * 4);
     this.setBlacklist(blacklist);
   }
@@ -125,14 +126,14 @@ export class Classifier {
     const db = this.database;
     const n = db.recordCount;
     const blLevel = new Uint8Array(n);
-    const blCategory: (BlacklistCategory | undefined)[] = new Array(n);
+    const blKind = new Uint8Array(n);
     const verdicts = new Uint8Array(n * 4);
     const kw = this.#kw;
     for (let r = 1; r < n; r++) {
       const entry = byAsn.get(db.asn(r));
       if (entry) {
         blLevel[r] = LEVEL_INDEX[entry.level];
-        blCategory[r] = entry.category;
+        blKind[r] = entry.category === 'vpn' || entry.category === 'proxy' ? 1 : 2;
       }
       const carrier = kw.carrierAsn[r] === 1 || kw.carrierWord[r] >= 0;
       for (let level = 1; level <= 3; level++) {
@@ -146,7 +147,7 @@ export class Classifier {
       }
     }
     this.#blLevel = blLevel;
-    this.#blCategory = blCategory;
+    this.#blKind = blKind;
     this.#verdicts = verdicts;
   }
 
@@ -157,8 +158,8 @@ export class Classifier {
 
   category(record: number): Category {
     if (record === 0) return 'unknown';
-    const bl = this.#blCategory[record];
-    if (bl) return bl === 'vpn' || bl === 'proxy' ? 'vpn_proxy' : 'datacenter';
+    const bl = this.#blKind[record];
+    if (bl !== 0) return bl === 1 ? 'vpn_proxy' : 'datacenter';
     const kw = this.#kw;
     if (kw.carrierAsn[record] === 1 || kw.carrierWord[record] >= 0) return 'carrier';
     if (kw.vpn[record] >= 0) return 'vpn_proxy';

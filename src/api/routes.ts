@@ -82,10 +82,10 @@ export function registerRouteRoutes(router: Router, stores: Stores, routes: Rout
   });
   const notFound = (id: number) => new AppError('not_found', `route ${id} does not exist`, 'id');
 
-  router.add('POST', '/v1/routes', (req) => {
+  router.add('POST', '/v1/routes', async (req) => {
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
     const s = settings(body, false) as RouteSettings;
-    const route = createRoute(stores, req.account, {
+    const route = await createRoute(stores, req.account, {
       name: s.name, pageA: s.pageA, pageB: s.pageB,
       splitRatio: s.splitRatio ?? 0.5, defaultGroup: s.defaultGroup ?? 'a', interceptLevel: s.interceptLevel ?? 'medium',
     });
@@ -129,19 +129,19 @@ export function registerRouteRoutes(router: Router, stores: Stores, routes: Rout
     };
   });
 
-  router.add('PUT', '/v1/routes/:id', (req) => {
+  router.add('PUT', '/v1/routes/:id', async (req) => {
     const id = routeId(req.params.id);
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
     if (Object.keys(body).length === 0) throw new AppError('invalid_parameter', 'the body must change at least one field', 'body');
-    const updated = updateRoute(stores, req.account.id, id, settings(body, true));
+    const updated = await updateRoute(stores, req.account.id, id, settings(body, true));
     if (!updated) throw notFound(id);
     routes.invalidate();
     return { status: 200, body: view(updated) };
   });
 
-  router.add('DELETE', '/v1/routes/:id', (req) => {
+  router.add('DELETE', '/v1/routes/:id', async (req) => {
     const id = routeId(req.params.id);
-    if (!deleteRoute(stores, req.account.id, id)) throw notFound(id);
+    if (!(await deleteRoute(stores, req.account.id, id))) throw notFound(id);
     routes.invalidate();
     return { status: 204 };
   });

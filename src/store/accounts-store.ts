@@ -80,13 +80,15 @@ export function authGeneration(stores: Stores): number {
   return (stores.meta.get(AUTH_GENERATION) as number | undefined) ?? 0;
 }
 
+// Both are called inside write transactions (sync or async), where put()
+// writes into the transaction at once.
 function bumpAuthGeneration(stores: Stores): void {
-  stores.meta.putSync(AUTH_GENERATION, authGeneration(stores) + 1);
+  stores.meta.put(AUTH_GENERATION, authGeneration(stores) + 1);
 }
 
 /** Writes an account record; call inside a write transaction. */
 export function putAccount(stores: Stores, account: Account): void {
-  stores.accounts.putSync(account.id, account);
+  stores.accounts.put(account.id, account);
   bumpAuthGeneration(stores);
 }
 

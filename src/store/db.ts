@@ -16,7 +16,10 @@ export interface Account {
   /** Operator accounts may use the admin API (/v1/admin/...). */
   admin?: boolean;
   quota: number;
+  /** Routes ever created (the lifetime quota counts these; deleting does not give one back). */
   routesCreated: number;
+  /** Routes that exist now (the list total). Absent in records written before it existed. */
+  routesActive?: number;
   createdAt: string;
 }
 
@@ -102,11 +105,18 @@ export interface DayStats {
   check_failed: number;
 }
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const MIGRATIONS: ((s: Stores) => void)[] = [
   // 0 → 1: the initial layout; nothing to move.
   () => {},
+  // 1 → 2: accounts keep the number of routes that exist (routesActive).
+  (s) => {
+    for (const { value: account } of s.accounts.getRange()) {
+      const routesActive = s.accountRoutes.getCount({ start: [account.id, 0], end: [account.id, Number.MAX_SAFE_INTEGER] });
+      s.accounts.putSync(account.id, { ...account, routesActive });
+    }
+  },
 ];
 
 export function openStores(dataDir: string): Stores {
@@ -142,9 +152,9 @@ function migrate(stores: Stores): void {
   });
 }
 
-/** Next value of a named counter in `meta`; call inside a write transaction. */
+/** Next value of a named counter in `meta`; call inside a write transaction (sync or async). */
 export function nextId(stores: Stores, name: string): number {
   const next = ((stores.meta.get(`seq:${name}`) as number | undefined) ?? 0) + 1;
-  stores.meta.putSync(`seq:${name}`, next);
+  stores.meta.put(`seq:${name}`, next);
   return next;
 }

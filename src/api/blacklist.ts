@@ -25,6 +25,7 @@ export function registerBlacklistRoutes(router: Router, stores: Stores): void {
   router.add('GET', '/v1/admin/blacklist', (req) => {
     requireAdmin(req);
     const q = new URLSearchParams(req.query);
+    for (const key of q.keys()) if (key !== 'q' && key !== 'page' && key !== 'limit') throw invalidParameter(key, 'is not a known parameter');
     const { page, limit } = pageParams(q);
     const term = (q.get('q') ?? '').trim().toLowerCase();
     const asnTerm = /^(?:as)?([0-9]+)$/.exec(term)?.[1];

@@ -8,7 +8,7 @@ import { objectBody } from './validate.js';
 export const BATCH_LIMIT = 50;
 
 function level(value: unknown, field: string): Level {
-  if (value === undefined || value === null || value === '') return 'medium';
+  if (value === undefined || value === '') return 'medium';
   const l = parseLevel(value);
   if (!l) throw invalidParameter(field, `must be one of ${LEVELS.join(', ')}`);
   return l;
@@ -16,7 +16,7 @@ function level(value: unknown, field: string): Level {
 
 function checkOne(classifier: Classifier, ip: unknown, field: string, lvl: Level): CheckResult {
   if (typeof ip !== 'string' || ip === '') throw invalidParameter(field, 'must be an IPv4 or IPv6 address');
-  const result = ip.length <= 64 ? classifier.check(ip.trim(), lvl) : null;
+  const result = ip.length <= 64 ? classifier.check(ip, lvl) : null;
   if (!result) throw invalidParameter(field, `is not a valid IPv4 or IPv6 address: "${ip.length > 64 ? `${ip.slice(0, 61)}...` : ip}"`);
   return result;
 }

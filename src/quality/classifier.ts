@@ -189,8 +189,10 @@ export class Classifier {
         asn_blacklist: this.#blLevel[record] !== 0,
         org_keyword: record === 0 ? null : (k.strong[kw.strong[record]] ?? k.weak[kw.weak[record]] ?? null),
         vpn_proxy: record === 0 ? null : (k.vpn_proxy[kw.vpn[record]] ?? null),
+        // Reported only where it cancelled a keyword hit: never beside a
+        // blacklisted ASN, which it cannot override.
         carrier_whitelist:
-          record !== 0 && keywordHit && carrier
+          record !== 0 && keywordHit && carrier && this.#blLevel[record] === 0
             ? (k.carrier[kw.carrierWord[record]] ?? `AS${db.asn(record)}`)
             : null,
       },

@@ -232,6 +232,12 @@ describe('search and paging', () => {
     const r = await admin('GET', '?q=no-such-provider-anywhere');
     expect(r.json).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, pages: 0 } });
   });
+
+  it('an unknown query parameter → 400 naming it', async () => {
+    const r = await admin('GET', '?query=google');
+    expect(r.status, r.body).toBe(400);
+    expect(r.json).toMatchObject({ code: 'invalid_parameter', field: 'query' });
+  });
 });
 
 describe('validation', () => {

@@ -126,7 +126,7 @@ describe('GET /v1/ip/check', () => {
     expect400(await get(query), 'ip');
   });
 
-  it.each(['1.2.3', '::g', 'a'.repeat(65), '', '1.2.3.256', '01.2.3.4', '8.8.8.8/24', 'example.com', '1:2:3:4:5:6:7:8:9', `1.2.3.4${' '.repeat(60)}x`])(
+  it.each(['1.2.3', '::g', 'a'.repeat(65), '', '1.2.3.256', '01.2.3.4', '8.8.8.8/24', 'example.com', '1:2:3:4:5:6:7:8:9', `1.2.3.4${' '.repeat(60)}x`, ' 8.8.8.8', '8.8.8.8 '])(
     'ip=%j → 400 naming ip',
     async (ip) => {
       expect400(await get(`?ip=${encodeURIComponent(ip)}`), 'ip');
@@ -173,8 +173,8 @@ describe('POST /v1/ip/check', () => {
     ]);
   });
 
-  it('an invalid level → 400 naming level', async () => {
-    expect400(await post({ ips: ['8.8.8.8'], level: 'max' }), 'level');
+  it.each(['max', null, 2])('an invalid level (%j) → 400 naming level', async (level) => {
+    expect400(await post({ ips: ['8.8.8.8'], level }), 'level');
   });
 
   it('51 addresses → 400 naming ips', async () => {

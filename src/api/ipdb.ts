@@ -4,7 +4,7 @@
 import { AppError } from '../errors.js';
 import type { Router } from '../http/router.js';
 import type { IpDatabase } from '../ipdb/database.js';
-import { lastRefresh, nextRefreshAt } from '../ipdb/refresh.js';
+import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
 import type { Stores } from '../store/db.js';
 
 export const TRIGGER_INTERVAL_MS = 3_600_000;

@@ -15,46 +15,14 @@ import type { BuildResult, BuildTask } from './build.worker.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
 import { DEFAULT_LIMITS, type FetchLimits, fetchNode, nodeName, type Validators } from './fetch.js';
+import { databaseGeneration, META_GENERATION, META_LAST, META_NEXT, META_VALIDATORS, type NodeOutcome, type RefreshRecord } from './refresh-state.js';
+
+export { databaseGeneration, lastRefresh, nextRefreshAt, type RefreshRecord } from './refresh-state.js';
 
 /** A new database must keep at least this share of the current one's ranges (per family). */
 export const MIN_RANGE_FRACTION = 0.5;
 /** Addresses any complete ASN database resolves; a candidate that misses one is refused. */
 export const WELL_KNOWN = ['8.8.8.8', '1.1.1.1', '9.9.9.9', '2001:4860:4860::8888', '2606:4700:4700::1111'];
-
-export interface NodeOutcome {
-  source: string;
-  outcome: 'updated' | 'unchanged' | 'failed';
-  error: string | null;
-  ms: number;
-}
-
-export interface RefreshRecord {
-  trigger: string;
-  started_at: string;
-  finished_at: string;
-  outcome: 'updated' | 'unchanged' | 'failed';
-  source: string | null;
-  version: string | null;
-  nodes: NodeOutcome[];
-  error: string | null;
-}
-
-const META_LAST = 'ipdb_last_refresh';
-const META_NEXT = 'ipdb_next_refresh';
-const META_VALIDATORS = 'ipdb_validators';
-export const META_GENERATION = 'ipdb_generation';
-
-export function lastRefresh(stores: Stores): RefreshRecord | null {
-  return (stores.meta.get(META_LAST) as RefreshRecord | undefined) ?? null;
-}
-
-export function nextRefreshAt(stores: Stores): number | null {
-  return (stores.meta.get(META_NEXT) as number | undefined) ?? null;
-}
-
-export function databaseGeneration(stores: Stores): number {
-  return (stores.meta.get(META_GENERATION) as number | undefined) ?? 0;
-}
 
 const WORKER_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'build.worker.js');
 

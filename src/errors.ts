@@ -40,6 +40,9 @@ export const catalogue = {
   ipdb_source_unreadable: { status: 500, message: fixed('the database source could not be read') },
   ipdb_missing: { status: 500, message: fixed('no IP database is installed') },
 
+  // The data directory's LMDB store cannot be opened (read-only, no permission, ...).
+  storage_unavailable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
+
   // The command line.
   cli_usage: { status: 400, message: (d: string) => d },
 } satisfies Record<string, Entry>;

@@ -3,7 +3,6 @@
 // The only module that makes threads listen and the only one that handles
 // signals. The main thread serves nothing itself: it coordinates database
 // refreshes (schedule, API triggers, refreshes made by the CLI) and swaps.
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -20,7 +19,7 @@ import { SharedRateLimiter } from './http/rate-limit.js';
 import { computeKeywordTables, type KeywordTables } from './quality/classifier.js';
 import { builtInLists } from './quality/lists.js';
 import { RouteCache } from './redirect/route-cache.js';
-import { openStores } from './store/db.js';
+import { openStores, prepareDataDir } from './store/db.js';
 import { ensureTls } from './tls/self-signed.js';
 import type { MainMessage, WorkerInput, WorkerMessage } from './server.worker.js';
 
@@ -44,7 +43,7 @@ function tablesFor(file: string): KeywordTables {
 }
 
 export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
-  mkdirSync(config.dataDir, { recursive: true });
+  prepareDataDir(config.dataDir);
   const started = performance.now();
   cleanRefreshLeftovers(config.dataDir);
   const { file: currentFile, built } = ensureCurrentDatabase(config.dataDir);

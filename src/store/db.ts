@@ -5,9 +5,10 @@
 //
 // Record kinds live in their own named databases. The schema version sits in
 // `meta`; MIGRATIONS[n] moves a store from version n to n + 1.
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { AppError } from '../errors.js';
 import type { Route } from './routes-store.js';
 
 export interface Account {
@@ -119,24 +120,57 @@ const MIGRATIONS: ((s: Stores) => void)[] = [
   },
 ];
 
+/**
+ * Creates the data directory when it is missing and checks that it can be
+ * written, so that the server and the CLI stop at once with a message naming
+ * the directory and the reason (a recursive mkdir on a read-only file system
+ * reports a misleading ENOENT, and LMDB's own errors name no path).
+ */
+export function prepareDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+  } catch (err) {
+    throw storageError(dataDir, err);
+  }
+}
+
+function storageError(dir: string, err: unknown): AppError {
+  // The nearest existing ancestor says why nothing can be created below it.
+  let reason = (err as Error).message;
+  let at = dir;
+  while (!existsSync(at) && path.dirname(at) !== at) at = path.dirname(at);
+  try {
+    accessSync(at, constants.W_OK);
+  } catch (probe) {
+    reason = (probe as Error).message;
+  }
+  return new AppError('storage_unavailable', `${dir}: ${reason}`, null, { cause: err });
+}
+
 export function openStores(dataDir: string): Stores {
   const dir = path.join(dataDir, 'db');
-  mkdirSync(dir, { recursive: true });
-  const root = open({ path: dir, maxDbs: 32, compression: false });
-  const stores: Stores = {
-    root,
-    meta: root.openDB<unknown, string>({ name: 'meta' }),
-    accounts: root.openDB<Account, number>({ name: 'accounts' }),
-    keys: root.openDB<ApiKey, string>({ name: 'keys' }),
-    keyIds: root.openDB<string, string>({ name: 'key_ids' }),
-    users: root.openDB<User, string>({ name: 'users' }),
-    blacklist: root.openDB<BlacklistChange, number>({ name: 'blacklist' }),
-    routes: root.openDB<Route, number>({ name: 'routes' }),
-    codes: root.openDB<number, string>({ name: 'route_codes' }),
-    accountRoutes: root.openDB<number, [number, number]>({ name: 'account_routes' }),
-    stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
-    sessions: root.openDB<ConsoleSession, string>({ name: 'sessions' }),
-  };
+  let stores: Stores;
+  try {
+    mkdirSync(dir, { recursive: true });
+    const root = open({ path: dir, maxDbs: 32, compression: false });
+    stores = {
+      root,
+      meta: root.openDB<unknown, string>({ name: 'meta' }),
+      accounts: root.openDB<Account, number>({ name: 'accounts' }),
+      keys: root.openDB<ApiKey, string>({ name: 'keys' }),
+      keyIds: root.openDB<string, string>({ name: 'key_ids' }),
+      users: root.openDB<User, string>({ name: 'users' }),
+      blacklist: root.openDB<BlacklistChange, number>({ name: 'blacklist' }),
+      routes: root.openDB<Route, number>({ name: 'routes' }),
+      codes: root.openDB<number, string>({ name: 'route_codes' }),
+      accountRoutes: root.openDB<number, [number, number]>({ name: 'account_routes' }),
+      stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
+      sessions: root.openDB<ConsoleSession, string>({ name: 'sessions' }),
+    };
+  } catch (err) {
+    throw storageError(dir, err);
+  }
   migrate(stores);
   return stores;
 }

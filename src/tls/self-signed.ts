@@ -2,7 +2,7 @@
 // minimal DER writer, so that no outside tool is needed. ECDSA P-256, v3 with
 // subjectAltName for every host name the service answers to, serverAuth only.
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { parseIp } from '../ipdb/address.js';
@@ -113,11 +113,44 @@ export function ensureTls(
   const dir = path.join(dataDir, 'tls');
   const certFile = path.join(dir, 'cert.pem');
   const keyFile = path.join(dir, 'key.pem');
-  if (existsSync(certFile) && existsSync(keyFile)) return { certFile, keyFile, generated: false };
+  if (existsSync(certFile) && existsSync(keyFile) && usablePair(certFile, keyFile)) return { certFile, keyFile, generated: false };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { cert, key } = generateSelfSigned(servedHosts(urls));
-  writeFileSync(keyFile, key, { mode: 0o600 });
-  chmodSync(keyFile, 0o600);
-  writeFileSync(certFile, cert, { mode: 0o644 });
+  writeDurably(keyFile, key, 0o600);
+  writeDurably(certFile, cert, 0o644);
   return { certFile, keyFile, generated: true };
+}
+
+/**
+ * Whether a generated pair can still be served. A crash of the machine soon
+ * after the first start can leave both files empty (written, not yet on
+ * disk); a pair that no longer parses is generated again instead of stopping
+ * every later start with uWS's "App construction failed".
+ */
+function usablePair(certFile: string, keyFile: string): boolean {
+  try {
+    return new X509Certificate(readFileSync(certFile)).checkPrivateKey(createPrivateKey(readFileSync(keyFile)));
+  } catch {
+    return false;
+  }
+}
+
+/** Writes a file by temporary file, fsync and rename, then syncs the directory: after a crash it is whole or absent. */
+function writeDurably(file: string, text: string, mode: number): void {
+  const tmp = `${file}.tmp`;
+  const fd = openSync(tmp, 'w', mode);
+  try {
+    writeSync(fd, text);
+    fchmodSync(fd, mode);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+  const dirFd = openSync(path.dirname(file), 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
 }

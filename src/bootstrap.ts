@@ -1,8 +1,8 @@
 // First start: an admin login and a default account with an API key, shown
 // once and kept in <data dir>/bootstrap.json (mode 0600) for the operator.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileDurably } from './durable-file.js';
 import { createAccount, createKey, createUser } from './store/accounts-store.js';
 import type { Stores } from './store/db.js';
 
@@ -22,7 +22,6 @@ export function bootstrap(stores: Stores, dataDir: string): BootstrapSecrets | n
   const user = createUser(stores, 'admin@localhost', password, true, account.id);
   const secrets: BootstrapSecrets = { admin_email: user.email, admin_password: password, account_id: account.id, api_key: token };
   const file = path.join(dataDir, 'bootstrap.json');
-  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writeFileDurably(file, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
   return secrets;
 }

@@ -2,9 +2,10 @@
 // minimal DER writer, so that no outside tool is needed. ECDSA P-256, v3 with
 // subjectAltName for every host name the service answers to, serverAuth only.
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
-import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { writeFileDurably } from '../durable-file.js';
 import { parseIp } from '../ipdb/address.js';
 
 // DER: tag, length (short form below 128, else long form), contents.
@@ -116,8 +117,8 @@ export function ensureTls(
   if (existsSync(certFile) && existsSync(keyFile) && usablePair(certFile, keyFile)) return { certFile, keyFile, generated: false };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { cert, key } = generateSelfSigned(servedHosts(urls));
-  writeDurably(keyFile, key, 0o600);
-  writeDurably(certFile, cert, 0o644);
+  writeFileDurably(keyFile, key, 0o600);
+  writeFileDurably(certFile, cert, 0o644);
   return { certFile, keyFile, generated: true };
 }
 
@@ -132,25 +133,5 @@ function usablePair(certFile: string, keyFile: string): boolean {
     return new X509Certificate(readFileSync(certFile)).checkPrivateKey(createPrivateKey(readFileSync(keyFile)));
   } catch {
     return false;
-  }
-}
-
-/** Writes a file by temporary file, fsync and rename, then syncs the directory: after a crash it is whole or absent. */
-function writeDurably(file: string, text: string, mode: number): void {
-  const tmp = `${file}.tmp`;
-  const fd = openSync(tmp, 'w', mode);
-  try {
-    writeSync(fd, text);
-    fchmodSync(fd, mode);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  const dirFd = openSync(path.dirname(file), 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
   }
 }

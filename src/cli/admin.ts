@@ -31,8 +31,10 @@ async function withStores<T>(io: Io, fn: (s: Stores) => T): Promise<T> {
   }
 }
 
+// A missing account or a taken email is not a wrong command line: the
+// command ran and failed (exit 1, not 2).
 function requireAccount(stores: Stores, command: string, id: number): void {
-  if (!getAccount(stores, id)) throw new AppError('cli_usage', `${command}: account ${id} does not exist`);
+  if (!getAccount(stores, id)) throw new AppError('cli_failed', `${command}: account ${id} does not exist`);
 }
 
 export async function accountCommand(io: Io, args: string[]): Promise<number> {
@@ -82,7 +84,7 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
   const out = await withStores(io, (stores) => {
     // Checked before an account is made for the user, so that a refused
     // user leaves no account behind.
-    if (stores.users.get(email.toLowerCase())) throw new AppError('cli_usage', `user create: a user with email ${email.toLowerCase()} already exists`);
+    if (stores.users.get(email.toLowerCase())) throw new AppError('cli_failed', `user create: a user with email ${email.toLowerCase()} already exists`);
     let accountId: number;
     if (values.account !== undefined) {
       accountId = positiveInt('user create', 'account', values.account as string);
@@ -94,7 +96,7 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
       const user = createUser(stores, email, password, Boolean(values.admin), accountId);
       return { email: user.email, admin: user.admin, account_id: user.accountId };
     } catch (err) {
-      throw new AppError('cli_usage', `user create: ${(err as Error).message}`);
+      throw new AppError('cli_failed', `user create: ${(err as Error).message}`);
     }
   });
   io.out(JSON.stringify(out));

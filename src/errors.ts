@@ -43,6 +43,9 @@ export const catalogue = {
   // The data directory's LMDB store cannot be opened (read-only, no permission, ...).
   storage_unavailable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
 
+  // Writing a database file (ipdb build --out, a refresh's install) failed.
+  ipdb_write_failed: { status: 500, message: fixed('the database file could not be written') },
+
   // The command line: a wrong command line (exit 2), or a command that ran
   // and failed (exit 1), e.g. an account that does not exist.
   cli_usage: { status: 400, message: (d: string) => d },

@@ -58,14 +58,22 @@ export function installDatabaseFile(bytes: Uint8Array, file: string): void {
     }
     IpDatabase.open(tmp).close();
     renameSync(tmp, file);
+    const dirFd = openSync(path.dirname(file), 'r');
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
   } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  const dirFd = openSync(path.dirname(file), 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
+    // The cleanup must not hide the cause (in a missing or non-directory
+    // parent, removing the temporary file fails too).
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing was written there
+    }
+    if (err instanceof AppError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new AppError('ipdb_write_failed', `${file} (${code ?? (err as Error).message})`, null, { cause: err });
   }
 }

@@ -105,7 +105,11 @@ async function refresh(io: Io, args: string[], sources: string[] | null): Promis
   try {
     const record = await refresher.start('cli');
     io.out(JSON.stringify(record, null, 2));
-    return record.outcome === 'failed' ? 1 : 0;
+    if (record.outcome !== 'failed') return 0;
+    // The record is on stdout; the reason, one line per source, on stderr.
+    io.err(`splitguard: ipdb refresh failed: ${record.error ?? 'unknown error'}`);
+    for (const node of record.nodes) if (node.error) io.err(`  ${node.source}: ${node.error}`);
+    return 1;
   } finally {
     await refresher.close();
     await stores.root.close();

@@ -65,6 +65,12 @@ export class RouteCache {
   get(code: string): CompiledRoute | null {
     const g = Atomics.load(this.#generation, 0);
     if (g !== this.#seen) {
+      // The change was committed before the counter moved, but this thread's
+      // LMDB read transaction can still be a snapshot from before the commit
+      // (lmdb-js keeps one open until a timer resets it, and a busy thread
+      // serves many requests first): without a fresh one, a deleted route
+      // would be read back and cached for the new generation.
+      this.#stores.root.resetReadTxn();
       this.#map.clear();
       this.#seen = g;
     }

@@ -3,6 +3,7 @@
 import { AppError } from '../errors.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { accountCommand, adminUsage, keyCommand, userCommand } from './admin.js';
+import { backupCommand, backupUsage, restoreCommand } from './backup.js';
 import { ipdbCommand, ipdbUsage } from './ipdb.js';
 import { serveCommand } from './serve.js';
 import type { Io } from './io.js';
@@ -12,6 +13,7 @@ const usage = `splitguard: short-link A/B router with data-center filtering
 Usage:
   splitguard serve                                     the HTTPS server (npm start)
 ${adminUsage}
+${backupUsage}
 ${ipdbUsage.replace(/^Usage:\n/, '')}
 
 Environment: SPLITGUARD_DATA_DIR (default ./data) and the variables in docs/operations.md.`;
@@ -34,6 +36,10 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
         return await keyCommand(full, rest);
       case 'user':
         return await userCommand(full, rest);
+      case 'backup':
+        return await backupCommand(full, rest);
+      case 'restore':
+        return await restoreCommand(full, rest);
       case 'ipdb':
         return await ipdbCommand(full, rest, config.ipdbSources);
       default:

@@ -178,13 +178,16 @@ function handleCommitErrors(): void {
   });
 }
 
+/** How every process opens <data dir>/db (the server, the CLI, backup and restore). */
+export const ENV_OPTIONS = { maxDbs: 32, compression: false } as const;
+
 export function openStores(dataDir: string): Stores {
   handleCommitErrors();
   const dir = path.join(dataDir, 'db');
   let stores: Stores;
   try {
     mkdirSync(dir, { recursive: true });
-    const root = open({ path: dir, maxDbs: 32, compression: false });
+    const root = open({ path: dir, ...ENV_OPTIONS });
     stores = {
       root,
       meta: root.openDB<unknown, string>({ name: 'meta' }),

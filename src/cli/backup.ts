@@ -1,0 +1,188 @@
+// splitguard backup --out FILE | restore --from FILE
+//
+// A backup is one file: a compacted copy of <data dir>/db/data.mdb made by
+// LMDB itself (mdb_env_copy2 with MDB_CP_COMPACT) inside one read
+// transaction, so it is a consistent snapshot even while the server and the
+// CLI keep writing, and it never blocks them. It holds accounts, key hashes,
+// console users and sessions, routes, click statistics and blacklist edits;
+// not the IP database (rebuilt or refreshed) nor the TLS files.
+//
+// Restore replaces <data dir>/db with a backup. It refuses to run while any
+// process has the store open: LMDB records every process that reads the
+// store in its reader table (db/lock.mdb), with its pid, for as long as it
+// has the environment open; readerCheck() first clears the entries of
+// processes that have died, so a crashed server does not block a restore.
+// The previous store is kept beside it (db.before-restore-<time>), never
+// deleted. Both commands read the copy end to end in a child process first
+// (store-check.ts), so a damaged or foreign file is refused with a message
+// instead of being installed.
+import { spawnSync } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open } from 'lmdb';
+import { AppError } from '../errors.js';
+import { ENV_OPTIONS } from '../store/db.js';
+import { type Io, parseCommand } from './io.js';
+
+export const backupUsage = `  splitguard backup --out FILE                       a consistent, compacted copy of the store (safe while serving)
+  splitguard restore --from FILE                     replace the store with a backup (the server must be stopped)`;
+
+const CHECK = fileURLToPath(new URL('./store-check.js', import.meta.url));
+
+interface StoreSummary {
+  schema_version: number;
+  records: Record<string, number>;
+}
+
+const fail = (message: string) => new AppError('cli_failed', message);
+
+function fsyncPath(p: string): void {
+  const fd = openSync(p, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * LMDB's magic number, in the meta page at the start of every data file
+ * (after the page header, whose size depends on the build): a cheap first
+ * test that gives a clear message for a file that is not LMDB at all.
+ */
+const LMDB_MAGIC = Buffer.from([0xde, 0xc0, 0xef, 0xbe]);
+
+function looksLikeLmdb(file: string): boolean {
+  const head = Buffer.alloc(64);
+  const fd = openSync(file, 'r');
+  try {
+    return readSync(fd, head, 0, head.length, 0) === head.length && head.includes(LMDB_MAGIC);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads the store copy in DIR (DIR/data.mdb) end to end in a child process. */
+function checkCopy(dir: string, what: string): StoreSummary {
+  const r = spawnSync(process.execPath, [CHECK, dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10 * 60_000 });
+  if (r.status === 0) return JSON.parse(r.stdout) as StoreSummary;
+  const reason = r.signal ? `reading it failed with ${r.signal}: the file is damaged or truncated` : (r.stderr.trim().split('\n').pop() ?? `the check exited ${r.status}`);
+  throw fail(`${what} is not a valid splitguard backup: ${reason}`);
+}
+
+/** Pids of other processes that have the store open, after clearing dead ones. */
+function storeUsers(dbDir: string): number[] {
+  const root = open({ path: dbDir, ...ENV_OPTIONS });
+  try {
+    root.readerCheck();
+    const pids = new Set<number>();
+    // readerList(): a header line, then "pid thread txnid" per reader slot.
+    for (const line of root.readerList().split('\n')) {
+      const pid = Number(line.trim().split(/\s+/)[0]);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) pids.add(pid);
+    }
+    return [...pids];
+  } finally {
+    void root.close();
+  }
+}
+
+function errno(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+}
+
+export async function backupCommand(io: Io, args: string[]): Promise<number> {
+  const { values } = parseCommand('backup', args, { out: { type: 'string' } }, false);
+  if (!values.out) throw new AppError('cli_usage', 'backup: --out FILE is required');
+  const started = performance.now();
+  const out = path.resolve(values.out as string);
+  const dbDir = path.join(io.dataDir, 'db');
+  if (!existsSync(path.join(dbDir, 'data.mdb'))) throw fail(`backup: there is no store to back up in ${dbDir}`);
+  if (existsSync(out)) throw fail(`backup: ${out} already exists; choose a new name or remove it`);
+  const parent = path.dirname(out);
+  if (!existsSync(parent) || !statSync(parent).isDirectory()) throw fail(`backup: the directory ${parent} does not exist`);
+
+  // LMDB writes DIR/data.mdb; DIR is a sibling of FILE, so that the final
+  // rename stays on one file system and FILE appears complete or not at all.
+  const scratch = `${out}.${process.pid}.tmp`;
+  try {
+    try {
+      mkdirSync(scratch);
+    } catch (err) {
+      throw fail(`backup: cannot write in ${parent} (${errno(err)})`);
+    }
+    const root = open({ path: dbDir, ...ENV_OPTIONS });
+    let compacted = true;
+    try {
+      try {
+        await root.backup(scratch, true);
+      } catch {
+        // Compaction refuses a store that has leaked pages; a plain copy
+        // of the same snapshot is still consistent.
+        rmSync(path.join(scratch, 'data.mdb'), { force: true });
+        compacted = false;
+        await root.backup(scratch, false);
+      }
+    } catch (err) {
+      throw fail(`backup: copying the store failed (${errno(err)})`);
+    } finally {
+      await root.close();
+    }
+    const copy = path.join(scratch, 'data.mdb');
+    fsyncPath(copy);
+    const summary = checkCopy(scratch, 'backup: the copy');
+    renameSync(copy, out);
+    fsyncPath(parent);
+    const bytes = statSync(out).size;
+    io.out(JSON.stringify({ out, bytes, compacted, ...summary, ms: Math.round(performance.now() - started) }));
+    return 0;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+export async function restoreCommand(io: Io, args: string[]): Promise<number> {
+  const { values } = parseCommand('restore', args, { from: { type: 'string' } }, false);
+  if (!values.from) throw new AppError('cli_usage', 'restore: --from FILE is required');
+  const from = path.resolve(values.from as string);
+  if (!existsSync(from)) throw fail(`restore: ${from} does not exist`);
+  if (!statSync(from).isFile()) throw fail(`restore: ${from} is not a file`);
+  if (statSync(from).size === 0) throw fail(`restore: ${from} is not a valid splitguard backup: it is empty`);
+  if (!looksLikeLmdb(from)) throw fail(`restore: ${from} is not a valid splitguard backup: it is not an LMDB file`);
+
+  const dbDir = path.join(io.dataDir, 'db');
+  if (existsSync(path.join(dbDir, 'data.mdb'))) {
+    const pids = storeUsers(dbDir);
+    if (pids.length > 0) {
+      throw fail(
+        `restore: the store in ${dbDir} is in use by process ${pids.join(', ')} ` +
+          '(a running server or splitguard command); stop it, then restore',
+      );
+    }
+  }
+
+  mkdirSync(io.dataDir, { recursive: true });
+  const staging = path.join(io.dataDir, `db.restore-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    mkdirSync(staging);
+    copyFileSync(from, path.join(staging, 'data.mdb'));
+    fsyncPath(path.join(staging, 'data.mdb'));
+    const summary = checkCopy(staging, `restore: ${from}`);
+    // The check's lock file describes readers that are gone; LMDB makes a new one.
+    rmSync(path.join(staging, 'lock.mdb'), { force: true });
+
+    let previous: string | null = null;
+    if (existsSync(dbDir)) {
+      previous = path.join(io.dataDir, `db.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+      renameSync(dbDir, previous);
+    }
+    renameSync(staging, dbDir);
+    fsyncPath(io.dataDir);
+    io.out(JSON.stringify({ restored_from: from, db: dbDir, previous, ...summary }));
+    return 0;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,64 @@
+// Reads a copy of the LMDB store end to end and prints what it holds, as one
+// JSON line: {"schema_version", "records": {"accounts": n, ...}}. Run as a
+// child process by `splitguard backup` and `splitguard restore` on the
+// directory holding the copy (DIR/data.mdb): LMDB trusts its file, so a
+// damaged copy can crash the process that reads it (a truncated file is a
+// SIGBUS), and that must not be the CLI itself. Exit 0 when every record of
+// every database was read and the schema is one this splitguard knows; 1 with
+// the reason on stderr otherwise.
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { open } from 'lmdb';
+import { ENV_OPTIONS, SCHEMA_VERSION } from '../store/db.js';
+
+/** The named databases of the store (store/db.ts), the first three required. */
+const DATABASES = ['meta', 'accounts', 'keys', 'key_ids', 'users', 'blacklist', 'routes', 'route_codes', 'account_routes', 'route_stats', 'sessions'];
+const REQUIRED = 3;
+
+function check(dir: string): { schema_version: number; records: Record<string, number> } {
+  const file = path.join(dir, 'data.mdb');
+  if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`${file} is missing`);
+  // noSubdir: lmdb-js would otherwise take a directory name with a dot
+  // (backup.tar.123.tmp) for the data file itself.
+  const root = open({ path: dir, ...ENV_OPTIONS, noSubdir: false, readOnly: true });
+  try {
+    const records: Record<string, number> = {};
+    let schema: unknown;
+    DATABASES.forEach((name, i) => {
+      // Read-only, a missing database is undefined (or an error).
+      let db;
+      try {
+        db = root.openDB({ name });
+      } catch {
+        db = undefined;
+      }
+      if (!db) {
+        if (i < REQUIRED) throw new Error(`it has no "${name}" database: it is not a splitguard store`);
+        return;
+      }
+      let n = 0;
+      // Every key and value is read and decoded, so every page is touched.
+      for (const { key, value } of db.getRange()) {
+        if (name === 'meta' && key === 'schema_version') schema = value;
+        n++;
+      }
+      records[name] = n;
+    });
+    if (!Number.isInteger(schema)) throw new Error('it has no schema version: it is not a splitguard store');
+    if ((schema as number) > SCHEMA_VERSION) {
+      throw new Error(`it uses schema version ${schema as number}, newer than this splitguard (${SCHEMA_VERSION})`);
+    }
+    return { schema_version: schema as number, records };
+  } finally {
+    root.close();
+  }
+}
+
+try {
+  const dir = process.argv[2];
+  if (!dir) throw new Error('usage: store-check DIR');
+  process.stdout.write(`${JSON.stringify(check(path.resolve(dir)))}\n`);
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exitCode = 1;
+}

@@ -56,12 +56,14 @@ export class Sessions {
     const session = this.#stores.sessions.get(key);
     if (!session) return null;
     if (this.#expired(session, now)) {
-      void this.#stores.sessions.remove(key);
+      this.#stores.sessions.removeSync(key);
       return null;
     }
     if (now - session.lastSeenAt > Math.min(TOUCH_MS, this.#idleMs / 4)) {
+      // Synchronous, so the next request (on any thread) sees the new time;
+      // it happens at most once a minute per session.
       const touched = { ...session, lastSeenAt: now };
-      void this.#stores.sessions.put(key, touched);
+      this.#stores.sessions.putSync(key, touched);
       return { key, session: touched };
     }
     return { key, session };

@@ -334,10 +334,10 @@ async function keysPage(view) {
   await loadKeys(list, reveal);
 }
 
-function showSecret(box, k) {
+function showSecret(box, k, done = 'created') {
   const input = h('input', { readOnly: true, value: k.api_key, 'aria-label': 'The new API key', class: 'mono' });
   box.replaceChildren(h('div', { class: 'notice', role: 'alert' },
-    h('p', {}, h('strong', {}, `Key "${k.name}" created. Copy it now: it is shown only once.`)),
+    h('p', {}, h('strong', {}, `Key "${k.name}" ${done}. Copy it now: it is shown only once.`)),
     h('div', { class: 'secret' }, input, copyButton(k.api_key, 'the new API key')),
     h('button', { type: 'button', class: 'secondary small', onclick: () => box.replaceChildren() }, 'I have copied it')));
   input.focus();
@@ -354,7 +354,7 @@ async function loadKeys(list, reveal) {
     const actions = k.revoked_at ? [] : [
       h('button', { type: 'button', class: 'secondary small', onclick: async () => {
         if (!(await confirmDialog(`Reset key "${k.name}"? The current key stops working at once.`, 'Reset key'))) return;
-        showSecret(reveal, await api('POST', `/keys/${encodeURIComponent(k.id)}/reset`));
+        showSecret(reveal, await api('POST', `/keys/${encodeURIComponent(k.id)}/reset`), 'reset: the old key no longer works');
         await loadKeys(list, reveal);
       } }, 'Reset'),
       h('button', { type: 'button', class: 'danger small', onclick: async () => {
@@ -516,7 +516,7 @@ async function routePage(view, { match }) {
     h('section', { class: 'panel', 'aria-labelledby': 'del-h' }, h('h2', { id: 'del-h' }, 'Delete route'), del),
   );
   // Visits are counted within about two seconds; keep the charts current.
-  every(2000, async () => {
+  every(1000, async () => {
     try {
       showStats((await api('GET', `/v1/routes/${id}`)).stats);
     } catch {
@@ -653,7 +653,7 @@ async function blacklistPage(view, { query }) {
     h('div', { class: 'field' }, h('button', { type: 'submit' }, 'Search')))], async () => {
     go(`/admin/blacklist?q=${encodeURIComponent(search.value.trim())}`);
   });
-  const { data, pagination } = await api('GET', `/v1/admin/blacklist?q=${encodeURIComponent(q)}&page=${page}&limit=50`);
+  const { data, pagination } = await api('GET', `/v1/admin/blacklist?q=${encodeURIComponent(q)}&page=${page}&limit=25`);
 
   const toggle = (e) => h('button', { type: 'button', class: `small ${e.enabled ? 'secondary' : ''}`, 'aria-label': `${e.enabled ? 'Disable' : 'Enable'} AS${e.asn}`, onclick: async () => {
     await api('PUT', `/v1/admin/blacklist/${e.asn}`, { enabled: !e.enabled });

@@ -36,7 +36,7 @@ function frame(title, desc, width, height) {
 export function columnChart({ title, labels, values, xTitle, yTitle, keys = labels }) {
   const W = 440;
   const H = 250;
-  const m = { left: 52, right: 12, top: 22, bottom: 54 };
+  const m = { left: 56, right: 12, top: 24, bottom: 56 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
   const { top, step } = niceScale(Math.max(...values, 0));
@@ -59,7 +59,7 @@ export function columnChart({ title, labels, values, xTitle, yTitle, keys = labe
     svg.append(
       bar,
       s('text', { x: cx, y: y(v) - 5, 'text-anchor': 'middle', class: 'value' }, v),
-      s('text', { x: cx, y: m.top + ph + 16, 'text-anchor': 'middle', class: 'tick' }, label),
+      s('text', { x: cx, y: m.top + ph + 18, 'text-anchor': 'middle', class: 'tick' }, label),
     );
   });
   svg.append(
@@ -77,7 +77,7 @@ export function columnChart({ title, labels, values, xTitle, yTitle, keys = labe
 export function barChart({ title, labels, values, xTitle, keys = labels, classes = [] }) {
   const W = 440;
   const rowH = 30;
-  const m = { left: 128, right: 40, top: 10, bottom: 46 };
+  const m = { left: 136, right: 44, top: 10, bottom: 48 };
   const ph = rowH * labels.length;
   const H = m.top + ph + m.bottom;
   const pw = W - m.left - m.right;
@@ -88,7 +88,7 @@ export function barChart({ title, labels, values, xTitle, keys = labels, classes
   for (let v = 0; v <= top; v += step) {
     svg.append(
       s('line', { x1: x(v), x2: x(v), y1: m.top, y2: m.top + ph, class: v === 0 ? 'axis' : 'grid' }),
-      s('text', { x: x(v), y: m.top + ph + 16, 'text-anchor': 'middle', class: 'tick' }, v),
+      s('text', { x: x(v), y: m.top + ph + 18, 'text-anchor': 'middle', class: 'tick' }, v),
     );
   }
   labels.forEach((label, i) => {

@@ -1,0 +1,101 @@
+// Signing in and out of the console in Chromium: the session cookie's flags,
+// the message for a wrong password, logout ending the session on the
+// server, and the limit on failed logins per email.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { consoleCall, launchChromium, openConsole, screenshot, signIn, signInAdmin } from '../helpers/browser.js';
+import { runCliJson } from '../helpers/cli.js';
+import { readBootstrap, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let browser: Browser;
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+it('shows the login form and refuses a wrong password with a message', async () => {
+  const { page, context } = await openConsole(browser, server);
+  await page.getByRole('heading', { name: 'Sign in to splitguard' }).waitFor();
+  await page.getByLabel('Email').waitFor();
+  await screenshot(page, 'login');
+
+  await page.getByLabel('Email').fill(readBootstrap(server.dataDir).admin_email);
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  expect(await alert.textContent()).toBe('the email or password is not correct');
+  expect(await context.cookies()).toEqual([]);
+  await context.close();
+});
+
+it('sets an HttpOnly, Secure, SameSite=Strict session cookie scoped to /console', async () => {
+  const { page, context } = await openConsole(browser, server);
+  await signInAdmin(page, server);
+  const cookies = await context.cookies();
+  expect(cookies).toHaveLength(1);
+  const [c] = cookies;
+  expect(c).toMatchObject({ name: 'sg_session', path: '/console', httpOnly: true, secure: true, sameSite: 'Strict' });
+  expect(c.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  // Expires with the absolute lifetime (12 h), not a persistent "remember me".
+  expect(c.expires * 1000 - Date.now()).toBeGreaterThan(11.9 * 3_600_000);
+  expect(c.expires * 1000 - Date.now()).toBeLessThanOrEqual(12 * 3_600_000);
+  // Scripts cannot read it.
+  expect(await page.evaluate(() => document.cookie)).toBe('');
+  await context.close();
+});
+
+it('signs out: the cookie is cleared and the old session id is refused', async () => {
+  const { page, context } = await openConsole(browser, server);
+  await signInAdmin(page, server);
+  const [old] = await context.cookies();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByText('You have signed out.').waitFor();
+  expect(await context.cookies()).toEqual([]);
+
+  // Replaying the old cookie does not bring the session back.
+  await context.addCookies([old]);
+  const me = await consoleCall(page, 'GET', '/session');
+  expect(me.status).toBe(401);
+  expect(me.json).toMatchObject({ code: 'session_invalid', field: null });
+  await context.close();
+});
+
+it('limits failed logins per email: after 5 failures even the right password waits', async () => {
+  await runCliJson(['user', 'create', '--email', 'limited@example.com', '--password', 'right-password-1', '--account', String(server.accountId)], server.dataDir);
+  const { page, context } = await openConsole(browser, server);
+  for (let i = 0; i < 5; i++) {
+    const r = await consoleCall(page, 'POST', '/session/login', { json: { email: 'limited@example.com', password: `wrong-${i}` } });
+    expect(r.status).toBe(401);
+    expect(r.json.code).toBe('login_failed');
+  }
+  await page.getByLabel('Email').fill('limited@example.com');
+  await page.getByLabel('Password').fill('right-password-1');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  expect(await alert.textContent()).toMatch(/too many failed sign-ins/);
+  const r = await consoleCall(page, 'POST', '/session/login', { json: { email: 'limited@example.com', password: 'right-password-1' } });
+  expect(r.status).toBe(429);
+  expect(r.json.code).toBe('rate_limited');
+  expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+
+  // Another login from the same address is not locked out by this email's failures.
+  await context.clearCookies();
+  await page.reload();
+  await signInAdmin(page, server);
+  await context.close();
+});
+
+it('an unknown email gets the same answer as a wrong password', async () => {
+  const { page, context } = await openConsole(browser, server);
+  const r = await consoleCall(page, 'POST', '/session/login', { json: { email: 'nobody@example.com', password: 'whatever-1' } });
+  expect(r.status).toBe(401);
+  expect(r.json).toEqual({ error: 'the email or password is not correct', code: 'login_failed', field: null });
+  await signIn(page, readBootstrap(server.dataDir).admin_email, readBootstrap(server.dataDir).admin_password);
+  await context.close();
+});

@@ -31,7 +31,7 @@ export const catalogue = {
   // The web console (/console/api): its session and CSRF checks.
   login_failed: { status: 401, message: fixed('the email or password is not correct') },
   session_invalid: { status: 401, message: fixed('the console session is missing or has expired; sign in again') },
-  csrf_failed: { status: 403, message: fixed('the request did not carry this session\'s X-CSRF-Token') },
+  csrf_failed: { status: 403, message: fixed('the request failed the CSRF check') },
   internal: { status: 500, message: () => 'internal server error' },
 
   // The IP database. The native reader's statuses (ipdb_bad_magic, …) arrive

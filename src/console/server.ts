@@ -122,7 +122,7 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const handle = (x: Exchange, call: Call) => {
     const rest = call.path.slice(API.length);
     const changes = call.method !== 'GET';
-    if (changes && !sameOrigin(call)) throw new AppError('csrf_failed', 'the request came from another site', 'Origin');
+    if (changes && !sameOrigin(call)) throw new AppError('csrf_failed', 'the Origin header names another site', 'Origin');
 
     if (rest === '/session/login') {
       if (call.method !== 'POST') throw Object.assign(new AppError('method_not_allowed', `${call.path} allows POST`), { headers: { Allow: 'POST' } });
@@ -144,7 +144,9 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
       fail(x, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
       return;
     }
-    if (changes && !csrfMatches(live.session, call.csrf)) throw new AppError('csrf_failed', '', 'X-CSRF-Token');
+    if (changes && !csrfMatches(live.session, call.csrf)) {
+      throw new AppError('csrf_failed', "X-CSRF-Token is missing or is not this session's token", 'X-CSRF-Token');
+    }
 
     if (rest === '/session' || rest === '/session/logout') {
       const allowed = rest === '/session' ? 'GET' : 'POST';

@@ -22,7 +22,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-const refused = { error: "the request did not carry this session's X-CSRF-Token", code: 'csrf_failed', field: 'X-CSRF-Token' };
+const refused = {
+  error: "the request failed the CSRF check: X-CSRF-Token is missing or is not this session's token",
+  code: 'csrf_failed',
+  field: 'X-CSRF-Token',
+};
 const keyNames = async () => (await consoleCall(page, 'GET', '/keys')).json.data.map((k: { name: string }) => k.name);
 
 it('refuses a change without the token, or with a wrong one, and changes nothing', async () => {
@@ -60,7 +64,7 @@ it('accepts the same change with the token', async () => {
 it('refuses a request whose Origin is another site, even with the token', async () => {
   const r = await consoleCall(page, 'POST', '/keys', { json: { name: 'cross' }, csrf: token, headers: { Origin: 'https://evil.example' } });
   expect(r.status).toBe(403);
-  expect(r.json).toMatchObject({ code: 'csrf_failed', field: 'Origin' });
+  expect(r.json).toEqual({ error: 'the request failed the CSRF check: the Origin header names another site', code: 'csrf_failed', field: 'Origin' });
   const login = await consoleCall(page, 'POST', '/session/login', { json: { email: 'a@b.c', password: 'x' }, headers: { Origin: 'https://evil.example' } });
   expect(login.status).toBe(403);
   expect(await keyNames()).not.toContain('cross');

@@ -8,7 +8,7 @@
 // If-Modified-Since from the validators of the last accepted download) so
 // that an unchanged source costs one round trip. gzip bodies are written as
 // they come; the parser detects and inflates them under its own size cap.
-import { createWriteStream, statSync } from 'node:fs';
+import { createWriteStream, statSync, type WriteStream } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -70,12 +70,17 @@ function fetchHttp(url: string, dest: string, known: Validators | undefined, lim
     if (known?.etag) headers['If-None-Match'] = known.etag;
     if (known?.lastModified) headers['If-Modified-Since'] = known.lastModified;
     let settled = false;
+    // The body's file, once the answer is a 200: closed on failure too, or
+    // every failed download would keep a descriptor (and the deleted file's
+    // disk space) until the process exits.
+    let out: WriteStream | null = null;
     const fail = (reason: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(total);
       clearTimeout(connect);
       req.destroy();
+      out?.destroy();
       reject(new FetchError(url, reason));
     };
     const total = setTimeout(() => fail(`no complete answer within ${limits.totalMs} ms`), limits.totalMs);
@@ -111,7 +116,7 @@ function fetchHttp(url: string, dest: string, known: Validators | undefined, lim
         res.resume();
         return fail(`the body (${declared} bytes) is larger than the ${limits.maxBytes}-byte limit`);
       }
-      const out = createWriteStream(dest);
+      out = createWriteStream(dest);
       let bytes = 0;
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
@@ -131,7 +136,14 @@ function fetchHttp(url: string, dest: string, known: Validators | undefined, lim
         resolve({ url, file: dest, bytes, validators });
       });
     });
-    req.on('socket', (socket) => socket.setTimeout(limits.idleMs, () => fail(`no data for ${limits.idleMs} ms`)));
+    // The connect timeout ends once the socket is connected (a kept-alive
+    // socket already is); from then on the idle timeout covers a server that
+    // accepts and never answers, or stops sending half-way.
+    req.on('socket', (socket) => {
+      if (socket.connecting) socket.once('connect', () => clearTimeout(connect));
+      else clearTimeout(connect);
+      socket.setTimeout(limits.idleMs, () => fail(`no data for ${limits.idleMs} ms`));
+    });
     req.on('error', (err: NodeJS.ErrnoException) => fail(err.code ? `${err.code} (${err.message})` : err.message));
   });
 }

@@ -31,6 +31,8 @@ export interface Config {
   threads: number;
   ipdbSources: string[] | null;
   ipdbRefreshHours: number;
+  /** How long a database source may stay silent (connecting, answering, between reads) before its node fails. */
+  ipdbFetchTimeoutMs: number;
   trustProxy: Cidr[];
   /** Addresses allowed to read /metrics; empty means loopback only. */
   metricsFrom: Cidr[];
@@ -149,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     threads: integer(env, 'SPLITGUARD_THREADS', os.availableParallelism(), 1, 256),
     ipdbSources: urls(env, 'SPLITGUARD_IPDB_SOURCES'),
     ipdbRefreshHours: positiveNumber(env, 'SPLITGUARD_IPDB_REFRESH_HOURS', 24, 24 * 365),
+    ipdbFetchTimeoutMs: integer(env, 'SPLITGUARD_IPDB_FETCH_TIMEOUT_MS', 30_000, 100, 3_600_000),
     trustProxy: cidrs(env, 'SPLITGUARD_TRUST_PROXY'),
     metricsFrom: cidrs(env, 'SPLITGUARD_METRICS_FROM'),
     rateLimitPerMin: integer(env, 'SPLITGUARD_RATE_LIMIT_PER_MIN', 60, 1, 10_000_000),

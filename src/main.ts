@@ -10,7 +10,7 @@ import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { ensureCurrentDatabase } from './ipdb/current.js';
 import { IpDatabase } from './ipdb/database.js';
-import { DEFAULT_SOURCES } from './ipdb/fetch.js';
+import { DEFAULT_SOURCES, limitsFor } from './ipdb/fetch.js';
 import { cleanRefreshLeftovers, databaseGeneration, nextDue, nextRefreshAt, Refresher, storeNextDue } from './ipdb/refresh.js';
 import { prune, publish } from './ipdb/serving.js';
 import { log } from './log.js';
@@ -122,6 +122,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
     dataDir: config.dataDir,
     stores,
     sources: config.ipdbSources ?? DEFAULT_SOURCES,
+    limits: limitsFor(config.ipdbFetchTimeoutMs),
     onInstalled: async (result) => {
       generation = databaseGeneration(stores);
       await swapAll(publish(config.dataDir, currentFile), result.tables);

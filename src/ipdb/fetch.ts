@@ -37,6 +37,14 @@ export const DEFAULT_LIMITS: FetchLimits = {
   maxBytes: 256 * 1024 * 1024,
 };
 
+/**
+ * The limits for a silence timeout (SPLITGUARD_IPDB_FETCH_TIMEOUT_MS): the
+ * idle timeout, and the connect timeout when that is shorter than the default.
+ */
+export function limitsFor(silenceMs: number): FetchLimits {
+  return { ...DEFAULT_LIMITS, connectMs: Math.min(DEFAULT_LIMITS.connectMs, silenceMs), idleMs: silenceMs };
+}
+
 /** What a server said about a body, to ask "has it changed?" next time. */
 export interface Validators {
   etag?: string;

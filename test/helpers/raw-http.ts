@@ -54,7 +54,9 @@ export function rawRequest(bytes: string | Buffer, options: RawOptions): Promise
       const ms = performance.now() - started;
       resolve(parsed ? { outcome: 'answered', ms, ...parsed } : { outcome, raw, status: 0, headers: [], body: '', ms });
     };
-    const socket = tls.connect({ host: '127.0.0.1', port: options.port, ca: options.ca, servername: 'localhost', localAddress: options.localAddress }, () => {
+    // localAddress is passed on to net.connect (the tls typings omit it).
+    const connect = { host: '127.0.0.1', port: options.port, ca: options.ca, servername: 'localhost', localAddress: options.localAddress } as tls.ConnectionOptions;
+    const socket = tls.connect(connect, () => {
       socket.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes);
     });
     const timer = setTimeout(() => finish('timeout'), options.timeoutMs ?? 5000);

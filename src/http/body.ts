@@ -1,7 +1,7 @@
 // Request bodies: size-capped before and while reading, parsed as JSON that
 // may not carry prototype-poisoning keys.
 import { AppError } from '../errors.js';
-import type { Exchange } from './respond.js';
+import { type Exchange, watchAbort } from './respond.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -9,6 +9,10 @@ export const BODY_LIMIT = 64 * 1024;
  * Reads the whole body. `declared` is the Content-Length header ('' when
  * absent). Rejects with payload_too_large as soon as the cap is passed.
  * Chunks are copied: uWS reuses their memory after the callback returns.
+ * It also watches for the client going away (it replaces an earlier
+ * watchAbort): the promise then rejects instead of waiting forever for a
+ * last chunk that will not come, so callers' in-flight counts go back down
+ * and a graceful shutdown does not wait for such a request.
  */
 export function readBody(x: Exchange, declared: string, limit = BODY_LIMIT): Promise<Buffer> {
   if (declared !== '' && Number(declared) > limit) return Promise.reject(new AppError('payload_too_large'));
@@ -16,6 +20,10 @@ export function readBody(x: Exchange, declared: string, limit = BODY_LIMIT): Pro
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
+    watchAbort(x, () => {
+      failed = true;
+      reject(new AppError('invalid_json', 'the client closed the connection before the body was complete'));
+    });
     x.res.onData((chunk, isLast) => {
       if (failed) return;
       size += chunk.byteLength;

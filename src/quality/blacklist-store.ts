@@ -73,9 +73,10 @@ export function addCustomEntry(stores: Stores, input: CustomEntryInput): Blackli
   if (!Number.isInteger(asn) || (asn as number) < 1 || (asn as number) > 0xffffffff) throw invalidParameter('asn', 'must be an integer from 1 to 4294967295');
   if (typeof input.provider !== 'string' || input.provider.trim() === '' || input.provider.length > 200) throw invalidParameter('provider', 'must be a string of 1 to 200 characters');
   if (!BLACKLIST_CATEGORIES.includes(input.category as BlacklistCategory)) throw invalidParameter('category', `must be one of ${BLACKLIST_CATEGORIES.join(', ')}`);
-  const level = input.level ?? 'low';
+  // Optional means absent: null is a wrong type, as for every other field.
+  const level = input.level === undefined ? 'low' : input.level;
   if (level !== 'low' && level !== 'medium' && level !== 'high') throw invalidParameter('level', 'must be low, medium or high');
-  const note = input.note ?? '';
+  const note = input.note === undefined ? '' : input.note;
   if (typeof note !== 'string' || note.length > 500) throw invalidParameter('note', 'must be a string of at most 500 characters');
   if (builtInLists().blacklist.some((e) => e.asn === asn)) throw invalidParameter('asn', 'is a built-in entry: enable or disable it instead');
   const change: BlacklistChange = {

@@ -137,16 +137,22 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       reply(x, out.status, out.body, headers);
     };
 
-    if (match.route.body) {
-      if (call.contentType !== '' && !/^application\/json\s*(;|$)/i.test(call.contentType)) {
-        fail(x, new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type'), headers);
+    if (match.route.body || match.route.optionalBody) {
+      const jsonType = call.contentType === '' || /^application\/json\s*(;|$)/i.test(call.contentType);
+      const contentTypeError = () => new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
+      // An optional body is judged once it has arrived: an empty one with
+      // any Content-Type (curl -d '' sends a form type) is no body.
+      if (!jsonType && !match.route.optionalBody) {
+        fail(x, contentTypeError(), headers);
         return;
       }
       deps.inflight.count++;
       watchAbort(x);
       readBody(x, call.contentLength)
         .then((buf) => {
-          req.body = parseJson(buf);
+          if (buf.length === 0 && match.route.optionalBody) req.body = undefined;
+          else if (!jsonType) throw contentTypeError();
+          else req.body = parseJson(buf);
           return match.route.handler(req);
         })
         .then(done, (err) => fail(x, err, headers))

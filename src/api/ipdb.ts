@@ -6,6 +6,7 @@ import type { Router } from '../http/router.js';
 import type { IpDatabase } from '../ipdb/database.js';
 import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
 import type { Stores } from '../store/db.js';
+import { objectBody } from './validate.js';
 
 export const TRIGGER_INTERVAL_MS = 3_600_000;
 
@@ -21,6 +22,9 @@ export function registerIpdbRoutes(router: Router, stores: Stores, database: () 
     'POST',
     '/v1/ip/update',
     (req) => {
+      // No body, or an empty object: the trigger has no options, and a
+      // field (say "force") must not be silently ignored.
+      if (req.body !== undefined) objectBody(req.body, []);
       const key = `ipdb_trigger:${req.account.id}`;
       const now = Date.now();
       const previous = stores.root.transactionSync(() => {
@@ -45,7 +49,7 @@ export function registerIpdbRoutes(router: Router, stores: Stores, database: () 
         },
       };
     },
-    { body: false },
+    { body: 'optional' },
   );
 
   router.add('GET', '/v1/ip/database', () => {

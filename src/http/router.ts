@@ -31,6 +31,11 @@ interface Route {
   handler: Handler;
   /** The route takes a JSON body. */
   body: boolean;
+  /**
+   * The route takes no body or a JSON one (`body` is then false, so callers
+   * that know only `body` treat it as a route without a body).
+   */
+  optionalBody: boolean;
 }
 
 export type Match =
@@ -41,10 +46,14 @@ export type Match =
 export class Router {
   readonly #routes: Route[] = [];
 
-  /** A route; POST and PUT take a JSON body unless `body: false` (the body is then ignored). */
-  add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler, options: { body?: boolean } = {}): this {
+  /**
+   * A route; POST and PUT take a JSON body unless `body: false` (the body is
+   * then ignored) or `body: 'optional'` (an empty body is no body; a
+   * non-empty one must be JSON and is passed on for the handler to check).
+   */
+  add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler, options: { body?: boolean | 'optional' } = {}): this {
     const body = options.body ?? (method === 'POST' || method === 'PUT');
-    this.#routes.push({ method, segments: pattern.split('/').filter(Boolean), handler, body });
+    this.#routes.push({ method, segments: pattern.split('/').filter(Boolean), handler, body: body === true, optionalBody: body === 'optional' });
     return this;
   }
 

@@ -175,8 +175,10 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     }
   };
 
+  const isHead = (req: HttpRequest) => req.getMethod().toLowerCase() === 'head';
+
   app.any('/v1/*', (res, req) => {
-    const x = exchange(res);
+    const x = exchange(res, isHead(req));
     const peer = normalizeAddress(res.getRemoteAddress());
     const call: ApiCall = {
       method: req.getMethod().toUpperCase(),
@@ -254,7 +256,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
   if (deps.console) registerConsole(app, deps.console);
 
   app.any('/*', (res, req) => {
-    const x = exchange(res);
+    const x = exchange(res, isHead(req));
     const path = req.getUrl();
     sendJson(x, 404, new AppError('not_found', `no such path: ${path.length > 100 ? `${path.slice(0, 100)}...` : path}`).body());
   });

@@ -17,10 +17,12 @@ export interface Exchange {
   res: HttpResponse;
   aborted: boolean;
   done: boolean;
+  /** A HEAD request: the answer carries the headers of the body, never the body. */
+  head: boolean;
 }
 
-export function exchange(res: HttpResponse): Exchange {
-  return { res, aborted: false, done: false };
+export function exchange(res: HttpResponse, head = false): Exchange {
+  return { res, aborted: false, done: false, head };
 }
 
 /** Must be called before the first await of a handler (uWS rule). */
@@ -39,8 +41,17 @@ export function send(x: Exchange, status: number, headers: Headers, body?: strin
   x.res.cork(() => {
     x.res.writeStatus(STATUS[status] ?? String(status));
     for (const name in headers) x.res.writeHeader(name, headers[name]);
-    if (body === undefined) x.res.endWithoutBody();
-    else x.res.end(body);
+    if (body === undefined) {
+      x.res.endWithoutBody();
+    } else if (x.head) {
+      // uWS writes a body even to HEAD; a client would read those bytes as
+      // the start of the next response. endWithoutBody(length) leaves the
+      // response unfinished in this uWS build (see app.ts), so the length
+      // goes out as a header of our own.
+      x.res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody();
+    } else {
+      x.res.end(body);
+    }
   });
 }
 

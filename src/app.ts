@@ -112,7 +112,10 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       return;
     }
 
-    const match = deps.router.match(call.method, call.path);
+    // To an account without the admin flag, /v1/admin/ does not exist: no
+    // 405 listing its methods, no 400 for a body it would have read.
+    const hidden = !auth.account.admin && /^\/v1\/admin(\/|$)/.test(call.path);
+    const match = hidden ? ({ kind: 'none' } as const) : deps.router.match(call.method, call.path);
     if (match.kind === 'none') {
       fail(x, new AppError('not_found', `no endpoint ${call.method} ${call.path}`), headers);
       return;

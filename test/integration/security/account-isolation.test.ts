@@ -141,6 +141,13 @@ describe('the admin endpoints', () => {
     ['POST', '/v1/admin/blacklist', { asn: 64999, provider: 'Mine', category: 'hosting' }],
     ['PUT', '/v1/admin/blacklist/16509', { enabled: false }],
     ['DELETE', '/v1/admin/blacklist/16509', undefined],
+    // Not a 405 listing the methods that exist, nor a 400 for the body.
+    ['PATCH', '/v1/admin/blacklist', undefined],
+    ['DELETE', '/v1/admin/blacklist', undefined],
+    ['GET', '/v1/admin/blacklist/16509', undefined],
+    ['POST', '/v1/admin/blacklist', [1, 2]],
+    ['PUT', '/v1/admin/blacklist/not-an-asn', { enabled: 'maybe' }],
+    ['GET', '/v1/admin', undefined],
   ])('%s %s is 404 to B and C, as for a path that does not exist', async (method, path, body) => {
     for (const who of ['B', 'C'] as const) {
       const r = await api(who, method, path, body);

@@ -1,0 +1,155 @@
+// Helpers for database refresh tests: the status of GET /v1/ip/database, a
+// trigger by a fresh account (the API allows one trigger an hour per
+// account), waiting for a refresh to finish, and the assertions every
+// failure test shares: the node's error is recorded and named, and the
+// database that was serving still serves.
+import { expect } from 'vitest';
+import { call, type Response } from './client.js';
+import { runCliJson } from './cli.js';
+import type { TestServer } from './server.js';
+
+/** No per-account rate limit in the way of status polling and load. */
+export const NO_RATE_LIMIT = { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000' };
+/** Believe X-Forwarded-For from loopback, so a test can choose the visitor's address. */
+export const TRUST_LOOPBACK = { SPLITGUARD_TRUST_PROXY: '127.0.0.1/32,::1/128' };
+
+/** Polls until `check` returns true or `timeoutMs` passes; returns the value and the elapsed ms, or throws with the last value. */
+export async function waitUntil<T>(read: () => Promise<T>, check: (v: T) => boolean, timeoutMs: number, stepMs = 50): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  for (;;) {
+    const value = await read();
+    const ms = performance.now() - start;
+    if (check(value)) return { value, ms };
+    if (ms > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+export interface NodeOutcome {
+  source: string;
+  outcome: 'updated' | 'unchanged' | 'failed';
+  error: string | null;
+  ms: number;
+}
+
+export interface RefreshRecord {
+  trigger: string;
+  started_at: string;
+  finished_at: string;
+  outcome: 'updated' | 'unchanged' | 'failed';
+  source: string | null;
+  version: string | null;
+  nodes: NodeOutcome[];
+  error: string | null;
+}
+
+export interface DatabaseStatus {
+  available: boolean;
+  version: string | null;
+  built_at: string | null;
+  source: string | null;
+  ranges: { v4: number; v6: number } | null;
+  records: number | null;
+  size: number | null;
+  checksum: string | null;
+  refresh_running: boolean;
+  last_refresh: RefreshRecord | null;
+  next_refresh_at: string | null;
+}
+
+/** The fields that identify the database being served. */
+export function identity(s: DatabaseStatus): Pick<DatabaseStatus, 'version' | 'built_at' | 'checksum' | 'ranges' | 'size'> {
+  return { version: s.version, built_at: s.built_at, checksum: s.checksum, ranges: s.ranges, size: s.size };
+}
+
+export async function databaseStatus(server: TestServer, thread = 0): Promise<DatabaseStatus> {
+  const r = await call(server.ports[thread], server.ca, 'GET', '/v1/ip/database', server.apiKey).catch((err: Error) => {
+    throw new Error(`GET /v1/ip/database on thread ${thread} failed at ${new Date().toISOString()}: ${err.message}`);
+  });
+  if (r.status !== 200) throw new Error(`GET /v1/ip/database answered ${r.status}: ${r.body}`);
+  return r.json as DatabaseStatus;
+}
+
+/** A new account's API key (splitguard account create, on the server's data directory). */
+export async function newAccount(server: TestServer, name = 'refresh test'): Promise<{ account_id: number; api_key: string }> {
+  return runCliJson<{ account_id: number; api_key: string }>(['account', 'create', '--name', name], server.dataDir);
+}
+
+export function triggerRefresh(server: TestServer, key: string, thread = 0): Promise<Response> {
+  return call(server.ports[thread], server.ca, 'POST', '/v1/ip/update', key).catch((err: Error) => {
+    throw new Error(`POST /v1/ip/update on thread ${thread} failed at ${new Date().toISOString()}: ${err.message}`);
+  });
+}
+
+/**
+ * Waits until a refresh other than `previous` (a last_refresh.finished_at, or
+ * null) has finished and none is running; returns the status then.
+ */
+export async function refreshFinished(server: TestServer, previous: string | null, timeoutMs = 60_000): Promise<DatabaseStatus> {
+  const { value } = await waitUntil(
+    () => databaseStatus(server),
+    (s) => !s.refresh_running && s.last_refresh !== null && s.last_refresh.finished_at !== previous,
+    timeoutMs,
+    100,
+  );
+  return value;
+}
+
+/** Triggers a refresh with `key` (202 started expected) and waits for its outcome. */
+export async function refreshNow(server: TestServer, key: string): Promise<DatabaseStatus> {
+  const before = await databaseStatus(server);
+  const r = await triggerRefresh(server, key);
+  expect(r.status, r.body).toBe(202);
+  expect(r.json.status).toBe('started');
+  return refreshFinished(server, before.last_refresh?.finished_at ?? null);
+}
+
+/** The name the refresh gives a node: its URLs without query strings, joined by " | ". */
+export function sourceName(node: string): string {
+  return node
+    .split('|')
+    .map((u) => u.replace(/\?.*$/, ''))
+    .join(' | ');
+}
+
+/** The check API's answer for an address (200 expected). */
+export async function check(server: TestServer, ip: string, thread = 0): Promise<Record<string, any>> {
+  const r = await call(server.ports[thread], server.ca, 'GET', `/v1/ip/check?ip=${encodeURIComponent(ip)}`, server.apiKey);
+  if (r.status !== 200) throw new Error(`GET /v1/ip/check?ip=${ip} answered ${r.status}: ${r.body}`);
+  return r.json as Record<string, any>;
+}
+
+/** The value of one Prometheus sample line (0 when absent). */
+export async function metric(server: TestServer, sample: string): Promise<number> {
+  const r = await call(server.ports[0], server.ca, 'GET', '/metrics');
+  if (r.status !== 200) throw new Error(`GET /metrics answered ${r.status}`);
+  const line = r.body.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line ? Number(line.slice(sample.length + 1)) : 0;
+}
+
+/**
+ * The contract for a failing source: a triggered refresh fails, the node's
+ * outcome names the cause, the failure is counted in /metrics, and the
+ * database that served before serves on, unchanged, on every thread.
+ */
+export async function expectFailedRefreshKeepsServing(server: TestServer, node: string, cause: RegExp): Promise<RefreshRecord> {
+  const before = await databaseStatus(server);
+  expect(before.available).toBe(true);
+  const failedBefore = await metric(server, 'splitguard_ipdb_refresh_total{outcome="failed"}');
+
+  const after = await refreshNow(server, server.apiKey);
+  const record = after.last_refresh!;
+  expect(record).toMatchObject({ trigger: `api (account ${server.accountId})`, outcome: 'failed', source: null, version: null });
+  expect(record.error).toMatch(/every source failed/);
+  expect(record.nodes).toHaveLength(1);
+  expect(record.nodes[0]).toMatchObject({ source: sourceName(node), outcome: 'failed' });
+  expect(record.nodes[0].error).toMatch(cause);
+
+  expect(identity(after)).toEqual(identity(before));
+  for (let thread = 0; thread < server.ports.length; thread++) {
+    const google = await check(server, '8.8.8.8', thread);
+    expect(google).toMatchObject({ found: true, asn: 15169, intercepted: true, database: { version: before.version, built_at: before.built_at } });
+  }
+  expect(await metric(server, 'splitguard_ipdb_refresh_total{outcome="failed"}')).toBe(failedBefore + 1);
+  return record;
+}

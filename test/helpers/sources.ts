@@ -1,0 +1,192 @@
+// Database sources for refresh tests: a real node:http server on 127.0.0.1
+// that serves the installed @ip-location-db/asn files, well or badly. The
+// first path segment chooses the behaviour, so one server holds several
+// nodes (`/status500/asn-ipv4.csv|/status500/asn-ipv6.csv`, then
+// `/valid/...`):
+//
+//   valid      the package files, with ETag and Last-Modified; a request
+//              whose If-None-Match or If-Modified-Since matches gets 304
+//   tooSmall   the first 10,000 lines of the IPv4 file and 50,000 of the
+//              IPv6 file: well-formed, resolves the well-known addresses
+//              (8.8.8.8 is line 5321, 2606:4700:: line 41539), but has far
+//              fewer ranges than the database it would replace
+//   incomplete the first 1000 lines of each file: well-formed, but 8.8.8.8
+//              and the other well-known addresses are missing
+//   status500  500 Internal Server Error
+//   truncated  Content-Length of the whole file, half the body, then the
+//              connection is destroyed
+//   garbage    200 with 64 KiB of (seeded) random bytes
+//   gzipBomb   200 with ~0.6 MB of gzip that inflates to 600 MiB of zeros
+//   hang       accepts the request and never answers
+//
+// A refused connection needs no server: closedPortNode() gives URLs on a
+// port nothing listens on. Every request is logged with its conditional
+// headers and the status answered, so tests can assert what was asked.
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ROOT } from './ipdb-cache.js';
+
+export type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang';
+
+export const FILES = ['asn-ipv4.csv', 'asn-ipv6.csv'] as const;
+
+export interface SourceRequest {
+  mode: string;
+  file: string;
+  ifNoneMatch: string | undefined;
+  ifModifiedSince: string | undefined;
+  /** The status answered; 0 when the server never answered (hang) or cut the body (truncated). */
+  status: number;
+}
+
+export interface SourceServer {
+  /** http://127.0.0.1:<port> */
+  base: string;
+  /** The node (IPv4 URL | IPv6 URL) serving `mode`. */
+  node(mode: SourceMode): string;
+  /** Every request so far, in arrival order. */
+  readonly requests: SourceRequest[];
+  /**
+   * The valid files' revision: part of their ETag and Last-Modified. Bumping
+   * it makes the same bytes look new, so a conditional request gets 200.
+   */
+  revision: number;
+  /** The current ETag of a valid file. */
+  etag(file: string): string;
+  /** The current Last-Modified of the valid files. */
+  lastModified(): string;
+  close(): Promise<void>;
+}
+
+/** The package file contents, read once per test process. */
+let packageFiles: Map<string, Buffer> | null = null;
+function packageFile(name: string): Buffer {
+  packageFiles ??= new Map(FILES.map((f) => [f, readFileSync(path.join(ROOT, 'node_modules', '@ip-location-db', 'asn', f))]));
+  return packageFiles.get(name)!;
+}
+
+function firstLines(data: Buffer, n: number): Buffer {
+  let at = 0;
+  for (let i = 0; i < n && at >= 0; i++) at = data.indexOf(10, at) + 1 || -1;
+  return at > 0 ? data.subarray(0, at) : data;
+}
+
+/** Decompresses past the parser's 512 MiB cap: 600 gzip members of 1 MiB of zeros (RFC 1952 allows members back to back). */
+let bomb: Buffer | null = null;
+export function gzipBomb(): Buffer {
+  bomb ??= Buffer.concat(Array(600).fill(gzipSync(Buffer.alloc(1 << 20), { level: 9 })));
+  return bomb;
+}
+
+/** 64 KiB of seeded pseudo-random bytes (xorshift32): the same garbage every run. */
+function garbage(): Buffer {
+  const bytes = Buffer.alloc(64 * 1024);
+  let x = 0x9e3779b9;
+  for (let i = 0; i < bytes.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    bytes[i] = x & 0xff;
+  }
+  bytes[0] = 0x00; // not the gzip magic
+  return bytes;
+}
+
+export async function startSourceServer(): Promise<SourceServer> {
+  const requests: SourceRequest[] = [];
+  const sockets = new Set<Socket>();
+  const lastModified = (rev: number) => new Date(Date.UTC(2026, 0, 1) + rev * 60_000).toUTCString();
+  const state = {
+    revision: 1,
+    etag: (file: string) => `"${file}-r${state.revision}"`,
+  };
+
+  const server = http.createServer((req, res) => {
+    const [, mode = '', file = ''] = (req.url ?? '').split('?')[0].split('/');
+    const entry: SourceRequest = {
+      mode,
+      file,
+      ifNoneMatch: req.headers['if-none-match'],
+      ifModifiedSince: req.headers['if-modified-since'],
+      status: 0,
+    };
+    requests.push(entry);
+    const send = (status: number, body: Buffer, headers: Record<string, string> = {}) => {
+      entry.status = status;
+      res.writeHead(status, { 'Content-Length': String(body.length), ...headers });
+      res.end(body);
+    };
+    if (!(FILES as readonly string[]).includes(file)) return send(404, Buffer.from('no such file\n'));
+    switch (mode as SourceMode) {
+      case 'valid': {
+        const etag = state.etag(file);
+        const modified = lastModified(state.revision);
+        const matches = entry.ifNoneMatch !== undefined ? entry.ifNoneMatch === etag : entry.ifModifiedSince === modified;
+        if (matches) {
+          entry.status = 304;
+          res.writeHead(304, { ETag: etag, 'Last-Modified': modified });
+          res.end();
+          return;
+        }
+        return send(200, packageFile(file), { 'Content-Type': 'text/csv', ETag: etag, 'Last-Modified': modified });
+      }
+      case 'tooSmall':
+        return send(200, firstLines(packageFile(file), file === 'asn-ipv4.csv' ? 10_000 : 50_000), { 'Content-Type': 'text/csv' });
+      case 'incomplete':
+        return send(200, firstLines(packageFile(file), 1000), { 'Content-Type': 'text/csv' });
+      case 'status500':
+        return send(500, Buffer.from('Internal Server Error\n'));
+      case 'truncated': {
+        const body = packageFile(file);
+        res.writeHead(200, { 'Content-Type': 'text/csv', 'Content-Length': String(body.length) });
+        res.write(body.subarray(0, body.length >> 1), () => res.socket?.destroy());
+        return;
+      }
+      case 'garbage':
+        return send(200, garbage(), { 'Content-Type': 'text/csv' });
+      case 'gzipBomb':
+        return send(200, gzipBomb(), { 'Content-Type': 'application/gzip' });
+      case 'hang':
+        return; // the socket stays open and silent until close()
+      default:
+        return send(404, Buffer.from('no such mode\n'));
+    }
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    base,
+    node: (mode) => FILES.map((f) => `${base}/${mode}/${f}`).join('|'),
+    requests,
+    get revision() {
+      return state.revision;
+    },
+    set revision(n: number) {
+      state.revision = n;
+    },
+    etag: (file) => state.etag(file),
+    lastModified: () => lastModified(state.revision),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A node on a loopback port that nothing listens on: connecting is refused. */
+export async function closedPortNode(): Promise<string> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return FILES.map((f) => `http://127.0.0.1:${port}/${f}`).join('|');
+}

@@ -1,0 +1,22 @@
+// A source node that answers 200 with random bytes: the parser refuses it (more
+// than 1% of its lines malformed), the refresh fails naming that, and the
+// database that was serving keeps serving.
+import { afterAll, beforeAll, it } from 'vitest';
+import { expectFailedRefreshKeepsServing, NO_RATE_LIMIT } from '../../helpers/refresh.js';
+import { startServer, type TestServer } from '../../helpers/server.js';
+import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
+
+let sources: SourceServer;
+let server: TestServer;
+beforeAll(async () => {
+  sources = await startSourceServer();
+  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('garbage') } });
+});
+afterAll(async () => {
+  await server?.close();
+  await sources?.close();
+});
+
+it('records the malformed source for the node and keeps the current database serving', async () => {
+  await expectFailedRefreshKeepsServing(server, sources.node('garbage'), /asn-ipv4\.csv: [0-9]+ of [0-9]+ lines are malformed/);
+});

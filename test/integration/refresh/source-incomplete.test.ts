@@ -1,0 +1,24 @@
+// A source node that serves a valid file missing the well-known addresses
+// (the first 1000 lines of each package file: 8.8.8.8 is line 5321): the
+// build succeeds, the check refuses a database that does not resolve them,
+// the refresh fails naming the address, and the database that was serving
+// keeps serving.
+import { afterAll, beforeAll, it } from 'vitest';
+import { expectFailedRefreshKeepsServing, NO_RATE_LIMIT } from '../../helpers/refresh.js';
+import { startServer, type TestServer } from '../../helpers/server.js';
+import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
+
+let sources: SourceServer;
+let server: TestServer;
+beforeAll(async () => {
+  sources = await startSourceServer();
+  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('incomplete') } });
+});
+afterAll(async () => {
+  await server?.close();
+  await sources?.close();
+});
+
+it('refuses a database that misses a well-known address and keeps the current one serving', async () => {
+  await expectFailedRefreshKeepsServing(server, sources.node('incomplete'), /the new database does not resolve 8\.8\.8\.8/);
+});

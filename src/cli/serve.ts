@@ -1,22 +1,38 @@
 // splitguard serve: runs the server until SIGTERM or SIGINT, then drains it.
 import type { Config } from '../config.js';
 import { log } from '../log.js';
-import { serve } from '../main.js';
+import { type RunningServer, serve } from '../main.js';
 import type { Io } from './io.js';
 import { parseCommand } from './io.js';
 
 export async function serveCommand(io: Io, args: string[], config: Config): Promise<number> {
   parseCommand('serve', args, {}, false);
-  const server = await serve(config, { announce: (text) => io.err(text) });
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => {
-      log('info', 'signal', { signal });
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      void server.stop().then(resolve);
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+  // The handlers are in place before the server starts: a signal that comes
+  // as soon as "listening" is logged (a supervisor, a test) must drain the
+  // server, not end the process by the signal's default action. A signal
+  // during the start stops the server once it is up; a second signal ends
+  // the process at once (the handlers are removed after the first).
+  let server: RunningServer | null = null;
+  let signalled = false;
+  let stopped!: () => void;
+  const done = new Promise<void>((resolve) => (stopped = resolve));
+  const onSignal = (signal: string) => {
+    log('info', 'signal', { signal });
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    signalled = true;
+    if (server) void server.stop().then(stopped);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    server = await serve(config, { announce: (text) => io.err(text) });
+  } catch (err) {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    throw err;
+  }
+  if (signalled) void server.stop().then(stopped);
+  await done;
   return 0;
 }

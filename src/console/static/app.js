@@ -717,7 +717,7 @@ async function accountsPage(view) {
   const rows = data.map((a) => {
     const quota = h('input', { name: 'quota', type: 'number', min: 0, step: 1, value: String(a.quota), 'aria-label': `Quota of account ${a.id}` });
     quota.id = `quota-${a.id}`;
-    const save = form({ class: 'row' }, [h('div', { class: 'field' }, quota, h('p', { class: 'field-error', id: `${quota.id}-err`, hidden: true })),
+    const save = form({ class: 'inline-form' }, [h('div', { class: 'field' }, quota, h('p', { class: 'field-error', id: `${quota.id}-err`, hidden: true })),
       h('div', { class: 'field' }, h('button', { type: 'submit', class: 'small' }, 'Save'))], async () => {
       const out = await api('PUT', `/accounts/${a.id}`, { quota: quota.value.trim() === '' ? null : Number(quota.value) });
       toast(`Quota of "${out.name}" set to ${out.quota}`);

@@ -162,7 +162,10 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
 
     const v1 = rest.startsWith('/v1/');
     const path = v1 ? rest : call.path;
-    const match = (v1 ? deps.router : own).match(call.method, path);
+    // To a user without the admin flag the admin endpoints do not exist: no
+    // 405 listing their methods, no 400 for a body they would have read.
+    const hidden = !user.admin && /^\/(?:v1\/admin|accounts)(?:\/|$)/.test(rest);
+    const match = hidden ? ({ kind: 'none' } as const) : (v1 ? deps.router : own).match(call.method, path);
     if (match.kind === 'none') throw new AppError('not_found', `no endpoint ${call.method} ${call.path}`);
     if (match.kind === 'method') {
       const allow = match.allow.join(', ');

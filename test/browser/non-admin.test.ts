@@ -51,6 +51,11 @@ it('gets 404 from every admin endpoint, reads and changes alike', async () => {
     ['DELETE', '/v1/admin/blacklist/64500'],
     ['GET', '/accounts'],
     ['PUT', `/accounts/${server.accountId}`, { quota: 5 }],
+    // Methods they do not have and bodies they would refuse: still 404, not 405 or 400.
+    ['PATCH', '/v1/admin/blacklist', { enabled: false }],
+    ['POST', '/v1/admin/blacklist', { nonsense: true }],
+    ['DELETE', '/accounts'],
+    ['PUT', '/accounts/1', { quota: 'many' }],
   ];
   for (const [method, path, json] of calls) {
     const r = await consoleCall(page, method, path, { json, csrf: token });

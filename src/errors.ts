@@ -54,6 +54,9 @@ export const catalogue = {
 
 export type ErrorCode = keyof typeof catalogue;
 
+/** The codes only the web console's API (/console/api) answers with; /v1 never does. */
+export const CONSOLE_CODES: readonly ErrorCode[] = ['login_failed', 'session_invalid', 'csrf_failed'];
+
 export class AppError extends Error {
   readonly code: string;
   readonly status: number;

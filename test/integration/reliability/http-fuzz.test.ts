@@ -1,0 +1,82 @@
+// The short version of the HTTP fuzzer (test/stress/http-fuzz.js): 5,000
+// requests over raw TLS sockets to the real server, with a canary, slow-loris
+// clients and the rate-limit probes running. The script judges every answer
+// against its case and exits non-zero on any violation; this test runs it
+// and checks its report category by category. The long run (100,000
+// requests) and its figures are in docs/reliability.md.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { ROOT } from '../../helpers/ipdb-cache.js';
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'splitguard-fuzz-ci-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+interface Report {
+  total: number;
+  violations: number;
+  violationExamples: unknown[];
+  counts: Record<string, Record<string, number>>;
+  probes: Record<string, { ok: boolean }>;
+  canary: { healthz: { n: number; max: number }; redirect: { n: number; max: number }; failures: number };
+  loris: { connections: number; closedByServer: number; answered: number };
+  server: { aliveAtEnd: boolean; healthzAtEnd: number; api500: number; exitCode: number; logEvents: Record<string, unknown> };
+  failures: string[];
+}
+
+function run(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'stress', 'http-fuzz.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+/** Outcomes allowed per category, as the report names them ("<status> <code>", or the refusals). */
+const ALLOWED: Record<string, RegExp> = {
+  valid: /^(200|302)$/,
+  unauthorized: /^401 unauthorized$/,
+  not_found: /^404( not_found)?$/,
+  method_not_allowed: /^405( method_not_allowed)?$/, // HEAD answers have no body, so no code
+  isolation: /^(404 not_found|200)$/,
+  invalid_parameter: /^(400 invalid_parameter|200)$/, // 200: a parameter name that decodes to a known one
+  content_type: /^400 invalid_parameter$/,
+  invalid_json: /^400 invalid_json$/,
+  duplicate_keys: /^(200|400 invalid_parameter|400 invalid_json)$/,
+  big_json: /^(400 invalid_parameter|413 payload_too_large)$/,
+  payload_too_large: /^413 payload_too_large$/,
+  invalid_utf8: /^(200|404|400 invalid_json|400 invalid_parameter|401 unauthorized)$/,
+  malformed_http: /^(closed, no answer|no answer \(ignored\)|4\d\d( \w+)?)$/,
+  oversized_headers: /^(closed, no answer|no answer \(ignored\)|4\d\d( \w+)?)$/,
+};
+
+it('5,000 fuzzed requests: every answer as its case demands, the canary served throughout, the server clean', async () => {
+  const file = path.join(scratch, 'report.json');
+  const { code, output } = await run(['--requests', '5000', '--concurrency', '32', '--loris', '30', '--canary-max-ms', '5000', '--seed', String(Date.now() % 100_000), '--json', file]);
+  expect(code, output).toBe(0);
+  const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+  expect(report.failures, output).toEqual([]);
+  expect(report.total).toBe(5000);
+  expect(report.violations, JSON.stringify(report.violationExamples, null, 2)).toBe(0);
+
+  for (const [category, allowed] of Object.entries(ALLOWED)) {
+    const outcomes = report.counts[category] ?? {};
+    expect(Object.values(outcomes).reduce((a, b) => a + b, 0), `${category} was exercised`).toBeGreaterThan(0);
+    for (const outcome of Object.keys(outcomes)) expect(outcome, `${category}: ${JSON.stringify(outcomes)}`).toMatch(allowed);
+  }
+  // A 429 only from the probes, never from the fuzz traffic itself.
+  for (const outcomes of Object.values(report.counts)) for (const outcome of Object.keys(outcomes)) expect(outcome).not.toMatch(/^429/);
+  for (const [name, probe] of Object.entries(report.probes)) expect(probe.ok, `${name}: ${JSON.stringify(probe)}`).toBe(true);
+
+  expect(report.canary.failures).toBe(0);
+  expect(report.canary.healthz.n).toBeGreaterThan(50);
+  expect(report.canary.redirect.n).toBeGreaterThan(50);
+  expect(report.loris.connections).toBeGreaterThanOrEqual(30);
+  expect(report.loris.answered).toBe(0);
+  expect(report.server).toMatchObject({ aliveAtEnd: true, healthzAtEnd: 200, api500: 0, exitCode: 0 });
+  expect(report.server.logEvents.unhandled_error).toBeUndefined();
+}, 900_000);

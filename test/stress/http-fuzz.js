@@ -1,0 +1,579 @@
+#!/usr/bin/env node
+// HTTP fuzzer: sends N requests over raw TLS sockets (node:tls, every byte as
+// built, one connection per request) to the real server (`splitguard serve`,
+// a fresh data directory, the contract's rate limit of 60 per minute), from
+// http-fuzz-cases.js: malformed request lines and headers, oversized headers
+// and bodies, invalid UTF-8, deep and huge JSON, wrong types at every field
+// of every endpoint, duplicate and prototype-poisoning keys, other accounts'
+// routes. Meanwhile:
+//   * a canary (its own thread) sends GET /healthz and GET /r/<code> every
+//     100 ms on fresh connections: every one must succeed, within a bound;
+//   * slow-loris clients hold connections open, sending a header byte per
+//     second (and TCP clients that never finish the TLS handshake);
+//   * rate-limit probes check that 429 comes exactly where the limits put it
+//     (the account limit mid-run; the failed-authentication limit first).
+// Every answer is judged against its case (status, error code, field,
+// WWW-Authenticate, Allow, the error body's shape); a malformed request may
+// also be refused by uWebSockets.js closing or ignoring it. At the end the
+// server must be alive, have logged no unhandled error, have sent no 500,
+// and stop cleanly on SIGTERM.
+//
+//   node test/stress/http-fuzz.js [--requests 100000] [--concurrency 48]
+//     [--threads 2] [--loris 200] [--seed 1] [--json FILE] [--accounts N]
+//     [--canary-max-ms 2000]
+//
+// Builds nothing: run `npx tsc -p tsconfig.build.json` first. Exit 0 when
+// nothing was violated; 1 otherwise (the report says what).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { GENERATORS, NEEDS, rng, WEIGHTS, http } from './http-fuzz-cases.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'bin', 'splitguard.js');
+const USAGE = 'usage: node test/stress/http-fuzz.js [--requests N] [--concurrency N] [--threads N] [--loris N] [--seed N] [--json FILE] [--accounts N] [--canary-max-ms MS]';
+
+let opts;
+try {
+  opts = parseArgs({
+    options: {
+      requests: { type: 'string', default: '100000' },
+      concurrency: { type: 'string', default: '48' },
+      threads: { type: 'string', default: '2' },
+      loris: { type: 'string', default: '200' },
+      seed: { type: 'string', default: '1' },
+      json: { type: 'string' },
+      accounts: { type: 'string' },
+      'canary-max-ms': { type: 'string', default: '2000' },
+    },
+    strict: true,
+  }).values;
+} catch (err) {
+  console.error(`${err.message}\n${USAGE}`);
+  process.exit(2);
+}
+const REQUESTS = Number(opts.requests);
+const CONCURRENCY = Number(opts.concurrency);
+const THREADS = Number(opts.threads);
+const LORIS = Number(opts.loris);
+const CANARY_MAX_MS = Number(opts['canary-max-ms']);
+/** Requests per account per rolling minute the fuzzer allows itself (the server's limit is 60). */
+const BUDGET = 50;
+const ACCOUNTS = Number(opts.accounts ?? Math.max(100, Math.min(1500, Math.ceil(REQUESTS / 15))));
+const ADMINS = Math.max(4, Math.ceil(ACCOUNTS / 25));
+
+if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
+  console.error('dist/ is missing: build it first with `npx tsc -p tsconfig.build.json`');
+  process.exit(2);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (text) => process.stderr.write(`[http-fuzz ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
+
+// --- the server ------------------------------------------------------------
+
+const { freshDataDir } = await import('../../bench/lib.js');
+const dataDir = await freshDataDir('splitguard-http-fuzz-');
+log(`seeding ${ACCOUNTS} accounts (2 routes each) and ${ADMINS} admin accounts in ${dataDir}`);
+const seeded = JSON.parse(
+  execFileSync(process.execPath, [path.join(ROOT, 'test', 'stress', 'http-fuzz-seed.js'), dataDir, String(ACCOUNTS), String(ADMINS), '2'], { encoding: 'utf8', maxBuffer: 64 << 20 }),
+);
+
+const env = {};
+for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SPLITGUARD_') && k !== 'PORT' && k !== 'HOST') env[k] = v;
+Object.assign(env, { SPLITGUARD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: String(THREADS) });
+const server = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+const events = {};
+let stderrText = '';
+let exitCode;
+const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve((exitCode = code ?? signal))));
+const ports = await new Promise((resolve, reject) => {
+  let pending = '';
+  const timer = setTimeout(() => reject(new Error('the server did not start within 60 s')), 60_000);
+  server.stdout.setEncoding('utf8').on('data', (chunk) => {
+    pending += chunk;
+    let nl;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      let entry;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        events['(not JSON)'] = (events['(not JSON)'] ?? 0) + 1;
+        continue;
+      }
+      events[entry.event] = (events[entry.event] ?? 0) + 1;
+      if (entry.level === 'error' && (events[`${entry.event}:example`] ?? 0) === 0) events[`${entry.event}:example`] = line.slice(0, 600);
+      if (entry.event === 'listening') {
+        clearTimeout(timer);
+        resolve(entry.ports);
+      }
+    }
+  });
+  server.stderr.setEncoding('utf8').on('data', (chunk) => {
+    if (stderrText.length < 1 << 20) stderrText += chunk;
+  });
+  void exited.then((code) => reject(new Error(`the server exited (${code}) before listening\n${stderrText}`)));
+});
+const ca = readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
+const bootstrap = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
+log(`server pid ${server.pid}, ports ${ports.join(', ')}`);
+
+function rssKiB(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+  } catch {
+    return null;
+  }
+}
+
+// --- raw requests ----------------------------------------------------------
+
+/**
+ * One response from `raw`, skipping 1xx interim answers; a HEAD answer has no
+ * body. Returns null while incomplete.
+ */
+function parse(raw, head) {
+  let at = 0;
+  for (;;) {
+    const end = raw.indexOf('\r\n\r\n', at);
+    if (end < 0) return null;
+    const lines = raw.slice(at, end).split('\r\n');
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(lines[0])?.[1] ?? 0);
+    if (status >= 100 && status < 200) {
+      at = end + 4;
+      continue;
+    }
+    const headers = {};
+    const names = [];
+    for (const l of lines.slice(1)) {
+      const i = l.indexOf(':');
+      const name = (i < 0 ? l : l.slice(0, i)).toLowerCase();
+      names.push(name);
+      headers[name] = i < 0 ? '' : l.slice(i + 1).trim();
+    }
+    const length = head ? 0 : Number(headers['content-length'] ?? 0);
+    const body = raw.slice(end + 4);
+    if (body.length < length) return null;
+    return { status, headers, names, body: Buffer.from(body.slice(0, length), 'latin1').toString('utf8'), statusLine: lines[0] };
+  }
+}
+
+function send(bytes, { head = false, localAddress, giveUpMs = 10_000 }) {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let raw = '';
+    let done = false;
+    let socket;
+    const finish = (outcome) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const answer = parse(raw, head);
+      resolve(answer ? { outcome: 'answered', ms: performance.now() - started, ...answer } : { outcome, ms: performance.now() - started, raw: raw.slice(0, 300) });
+    };
+    const timer = setTimeout(() => finish('silent'), giveUpMs);
+    socket = tls.connect({ host: '127.0.0.1', port: ports[next++ % ports.length], ca, servername: 'localhost', localAddress }, () => {
+      socket.write(bytes);
+    });
+    socket.on('data', (d) => {
+      raw += d.toString('latin1');
+      if (parse(raw, head)) finish('answered');
+    });
+    socket.on('error', (err) => {
+      if (err.code === 'EADDRNOTAVAIL' || err.code === 'ECONNREFUSED') connectErrors[err.code] = (connectErrors[err.code] ?? 0) + 1;
+      finish('closed');
+    });
+    socket.on('close', () => finish('closed'));
+  });
+}
+let next = 0;
+const connectErrors = {};
+
+// Requests without a valid key come from their own loopback address each
+// (127.1.0.1 onwards): the failed-authentication limit is per address, and
+// these must not add up on one. Keyed requests come from 127.0.0.1.
+let unauthCounter = 0;
+const unauthAddress = () => {
+  const i = (unauthCounter++ % 65_000) + 1;
+  return `127.1.${i >> 8}.${i & 255}`;
+};
+
+// --- accounts and their budgets --------------------------------------------
+
+class Pool {
+  constructor(accounts) {
+    this.accounts = accounts.map((a) => ({ ...a, sent: [] }));
+    this.at = 0;
+  }
+  /** An account with room in its rolling minute, or null. */
+  available(now = Date.now()) {
+    for (let n = 0; n < this.accounts.length; n++) {
+      const a = this.accounts[(this.at + n) % this.accounts.length];
+      while (a.sent.length && now - a.sent[0] > 61_000) a.sent.shift();
+      if (a.sent.length < BUDGET) {
+        this.at = (this.at + n + 1) % this.accounts.length;
+        return a;
+      }
+    }
+    return null;
+  }
+  charge(a) {
+    a.sent.push(Date.now());
+  }
+}
+// The canary's account and the rate-limit probe's stay out of the pools.
+const [canaryAccount, probeAccount, ...plainAccounts] = seeded.plain;
+const plain = new Pool(plainAccounts);
+const admins = new Pool(seeded.admins);
+const anyKey = () => plainAccounts[Math.floor(Math.random() * plainAccounts.length)].key;
+
+// --- judging ---------------------------------------------------------------
+
+const counts = {}; // category -> outcome -> n
+const byLabel = {}; // raw categories: case label -> outcome -> n
+const violations = [];
+const examples = {}; // category -> outcome -> label (first seen)
+const silentClose = []; // ms until the server closed a silently refused connection
+let silentNeverClosed = 0;
+let total = 0;
+
+function record(cat, outcome, label) {
+  counts[cat] ??= {};
+  counts[cat][outcome] = (counts[cat][outcome] ?? 0) + 1;
+  examples[cat] ??= {};
+  examples[cat][outcome] ??= label;
+}
+
+function judge(c, a) {
+  const e = c.expect;
+  if (a.outcome === 'closed') return e.close ? null : 'the connection was closed without an answer';
+  if (a.outcome === 'silent') return e.silent ? null : `no answer within ${c.giveUpMs ?? 10_000} ms`;
+  if (a.status >= 500) return `answered ${a.status}`;
+  if (!e.status.includes(a.status)) return `answered ${a.status}, expected ${e.status.join('/')}`;
+  const isJson = /^application\/json/.test(a.headers['content-type'] ?? '');
+  let json;
+  if (isJson && !c.head) {
+    try {
+      json = JSON.parse(a.body);
+    } catch {
+      return 'the JSON body does not parse';
+    }
+  }
+  a.json = json;
+  if (a.status >= 400 && json !== undefined) {
+    const keys = Object.keys(json).sort().join(',');
+    if (keys !== 'code,error,field' || typeof json.error !== 'string' || typeof json.code !== 'string' || !(json.field === null || typeof json.field === 'string')) {
+      return `error body is not {error, code, field}: ${a.body.slice(0, 200)}`;
+    }
+  }
+  if (e.code !== undefined && json?.code !== e.code) return `code ${json?.code}, expected ${e.code}`;
+  if (e.field !== undefined && json?.field !== e.field) return `field ${JSON.stringify(json?.field)}, expected ${JSON.stringify(e.field)}`;
+  for (const [name, re] of Object.entries(e.headers ?? {})) if (!re.test(a.headers[name] ?? '')) return `header ${name}: ${a.headers[name]}`;
+  if (e.allow) {
+    const got = (a.headers.allow ?? '').split(/,\s*/).sort().join(',');
+    if (got !== [...e.allow].sort().join(',')) return `Allow: ${a.headers.allow}, expected ${e.allow.join(', ')}`;
+  }
+  if (c.who !== 'none' && a.status !== 401 && /^\/v1\//.test(c.path ?? '') && !('ratelimit-limit' in a.headers)) return 'no RateLimit-Limit header';
+  return e.check ? e.check(a) : null;
+}
+
+function outcomeOf(a) {
+  if (a.outcome !== 'answered') return a.outcome === 'silent' ? 'no answer (ignored)' : 'closed, no answer';
+  return a.status >= 400 && a.json?.code ? `${a.status} ${a.json.code}` : String(a.status);
+}
+
+// --- the fuzz loop ---------------------------------------------------------
+
+const r = rng(Number(opts.seed));
+const categories = Object.keys(WEIGHTS);
+const weightSum = categories.reduce((s, k) => s + WEIGHTS[k], 0);
+function pickCategory() {
+  let x = r.next() * weightSum;
+  for (const k of categories) if ((x -= WEIGHTS[k]) < 0) return k;
+  return categories[0];
+}
+
+async function oneCase() {
+  const cat = pickCategory();
+  const needs = NEEDS[cat];
+  let acct = null;
+  let admin = null;
+  while (needs !== 'none') {
+    acct = plain.available();
+    admin = admins.available();
+    if (acct && admin) break;
+    await sleep(200);
+  }
+  const other = plainAccounts[r.int(0, plainAccounts.length - 1)];
+  const ctx = { acct, admin, other: other.id === acct?.id ? plainAccounts[(plainAccounts.indexOf(other) + 1) % plainAccounts.length] : other, revoked: seeded.revoked, anyKey: anyKey() };
+  const c = GENERATORS[cat](r, ctx);
+  c.who ??= needs === 'none' ? 'none' : 'plain';
+  if (c.who === 'plain') plain.charge(acct);
+  if (c.who === 'admin') admins.charge(admin);
+  c.path = /^[A-Z]+ (\S+)/.exec(c.bytes.subarray(0, 300).toString('latin1'))?.[1];
+  // One in 50 of the malformed requests waits for the server to close the
+  // connection itself, to measure how long uWebSockets.js holds it.
+  const waitClose = c.expect.silent && r.chance(0.02);
+  const a = await send(c.bytes, { head: c.head, localAddress: c.who === 'none' ? unauthAddress() : '127.0.0.1', giveUpMs: waitClose ? 30_000 : c.giveUpMs });
+  if (waitClose && a.ms > c.giveUpMs && a.outcome !== 'answered') {
+    // Ignored: what the fuzzer would have called silent, closed by the server later (or never).
+    if (a.outcome === 'closed') silentClose.push(Math.round(a.ms));
+    else silentNeverClosed++;
+    a.outcome = 'silent';
+  }
+  total++;
+  const problem = judge(c, a);
+  const outcome = outcomeOf(a);
+  record(cat, outcome, c.label);
+  if (cat === 'malformed_http' || cat === 'oversized_headers') {
+    byLabel[c.label] ??= {};
+    byLabel[c.label][outcome] = (byLabel[c.label][outcome] ?? 0) + 1;
+  }
+  if (problem) {
+    record(cat, 'VIOLATION', c.label);
+    if (violations.length < 50) violations.push({ category: cat, case: c.label, problem, got: a.outcome === 'answered' ? `${a.statusLine} ${a.body.slice(0, 200)}` : `${a.outcome} ${a.raw ?? ''}` });
+  }
+}
+
+// --- the canary (its own thread, so the fuzzer's load does not delay its timers)
+
+const canaryCode = canaryAccount.routes[0].code;
+const canary = new Worker(
+  `
+  const { parentPort, workerData } = require('node:worker_threads');
+  const https = require('node:https');
+  const { ports, ca, code, everyMs } = workerData;
+  const results = { healthz: [], redirect: [], failures: [] };
+  let i = 0;
+  const one = (kind, path, want) => {
+    const started = performance.now();
+    const req = https.request({ host: '127.0.0.1', port: ports[i++ % ports.length], path, ca, servername: 'localhost', agent: false, timeout: 5000 }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        const ms = performance.now() - started;
+        if (res.statusCode !== want) results.failures.push({ kind, at: new Date().toISOString(), problem: 'status ' + res.statusCode });
+        else results[kind].push(ms);
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
+    req.on('error', (err) => results.failures.push({ kind, at: new Date().toISOString(), problem: err.message }));
+    req.end();
+  };
+  const timer = setInterval(() => {
+    one('healthz', '/healthz', 200);
+    one('redirect', '/r/' + code + '?canary=1', 302);
+  }, everyMs);
+  parentPort.on('message', () => {
+    clearInterval(timer);
+    setTimeout(() => parentPort.postMessage(results), 5500);
+  });
+  `,
+  { eval: true, workerData: { ports, ca, code: canaryCode, everyMs: 100 } },
+);
+
+// --- slow loris ------------------------------------------------------------
+
+const loris = { opened: 0, closedByServer: 0, lifetimes: [], answered: 0, tlsAlerts: 0, kinds: {} };
+let lorisRunning = true;
+function lorisOne(n) {
+  if (!lorisRunning) return;
+  const kind = n % 10 === 0 ? 'tcp, no TLS handshake' : n % 10 === 1 ? 'TLS, idle' : 'TLS, a header byte a second';
+  loris.kinds[kind] = (loris.kinds[kind] ?? 0) + 1;
+  loris.opened++;
+  const started = Date.now();
+  const text = `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ${'a'.repeat(4000)}\r\n\r\n`;
+  let sent = 0;
+  let interval;
+  const port = ports[n % ports.length];
+  const localAddress = `127.2.${(n >> 8) & 255}.${(n & 255) || 1}`;
+  const socket = kind.startsWith('tcp')
+    ? net.connect({ host: '127.0.0.1', port, localAddress }, () => {
+        interval = setInterval(() => socket.write(Buffer.from([0x16])), 1000);
+      })
+    : tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost', localAddress }, () => {
+        if (kind.endsWith('second')) interval = setInterval(() => socket.write(text[sent++ % text.length]), 1000);
+      });
+  // Raw TCP clients get the server's TLS alert when it gives up on them;
+  // a TLS client getting application data would be an answer.
+  socket.on('data', () => (kind.startsWith('tcp') ? loris.tlsAlerts++ : loris.answered++));
+  socket.on('error', () => {});
+  socket.on('close', () => {
+    clearInterval(interval);
+    if (lorisRunning) {
+      loris.closedByServer++;
+      loris.lifetimes.push(Date.now() - started);
+      setTimeout(() => lorisOne(n + LORIS), 100);
+    }
+  });
+  lorisSockets.add(socket);
+  socket.on('close', () => lorisSockets.delete(socket));
+}
+const lorisSockets = new Set();
+
+// --- rate-limit probes -------------------------------------------------------
+
+async function authFailureProbe() {
+  // 35 bad keys from one address, then a good key from it: 30 × 401, then 429s.
+  const address = '127.3.0.1';
+  const statuses = [];
+  for (let i = 0; i < 35; i++) {
+    const a = await send(http('GET', '/v1/account', { headers: [['Authorization', `Bearer sg_probe_${i}`]] }), { localAddress: address });
+    statuses.push(a.status);
+  }
+  const good = await send(http('GET', '/v1/account', { key: probeAccount.key }), { localAddress: address });
+  const ok = statuses.slice(0, 30).every((s) => s === 401) && statuses.slice(30).every((s) => s === 429) && good.status === 429 && Number(good.headers['retry-after']) >= 1;
+  return { ok, first30: [...new Set(statuses.slice(0, 30))], next5: [...new Set(statuses.slice(30))], validKeyAfter: good.status, retryAfter: good.headers?.['retry-after'] };
+}
+
+async function accountLimitProbe() {
+  // 70 requests in a burst on one account, spread over the threads: exactly 60 pass.
+  const answers = await Promise.all(Array.from({ length: 70 }, () => send(http('GET', '/v1/account', { key: probeAccount.key }), {})));
+  const passed = answers.filter((a) => a.status === 200).length;
+  const limited = answers.filter((a) => a.status === 429);
+  const okLimited = limited.every((a) => a.headers['ratelimit-remaining'] === '0' && Number(a.headers['retry-after']) >= 1 && /"code":"rate_limited"/.test(a.body));
+  return { ok: passed === 60 && limited.length === 10 && okLimited, passed, limited: limited.length, other: answers.length - passed - limited.length };
+}
+
+async function refreshTriggerProbe() {
+  // The hourly trigger: 202, then 429 refresh_too_soon with Retry-After.
+  const acct = seeded.admins[0];
+  const first = await send(http('POST', '/v1/ip/update', { key: acct.key }), {});
+  const second = await send(http('POST', '/v1/ip/update', { key: acct.key }), {});
+  return { ok: first.status === 202 && second.status === 429 && /refresh_too_soon/.test(second.body) && Number(second.headers['retry-after']) >= 1, first: first.status, second: second.status };
+}
+
+// --- run ---------------------------------------------------------------------
+
+const rssBefore = rssKiB(server.pid);
+const cpuBefore = process.cpuUsage();
+const started = performance.now();
+const probes = { authFailures: await authFailureProbe() };
+log(`auth-failure probe: ${JSON.stringify(probes.authFailures)}`);
+for (let n = 0; n < LORIS; n++) lorisOne(n);
+probes.refreshTrigger = await refreshTriggerProbe();
+
+let issued = 0;
+let midProbe = null;
+const progressEvery = Math.max(1000, Math.round(REQUESTS / 20));
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    while (issued < REQUESTS) {
+      issued++;
+      if (issued === Math.floor(REQUESTS / 2) && !midProbe) midProbe = accountLimitProbe();
+      await oneCase();
+      if (total % progressEvery === 0) log(`${total} / ${REQUESTS} (${Math.round(total / ((performance.now() - started) / 1000))} req/s), ${violations.length} violations, loris ${lorisSockets.size} open`);
+    }
+  }),
+);
+probes.accountLimit = await (midProbe ?? accountLimitProbe());
+const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuBefore);
+lorisRunning = false;
+for (const s of lorisSockets) s.destroy();
+canary.postMessage('stop');
+const canaryResults = await new Promise((resolve) => canary.once('message', resolve));
+await canary.terminate();
+
+// --- after: the server is alive, clean, and stops cleanly -------------------
+
+const alive = exitCode === undefined;
+const rssAfter = rssKiB(server.pid);
+const metrics = await send(http('GET', '/metrics'), {});
+const m500 = Number(/splitguard_api_responses_total\{status="500"\} (\d+)/.exec(metrics.body ?? '')?.[1] ?? NaN);
+const apiByStatus = Object.fromEntries([...(metrics.body ?? '').matchAll(/splitguard_api_responses_total\{status="(\w+)"\} (\d+)/g)].map((m) => [m[1], Number(m[2])]));
+const health = await send(http('GET', '/healthz'), {});
+const stopStarted = Date.now();
+server.kill('SIGTERM');
+const killer = setTimeout(() => server.kill('SIGKILL'), 30_000);
+const code = await exited;
+clearTimeout(killer);
+const stopMs = Date.now() - stopStarted;
+
+const q = (xs, p) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))] * 10) / 10;
+};
+const canaryStats = (xs) => ({ n: xs.length, p50: q(xs, 0.5), p99: q(xs, 0.99), max: q(xs, 1) });
+const report = {
+  date: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version },
+  options: { requests: REQUESTS, concurrency: CONCURRENCY, threads: THREADS, loris: LORIS, seed: Number(opts.seed), accounts: ACCOUNTS, admins: ADMINS },
+  seconds: Math.round(seconds),
+  requestsPerSecond: Math.round(total / seconds),
+  fuzzerCpuSeconds: Math.round((cpu.user + cpu.system) / 1e5) / 10,
+  total,
+  violations: violations.length ? counts && Object.values(counts).reduce((s, o) => s + (o.VIOLATION ?? 0), 0) : 0,
+  violationExamples: violations,
+  counts,
+  examples,
+  malformedByCase: byLabel,
+  probes,
+  canary: {
+    healthz: canaryStats(canaryResults.healthz),
+    redirect: canaryStats(canaryResults.redirect),
+    failures: canaryResults.failures.length,
+    failureExamples: canaryResults.failures.slice(0, 10),
+    maxAllowedMs: CANARY_MAX_MS,
+  },
+  loris: {
+    connections: loris.opened,
+    kinds: loris.kinds,
+    closedByServer: loris.closedByServer,
+    lifetimeMs: { p50: q(loris.lifetimes, 0.5), max: q(loris.lifetimes, 1) },
+    answered: loris.answered,
+    tlsAlertsToTcpClients: loris.tlsAlerts,
+  },
+  silentlyRefused: { sampled: silentClose.length + silentNeverClosed, notClosedWithin30s: silentNeverClosed, closedAfterMs: { min: q(silentClose, 0), p50: q(silentClose, 0.5), max: q(silentClose, 1) } },
+  connectErrors,
+  server: {
+    aliveAtEnd: alive,
+    healthzAtEnd: health.status,
+    rssKiB: { before: rssBefore, after: rssAfter },
+    api500: m500,
+    apiResponsesByStatus: apiByStatus,
+    logEvents: events,
+    exitCode: code,
+    stopMs,
+  },
+};
+
+const failures = [];
+if (report.violations > 0) failures.push(`${report.violations} answers violated their case`);
+if (!alive) failures.push('the server died');
+if (health.status !== 200) failures.push(`/healthz answered ${health.status} at the end`);
+if (m500 !== 0) failures.push(`the server sent ${m500} × 500`);
+if (events.unhandled_error || events.thread_exited || events.thread_failed) failures.push('the server logged unhandled errors or lost a thread');
+if (code !== 0) failures.push(`the server exited ${code} on SIGTERM`);
+if (report.canary.failures > 0) failures.push(`${report.canary.failures} canary requests failed`);
+if (Math.max(report.canary.healthz.max ?? Infinity, report.canary.redirect.max ?? Infinity) > CANARY_MAX_MS) failures.push(`canary latency above ${CANARY_MAX_MS} ms`);
+if (!probes.authFailures.ok) failures.push('the failed-authentication limit did not answer 429 exactly after 30 failures');
+if (!probes.accountLimit.ok) failures.push('the account limit did not pass exactly 60 of 70');
+if (!probes.refreshTrigger.ok) failures.push('the refresh trigger did not answer 202 then 429');
+if (loris.answered > 0) failures.push('a slow-loris connection got an answer');
+if (silentNeverClosed > 0) failures.push(`${silentNeverClosed} ignored requests kept their connection open for 30 s`);
+report.failures = failures;
+
+if (opts.json) writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+const lines = [`${total} requests in ${report.seconds} s (${report.requestsPerSecond}/s), seed ${report.options.seed}, ${report.violations} violations`];
+for (const cat of categories) {
+  const o = counts[cat] ?? {};
+  lines.push(`  ${cat.padEnd(20)} ${Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+}
+lines.push(`canary: healthz ${JSON.stringify(report.canary.healthz)}, redirect ${JSON.stringify(report.canary.redirect)}, failures ${report.canary.failures}`);
+lines.push(`loris: ${JSON.stringify(report.loris)}`);
+lines.push(`probes: ${JSON.stringify(probes)}`);
+lines.push(`server: ${JSON.stringify({ ...report.server, logEvents: undefined })}`);
+for (const v of violations.slice(0, 10)) lines.push(`VIOLATION ${v.category}: ${v.case}: ${v.problem} (${v.got.slice(0, 160)})`);
+lines.push(failures.length ? `FAILED: ${failures.join('; ')}` : 'OK');
+console.log(lines.join('\n'));
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(failures.length ? 1 : 0);

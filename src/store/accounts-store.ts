@@ -137,6 +137,12 @@ export function authenticate(stores: Stores, token: string): Authenticated | nul
  * record costs several microseconds; the memo costs one integer read of the
  * auth generation, and is emptied whenever the generation moves. Only keys
  * that authenticated are kept (at most MAX), so bad tokens cannot grow it.
+ *
+ * Freshness: lmdb-js renews a thread's read snapshot on a 1 ms timer, so a
+ * thread kept busy may read the generation up to ~1 ms after another
+ * process (the CLI) committed a revocation. Renewing the snapshot on every
+ * request would close that window for ~3 µs a request; the window is left,
+ * documented in docs/api.md.
  */
 export class KeyCache {
   static readonly MAX = 10_000;

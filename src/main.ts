@@ -16,7 +16,8 @@ import { prune, publish } from './ipdb/serving.js';
 import { log } from './log.js';
 import { M, Metrics } from './metrics.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
-import { computeKeywordTables, type KeywordTables } from './quality/classifier.js';
+import type { KeywordTables } from './quality/classifier.js';
+import { keywordTablesFor } from './quality/keyword-cache.js';
 import { builtInLists } from './quality/lists.js';
 import { RouteCache } from './redirect/route-cache.js';
 import { openStores, prepareDataDir } from './store/db.js';
@@ -32,11 +33,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Maps a file once to compute its keyword tables (shared with every thread). */
-function tablesFor(file: string): KeywordTables {
+/** The keyword tables of a database file (cached on disk), shared with every thread. */
+function tablesFor(file: string, dataDir: string): KeywordTables {
   const db = IpDatabase.open(file);
   try {
-    return computeKeywordTables(db, builtInLists());
+    return keywordTablesFor(db, builtInLists(), path.join(dataDir, 'ipdb'));
   } finally {
     db.close();
   }
@@ -69,7 +70,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   let tables: KeywordTables | null = null;
   try {
     servingFile = publish(config.dataDir, currentFile);
-    tables = tablesFor(servingFile);
+    tables = tablesFor(servingFile, config.dataDir);
   } catch (err) {
     log('error', 'database_unavailable', { file: currentFile, error: err });
   }
@@ -171,7 +172,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
     generation = g;
     try {
       const file = publish(config.dataDir, currentFile);
-      void swapAll(file, tablesFor(file));
+      void swapAll(file, tablesFor(file, config.dataDir));
     } catch (err) {
       log('error', 'ipdb_swap_failed', { error: err });
     }

@@ -42,6 +42,7 @@ export const catalogue = {
 
   // The data directory's LMDB store cannot be opened (read-only, no permission, ...).
   storage_unavailable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
+  port_in_use: { status: 500, message: fixed('the address is already in use (another splitguard or another server listens there)') },
 
   // Writing a database file (ipdb build --out, a refresh's install) failed.
   ipdb_write_failed: { status: 500, message: fixed('the database file could not be written') },

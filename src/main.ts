@@ -5,8 +5,10 @@
 // refreshes (schedule, API triggers, refreshes made by the CLI) and swaps.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { bootstrap } from './bootstrap.js';
+import { AppError } from './errors.js';
 import type { Config } from './config.js';
 import { ensureCurrentDatabase } from './ipdb/current.js';
 import { IpDatabase } from './ipdb/database.js';
@@ -43,9 +45,26 @@ function tablesFor(file: string, dataDir: string): KeywordTables {
   }
 }
 
+/**
+ * The threads listen with SO_REUSEPORT so that they can share the port, which
+ * would also let a second splitguard (or anything else with that option)
+ * share it silently. A plain bind first fails if anyone is listening there.
+ */
+function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new AppError('port_in_use', `${host}:${port}`) : new Error(`cannot listen on ${host}:${port}: ${err.message}`)),
+    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
   prepareDataDir(config.dataDir);
   const started = performance.now();
+  await assertPortFree(config.host, config.port);
   cleanRefreshLeftovers(config.dataDir);
   const { file: currentFile, built } = ensureCurrentDatabase(config.dataDir);
   if (built) log('info', 'database_built', { file: currentFile, v4Ranges: built.v4Ranges, v6Ranges: built.v6Ranges, size: built.size });
@@ -86,7 +105,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
     refresh: new SharedArrayBuffer(8),
   };
   const metrics = new Metrics(shared.metrics, config.threads);
-  const refreshSince = new Float64Array(shared.refresh);
+  const refreshSince = new BigInt64Array(shared.refresh);
   const workers: Worker[] = [];
   const ports: number[] = [];
   const closed = new Set<number>();
@@ -132,7 +151,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
 
   const startRefresh = (trigger: string) => {
     const run = refresher.start(trigger);
-    refreshSince[0] = refresher.runningSince;
+    Atomics.store(refreshSince, 0, BigInt(refresher.runningSince));
     void run
       .then((record) => {
         metrics.inc(record.outcome === 'updated' ? M.refreshUpdated : record.outcome === 'unchanged' ? M.refreshUnchanged : M.refreshFailed);
@@ -142,7 +161,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
         log('error', 'ipdb_refresh_crashed', { error: err });
       })
       .finally(async () => {
-        refreshSince[0] = 0;
+        Atomics.store(refreshSince, 0, 0n);
         await storeNextDue(stores, nextDue(Date.now(), config.ipdbRefreshHours));
         arm();
       });

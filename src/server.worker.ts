@@ -34,7 +34,7 @@ export interface WorkerInput {
     loginFailures: SharedArrayBuffer;
     metrics: SharedArrayBuffer;
     routes: SharedArrayBuffer;
-    /** Float64: when the running refresh started (ms), 0 when none. */
+    /** BigInt64: when the running (or just requested) refresh started, in ms; 0 when none. */
     refresh: SharedArrayBuffer;
   };
   /** Keyword tables of dbFile, computed once by the main thread. */
@@ -85,10 +85,16 @@ registerAccountRoutes(router, stores);
 registerRouteRoutes(router, stores, routeCache, input.config.shortBase);
 registerIpRoutes(router, () => quality.classifier);
 registerBlacklistRoutes(router, stores);
-const refreshSince = new Float64Array(input.shared.refresh);
+const refreshSince = new BigInt64Array(input.shared.refresh);
 registerIpdbRoutes(router, stores, () => database, {
-  runningSince: () => refreshSince[0],
-  request: (accountId) => port.postMessage({ type: 'refresh', thread: input.thread, accountId } satisfies WorkerMessage),
+  runningSince: () => Number(Atomics.load(refreshSince, 0)),
+  trigger: (accountId, now) => {
+    // Claim the slot: one trigger wins and asks the main thread; the rest join.
+    const previous = Atomics.compareExchange(refreshSince, 0, 0n, BigInt(now));
+    if (previous !== 0n) return { started: false, startedAt: Number(previous) };
+    port.postMessage({ type: 'refresh', thread: input.thread, accountId } satisfies WorkerMessage);
+    return { started: true, startedAt: now };
+  },
 });
 
 const keyUse = new Map<string, number>();

@@ -13,8 +13,11 @@ export const TRIGGER_INTERVAL_MS = 3_600_000;
 export interface RefreshControl {
   /** ms since the epoch when the running refresh started, or 0. */
   runningSince(): number;
-  /** Asks the main thread to start a refresh (joining a running one). */
-  request(accountId: number): void;
+  /**
+   * Starts a refresh unless one is running: exactly one of several
+   * simultaneous triggers (on any thread) starts it, the others join it.
+   */
+  trigger(accountId: number, now: number): { started: boolean; startedAt: number };
 }
 
 export function registerIpdbRoutes(router: Router, stores: Stores, database: () => IpDatabase | null, control: RefreshControl): void {
@@ -38,13 +41,12 @@ export function registerIpdbRoutes(router: Router, stores: Stores, database: () 
         err.headers = { 'Retry-After': String(wait) };
         throw err;
       }
-      const since = control.runningSince();
-      if (since === 0) control.request(req.account.id);
+      const { started, startedAt } = control.trigger(req.account.id, now);
       return {
         status: 202,
         body: {
-          status: since === 0 ? 'started' : 'running',
-          started_at: new Date(since || now).toISOString(),
+          status: started ? 'started' : 'running',
+          started_at: new Date(startedAt).toISOString(),
           next_allowed_at: new Date(now + TRIGGER_INTERVAL_MS).toISOString(),
         },
       };

@@ -56,10 +56,13 @@ export function send(x: Exchange, status: number, headers: Headers, body?: strin
 }
 
 export function sendJson(x: Exchange, status: number, body: unknown, headers: Headers = {}): void {
-  headers['Content-Type'] = JSON_TYPE;
   headers['Cache-Control'] = 'no-store';
-  if (status === 204) send(x, status, headers);
-  else send(x, status, headers, JSON.stringify(body));
+  if (status === 204) {
+    send(x, status, headers);
+    return;
+  }
+  headers['Content-Type'] = JSON_TYPE;
+  send(x, status, headers, JSON.stringify(body));
 }
 
 export function sendError(x: Exchange, err: AppError, headers: Headers = {}): void {

@@ -151,7 +151,8 @@ export async function serve(config: Config, options: { announce?: (text: string)
 
   const startRefresh = (trigger: string) => {
     const run = refresher.start(trigger);
-    Atomics.store(refreshSince, 0, BigInt(refresher.runningSince));
+    // An API trigger already claimed the slot with its own time; keep it.
+    Atomics.compareExchange(refreshSince, 0, 0n, BigInt(refresher.runningSince));
     void run
       .then((record) => {
         metrics.inc(record.outcome === 'updated' ? M.refreshUpdated : record.outcome === 'unchanged' ? M.refreshUnchanged : M.refreshFailed);

@@ -4,12 +4,15 @@
 // keyword tables the classifiers of every thread will share.
 import { buildFromFiles, type FileBuildReport, installDatabaseFile } from './files.js';
 import { IpDatabase } from './database.js';
-import { computeKeywordTables, type KeywordTables } from '../quality/classifier.js';
+import type { KeywordTables } from '../quality/classifier.js';
+import { keywordTablesFor } from '../quality/keyword-cache.js';
 import { builtInLists } from '../quality/lists.js';
 
 export interface BuildTask {
   files: string[];
   out: string;
+  /** Where keyword tables are cached (quality/keyword-cache.ts): the server finds them there after an install. */
+  cacheDir: string;
   sourceName: string;
   dataVersion: string;
 }
@@ -25,7 +28,7 @@ export default function build(task: BuildTask): BuildResult {
   installDatabaseFile(bytes, task.out);
   const db = IpDatabase.open(task.out);
   try {
-    return { report, tables: computeKeywordTables(db, builtInLists()), info: db.info };
+    return { report, tables: keywordTablesFor(db, builtInLists(), task.cacheDir), info: db.info };
   } finally {
     db.close();
   }

@@ -91,6 +91,7 @@ export class Refresher {
           const result = await this.#build({
             files: fetched.parts.map((p) => p.file!),
             out: path.join(work, 'candidate.trie'),
+            cacheDir: path.dirname(currentDatabasePath(dataDir)),
             sourceName: source,
             dataVersion: version,
           });

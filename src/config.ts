@@ -1,6 +1,7 @@
 // Configuration: read from the environment once, validated, frozen. Every
 // error names the variable and says what was expected.
-import { existsSync } from 'node:fs';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseIp } from './ipdb/address.js';
@@ -128,6 +129,27 @@ function file(env: NodeJS.ProcessEnv, name: string): string | null {
   return resolved;
 }
 
+/**
+ * The configured certificate and key must parse and belong together: found
+ * here, before anything is written, rather than after the first start has
+ * bootstrapped the data directory.
+ */
+function checkTlsPair(env: NodeJS.ProcessEnv, certFile: string, keyFile: string): void {
+  let cert: X509Certificate;
+  let key: KeyObject;
+  try {
+    cert = new X509Certificate(readFileSync(certFile));
+  } catch {
+    throw new ConfigError('SPLITGUARD_TLS_CERT', 'a readable PEM certificate file', env.SPLITGUARD_TLS_CERT ?? '');
+  }
+  try {
+    key = createPrivateKey(readFileSync(keyFile));
+  } catch {
+    throw new ConfigError('SPLITGUARD_TLS_KEY', 'a readable, unencrypted PEM private key file', env.SPLITGUARD_TLS_KEY ?? '');
+  }
+  if (!cert.checkPrivateKey(key)) throw new ConfigError('SPLITGUARD_TLS_KEY', 'the private key of SPLITGUARD_TLS_CERT', env.SPLITGUARD_TLS_KEY ?? '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 8443, 0, 65535);
   const host = env.HOST === undefined || env.HOST === '' ? '0.0.0.0' : env.HOST;
@@ -140,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const missing = tlsCert === null ? 'SPLITGUARD_TLS_CERT' : 'SPLITGUARD_TLS_KEY';
     throw new ConfigError(missing, 'set together with its pair (certificate and key)', '');
   }
+  if (tlsCert !== null && tlsKey !== null) checkTlsPair(env, tlsCert, tlsKey);
   return Object.freeze({
     port,
     host,

@@ -5,12 +5,13 @@
 // the configuration is wrong; exit 1 means the command ran and failed (a
 // missing account, an unreadable or invalid file, a failed refresh).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCliJson } from '../../helpers/cli.js';
 import { ensureCachedDatabase, ROOT } from '../../helpers/ipdb-cache.js';
+import { generateSelfSigned } from '../../../src/tls/self-signed.js';
 import { tempDataDir } from '../../helpers/server.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'splitguard-cli-bad-'));
@@ -102,6 +103,29 @@ describe('serve with a bad environment', () => {
     { args: ['serve'], env: { SPLITGUARD_IPDB_REFRESH_HOURS: '0' }, code: 2, stderr: /SPLITGUARD_IPDB_REFRESH_HOURS must be/ },
     { args: ['account', 'create', '--name', 'x'], env: { SPLITGUARD_TRUST_PROXY: '10.0.0.0/33' }, code: 2, stderr: /SPLITGUARD_TRUST_PROXY must be/ },
   ]))('%s', (_name, c) => expectRefusal(c));
+
+  it('TLS files that are not a certificate and its key: exit 2 naming the variable, before the data directory is touched', async () => {
+    const one = generateSelfSigned(['localhost']);
+    const other = generateSelfSigned(['localhost']);
+    writeFileSync(file('cert.pem'), one.cert);
+    writeFileSync(file('key.pem'), one.key);
+    writeFileSync(file('other-key.pem'), other.key);
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ SPLITGUARD_TLS_CERT: file('text.txt'), SPLITGUARD_TLS_KEY: file('key.pem') }, /^splitguard: SPLITGUARD_TLS_CERT must be a readable PEM certificate file, got ".*text\.txt"$/],
+      [{ SPLITGUARD_TLS_CERT: file('a-directory'), SPLITGUARD_TLS_KEY: file('key.pem') }, /^splitguard: SPLITGUARD_TLS_CERT must be a readable PEM certificate file/],
+      [{ SPLITGUARD_TLS_CERT: file('cert.pem'), SPLITGUARD_TLS_KEY: file('cert.pem') }, /^splitguard: SPLITGUARD_TLS_KEY must be a readable, unencrypted PEM private key file/],
+      [{ SPLITGUARD_TLS_CERT: file('cert.pem'), SPLITGUARD_TLS_KEY: file('other-key.pem') }, /^splitguard: SPLITGUARD_TLS_KEY must be the private key of SPLITGUARD_TLS_CERT/],
+    ];
+    for (const [env, message] of cases) {
+      const fresh = path.join(scratch, `tls-${Object.values(env).map((v) => path.basename(v)).join('-')}`);
+      const r = await runCli(['serve'], fresh, { PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: '1', ...env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim()).toMatch(message);
+      expect(r.stdout).toBe('');
+      // Nothing was bootstrapped: no data directory at all.
+      expect(existsSync(fresh), fresh).toBe(false);
+    }
+  });
 
   it('a data directory that is a file: exit 1 naming the directory', async () => {
     const r = await runCli(['serve'], file('text.txt'), { PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: '1' });

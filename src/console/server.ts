@@ -199,7 +199,7 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   };
 
   const api = (res: HttpResponse, req: HttpRequest) => {
-    const x = exchange(res);
+    const x = exchange(res, req.getMethod() === 'head');
     const peer = normalizeAddress(res.getRemoteAddress());
     const call: Call = {
       method: req.getMethod().toUpperCase(),
@@ -221,7 +221,7 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   };
 
   const page = (res: HttpResponse, req: HttpRequest) => {
-    const x = exchange(res);
+    const x = exchange(res, req.getMethod() === 'head');
     const url = req.getUrl();
     // A page path (no dot in it) is the app itself; it routes on the client.
     const file = files.get(url) ?? (url.includes('.') ? undefined : index);

@@ -419,8 +419,8 @@ describe('routes, the redirect, the IP endpoints and the admin blacklist match d
     expect(started.json.status).toBe('started');
     expect(Date.parse(started.json.next_allowed_at) - Date.parse(started.json.started_at)).toBe(3_600_000);
 
-    // The worker learns that the refresh runs from the main thread, a moment
-    // after it asked for it: join once GET /v1/ip/database shows it running.
+    // The trigger claims the running slot in shared memory at once, so the
+    // status shows the refresh running before the build finishes.
     const { value: status } = await waitUntil(() => on('GET', '/v1/ip/database'), (r) => r.json.refresh_running === true, 5000);
     expectReply(status, '/v1/ip/database', 'GET', 200);
     expect(status.json).toMatchObject({ available: true, last_refresh: null });

@@ -48,6 +48,8 @@ it.each<[string, string, boolean, number]>([
   ['404 outside /v1', '/nowhere', false, 404],
   ['/healthz (GET only)', '/healthz', false, 404],
   ['an unknown short link', '/r/zzzzzzzz', false, 404],
+  ['a console API call without a session', '/console/api/session', false, 401],
+  ['a missing console asset', '/console/missing.js', false, 404],
 ])('HEAD: %s has a Content-Length and no body', async (_label, path, withKey, status) => {
   const raw = await headThenGet(path, withKey ? server.apiKey : undefined);
   const head = raw.slice(0, raw.indexOf('\r\n\r\n') + 4);

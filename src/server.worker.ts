@@ -177,7 +177,9 @@ port.on('message', async (msg: MainMessage) => {
   clearInterval(clickTimer);
   await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
   await flushKeyUse();
-  await stores.root.flushed;
+  // After a failed commit (storage read-only or full) this rejects; what could
+  // not be written has been logged above, and the stop must go on.
+  await Promise.resolve(stores.root.flushed).catch(() => {});
   // close() exists in this uWS build (it ends every open connection) but not in its typings.
   (app as unknown as { close(): void }).close();
   await stores.root.close();

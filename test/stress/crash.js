@@ -378,7 +378,7 @@ try {
       acknowledged: run.stats,
       inFlightAtKill: run.inFlight,
       checked,
-      clicks: { acknowledged: acked, stored, lost, countedUnacknowledged: Math.max(0, stored - acked), ratePerSecond: round(rate), bound },
+      clicks: { acknowledged: acked, stored, lost, countedUnacknowledged: Math.max(0, stored - acked), ratePerSecond: round(rate), lostSeconds: round(lost / rate, 3), bound },
       restartMs,
       store: store.counts,
     };
@@ -413,6 +413,8 @@ report.totals = {
   clicksLost: sum((c) => c.clicks.lost),
   clicksLostMax: Math.max(0, ...report.cycles.map((c) => c.clicks.lost)),
   lossOverBoundMax: round(Math.max(0, ...report.cycles.map((c) => c.clicks.lost / c.clicks.bound)), 3),
+  lostSecondsMax: Math.max(0, ...report.cycles.map((c) => c.clicks.lostSeconds)),
+  lostSecondsMedian: [...report.cycles.map((c) => c.clicks.lostSeconds)].sort((a, b) => a - b)[report.cycles.length >> 1] ?? 0,
   restartMsMax: Math.max(0, ...report.cycles.map((c) => c.restartMs)),
   violations: violations.length,
 };

@@ -8,7 +8,7 @@
 // Method: every measured loop runs over 1M precomputed inputs; rounds
 // alternate trie and baseline (A B A B ...); each figure is the median of
 // the rounds, with min and max.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { IpDatabase } from '../dist/ipdb/database.js';
@@ -35,11 +35,15 @@ for (let r = 0; r < 3; r++) {
 }
 installDatabaseFile(bytes, file);
 
-// Open + full validation (structure and checksum).
+// Open + full validation (structure and checksum). The addon shares a
+// mapping of a file that is still mapped, without validating it again, so
+// each open is of a different copy (a new inode): every one is validated.
 const openMs = [];
 for (let r = 0; r < 21; r++) {
+  const copy = path.join(dir, `copy-${r}.trie`);
+  copyFileSync(file, copy);
   const t = performance.now();
-  const d = IpDatabase.open(file);
+  const d = IpDatabase.open(copy);
   openMs.push(performance.now() - t);
   d.close();
 }

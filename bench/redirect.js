@@ -60,11 +60,16 @@ const arms = {
 };
 const { runs, stats, ratio } = runPairs(arms, { pairs: PAIRS, seconds: SECONDS, connections: CONNECTIONS });
 
-// Every click counted: the route's stats must hold exactly the responses wrk received.
+// Every click counted. wrk counts the responses it received; requests still
+// in flight when a run stops are served and counted by the server but not by
+// wrk, at most one per connection per run. So: served <= counted <= served +
+// connections x runs.
 await new Promise((r) => setTimeout(r, 2500));
 const detail = await api('GET', `/v1/routes/${id}`);
 const counted = detail.json.stats.clicks.total;
 const served = arms.splitguard.requests;
+const wrkRuns = PAIRS + 1; // the warm-up run included
+const everyClickCounted = counted >= served && counted <= served + CONNECTIONS * wrkRuns;
 
 const cpuRatio = ratio('splitguard', 'bare uWS 302', 'cpuUsPerRequest');
 const vsNode = { cpu: ratio('splitguard', 'node:https 302', 'cpuUsPerRequest'), rps: ratio('splitguard', 'node:https 302', 'rps') };
@@ -75,7 +80,7 @@ const result = {
   cpuRatio,
   vsNodeHttps: vsNode,
   vsFastify,
-  clicks: { served, counted, lost: served - counted },
+  clicks: { served, counted, inFlightBound: CONNECTIONS * wrkRuns },
   goal: {
     cpuRatioVsBareUws: { goal: '<= 1.3', value: cpuRatio.median },
     cpuRatioVsNodeHttps: { goal: '<= 0.4', value: vsNode.cpu.median },
@@ -83,7 +88,7 @@ const result = {
     rpsRatioVsNodeHttps: { goal: '>= 2.5', value: vsNode.rps.median },
     rpsRatioVsFastify: { goal: '>= 2.5', value: vsFastify.rps.median },
     p99Ms: { goal: '<= 5', value: stats.splitguard.p99ms.median },
-    everyClickCounted: served === counted,
+    everyClickCounted,
   },
   runs,
 };
@@ -91,7 +96,7 @@ const file = writeResult('redirect', result);
 console.log(armsTable(stats));
 console.log();
 console.log(table(['goal', 'target', 'measured'], Object.entries(result.goal).filter(([, v]) => typeof v === 'object').map(([k, v]) => [k, v.goal, v.value])));
-console.log(`clicks: ${served} served, ${counted} counted${served === counted ? '' : ' (MISMATCH)'}\nresults: ${file}`);
+console.log(`clicks: ${served} received by wrk, ${counted} counted (in flight at run ends: at most ${CONNECTIONS * wrkRuns})${everyClickCounted ? '' : ' (MISMATCH)'}\nresults: ${file}`);
 for (const p of [server, bare, nodeHttps, fastify]) await stopProcess(p);
 rmSync(dataDir, { recursive: true, force: true });
-if (served !== counted) process.exitCode = 1;
+if (!everyClickCounted) process.exitCode = 1;

@@ -351,153 +351,17 @@ uint32_t Lookup16(const TrieView& v, const uint8_t a[16]) {
   return LeafOrNone(v, e);
 }
 
-// The batch walk. A single lookup is a chain of dependent loads (root slot,
-// node pair, index, keys, value, then the next level), each a likely cache
-// miss; one lookup at a time leaves the memory system idle while it waits.
-// Here each of kLanes lanes runs one lookup as a small state machine: every
-// round, a lane does the step whose data it prefetched in the previous round
-// and prefetches what its next step needs. With 16 lanes the misses overlap.
-namespace {
-
-constexpr int kLanes = 16;
-
-enum Stage : uint8_t { kRoot, kNode, kIndexStep, kSearch, kValue, kDone };
-
-struct Lane {
-  const int32_t* slot;   // kRoot: the root slot to read
-  const uint8_t* addr;   // IPv6 lanes: the 16 address bytes; IPv4: nullptr
-  uint32_t ip;           // IPv4 lanes
-  uint32_t node, word_at, w, lo, hi;
-  size_t out;
-  Stage stage;
-};
-
-inline uint32_t WordAt(const Lane& l, uint32_t i) {
-  return l.addr ? (uint32_t{l.addr[2 * i]} << 8) | l.addr[2 * i + 1] : (i == 1 ? (l.ip & 0xFFFF) : (l.ip >> 16));
-}
-
-// Moves a lane holding entry e on: done for a leaf, else to the node step.
-inline void Enter(const TrieView& v, Lane& l, int32_t e, uint32_t* out) {
-  uint32_t words = l.addr ? 8 : 2;
-  if (e >= 0 || l.word_at >= words || ~static_cast<uint32_t>(e) >= v.nodes) {
-    out[l.out] = LeafOrNone(v, e);
-    l.stage = kDone;
-    return;
-  }
-  l.node = ~static_cast<uint32_t>(e);
-  l.w = WordAt(l, l.word_at++);
-  __builtin_prefetch(v.nodes_table + 2 * l.node);
-  l.stage = kNode;
-}
-
-inline void Advance(const TrieView& v, Lane& l, uint32_t* out) {
-  switch (l.stage) {
-    case kRoot:
-      Enter(v, l, *l.slot, out);
-      return;
-    case kNode: {
-      const int32_t* pair = v.nodes_table + 2 * l.node;
-      l.lo = static_cast<uint32_t>(pair[0]);
-      l.hi = static_cast<uint32_t>(pair[2]);
-      if (l.lo >= l.hi || l.hi > v.entries) {
-        out[l.out] = 0;
-        l.stage = kDone;
-        return;
-      }
-      if (pair[1] >= 0 && v.index_count >= kIndexSpan &&
-          static_cast<uint32_t>(pair[1]) <= v.index_count - kIndexSpan) {
-        l.node = static_cast<uint32_t>(pair[1]) + (l.w >> 8);  // reused: the index position
-        __builtin_prefetch(v.index + l.node);
-        l.stage = kIndexStep;
-      } else {
-        __builtin_prefetch(v.keys + ((l.lo + l.hi) >> 1));
-        l.stage = kSearch;
-      }
-      return;
-    }
-    case kIndexStep: {
-      uint32_t a = v.index[l.node], b = v.index[l.node + 1];
-      if (a > l.lo) l.lo = a - 1;
-      if (b > l.lo && b <= l.hi) l.hi = b;
-      __builtin_prefetch(v.keys + l.lo);
-      l.stage = kSearch;
-      return;
-    }
-    case kSearch: {
-      uint32_t lo = l.lo, hi = l.hi - 1;
-      while (lo < hi) {
-        uint32_t mid = lo + ((hi - lo + 1) >> 1);
-        if (v.keys[mid] <= l.w) lo = mid; else hi = mid - 1;
-      }
-      l.lo = lo;
-      __builtin_prefetch(v.values + lo);
-      l.stage = kValue;
-      return;
-    }
-    case kValue:
-      Enter(v, l, v.values[l.lo], out);
-      return;
-    case kDone:
-      return;
-  }
-}
-
-// Runs `start(lane, i)` for every input i with kLanes lanes in flight.
-template <typename Start>
-void RunLanes(const TrieView& v, size_t n, uint32_t* out, Start start) {
-  Lane lanes[kLanes];
-  size_t next = 0;
-  int active = 0;
-  for (int k = 0; k < kLanes; k++) {
-    lanes[k].stage = kDone;
-    if (next < n) {
-      start(lanes[k], next++);
-      active++;
-    }
-  }
-  while (active > 0) {
-    for (int k = 0; k < kLanes; k++) {
-      Lane& l = lanes[k];
-      if (l.stage == kDone) continue;
-      Advance(v, l, out);
-      if (l.stage == kDone) {
-        if (next < n) start(l, next++); else active--;
-      }
-    }
-  }
-}
-
-}  // namespace
-
+// Batch lookups are plain loops over the single walk. An interleaved
+// version (16 walks in flight, each a small state machine prefetching its
+// next load) was measured slower here, 32 vs 18 ns per IPv4 address: the
+// tables are mostly cache-resident, so there was little latency to hide and
+// the per-step bookkeeping cost more than it saved.
 void LookupBatch4(const TrieView& v, const uint32_t* ips, size_t n, uint32_t* out) {
-  RunLanes(v, n, out, [&](Lane& l, size_t i) {
-    l.addr = nullptr;
-    l.ip = ips[i];
-    l.out = i;
-    l.word_at = 1;
-    l.slot = v.root4 + (l.ip >> 16);
-    __builtin_prefetch(l.slot);
-    l.stage = kRoot;
-  });
+  for (size_t i = 0; i < n; i++) out[i] = Lookup4(v, ips[i]);
 }
 
 void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* out) {
-  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
-  RunLanes(v, n, out, [&](Lane& l, size_t i) {
-    const uint8_t* a = addrs + 16 * i;
-    l.out = i;
-    if (std::memcmp(a, kMapped, 12) == 0) {
-      l.addr = nullptr;
-      l.ip = (uint32_t{a[12]} << 24) | (uint32_t{a[13]} << 16) | (uint32_t{a[14]} << 8) | a[15];
-      l.slot = v.root4 + (l.ip >> 16);
-    } else {
-      l.addr = a;
-      l.slot = v.root6 + ((uint32_t{a[0]} << 8) | a[1]);
-    }
-    l.word_at = 1;
-    __builtin_prefetch(l.slot);
-    l.stage = kRoot;
-  });
+  for (size_t i = 0; i < n; i++) out[i] = Lookup16(v, addrs + 16 * i);
 }
 
 Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int* err) {

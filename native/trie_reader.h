@@ -87,8 +87,7 @@ Status Validate(const uint8_t* data, size_t size, const ValidateOptions& options
 uint32_t Lookup4(const TrieView& v, uint32_t ip);
 uint32_t Lookup16(const TrieView& v, const uint8_t addr[16]);  // IPv4-mapped goes to the IPv4 trie
 
-// Batch lookups: the same answers as the single ones, with up to 16 walks in
-// flight at once so that their cache misses overlap (see trie_reader.cc).
+// Batch lookups: the same answers as the single ones, for many addresses per call.
 void LookupBatch4(const TrieView& v, const uint32_t* ips, size_t n, uint32_t* out);
 void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* out);
 

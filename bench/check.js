@@ -18,7 +18,7 @@ const referenceDir = path.join(here, 'reference');
 const GUARDED = [
   ['lookup', 'speedupOverBinarySearch', 'higher'],
   ['lookup', 'nsPerLookup.ipv4 trie (JS walk, uint32)', 'lower'],
-  ['classify', 'ratio', 'lower'],
+  ['classify', 'ratioClassifiedOverBare.lookup4 + verdict', 'lower'],
   ['server', 'cpuRatio', 'lower'],
   ['redirect', 'cpuRatio', 'lower'],
   ['redirect', 'vsNodeHttps.rps', 'higher'],

@@ -11,9 +11,10 @@ import type { IpDatabase } from './ipdb/database.js';
 import { log } from './log.js';
 import { M, type Metrics } from './metrics.js';
 import { parseJson, readBody } from './http/body.js';
-import { clientAddress, inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
+import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
 import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
 import { type Exchange, exchange, type Headers, JSON_TYPE, send, sendJson, watchAbort } from './http/respond.js';
+import { readRequest, type RequestBasics } from './http/request.js';
 import type { ApiReply, ApiRequest, Router } from './http/router.js';
 import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
 import { NOT_FOUND_PAGE, type Redirector } from './redirect/redirect.js';
@@ -43,14 +44,8 @@ export interface AppDeps {
   console?: ConsoleDeps;
 }
 
-interface ApiCall {
-  method: string;
-  path: string;
-  query: string;
+interface ApiCall extends RequestBasics {
   authorization: string;
-  contentType: string;
-  contentLength: string;
-  ip: Uint8Array;
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
@@ -182,16 +177,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
 
   app.any('/v1/*', (res, req) => {
     const x = exchange(res, isHead(req));
-    const peer = normalizeAddress(res.getRemoteAddress());
-    const call: ApiCall = {
-      method: req.getMethod().toUpperCase(),
-      path: req.getUrl(),
-      query: req.getQuery() ?? '',
-      authorization: req.getHeader('authorization'),
-      contentType: req.getHeader('content-type'),
-      contentLength: req.getHeader('content-length'),
-      ip: trustProxy ? clientAddress(peer, req.getHeader('x-forwarded-for'), config.trustProxy) : peer,
-    };
+    const call: ApiCall = { ...readRequest(res, req, config.trustProxy), authorization: req.getHeader('authorization') };
     try {
       handleApi(x, call);
     } catch (err) {

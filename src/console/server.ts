@@ -18,9 +18,9 @@ import { accountView } from '../api/account.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { parseJson, readBody } from '../http/body.js';
-import { clientAddress, normalizeAddress } from '../http/client-ip.js';
 import type { SharedRateLimiter } from '../http/rate-limit.js';
 import { type Exchange, exchange, type Headers, send, sendJson, watchAbort } from '../http/respond.js';
+import { readRequest, type RequestBasics } from '../http/request.js';
 import { type ApiReply, type ApiRequest, Router } from '../http/router.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../http/uws.js';
 import { log } from '../log.js';
@@ -42,17 +42,11 @@ export interface ConsoleDeps {
   inflight: { count: number };
 }
 
-interface Call {
-  method: string;
-  path: string;
-  query: string;
+interface Call extends RequestBasics {
   cookie: string;
   csrf: string;
   origin: string;
   host: string;
-  contentType: string;
-  contentLength: string;
-  ip: Uint8Array;
 }
 
 const API = '/console/api';
@@ -68,7 +62,6 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const own = new Router();
   registerConsoleRoutes(own, stores, deps.keyUse);
   const { index, files } = loadStatic();
-  const trustProxy = config.trustProxy.length > 0;
 
   const reply = (x: Exchange, status: number, body: unknown, headers: Headers = {}) => {
     sendJson(x, status, body, { ...SECURITY_HEADERS, ...headers });
@@ -200,18 +193,12 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
 
   const api = (res: HttpResponse, req: HttpRequest) => {
     const x = exchange(res, req.getMethod() === 'head');
-    const peer = normalizeAddress(res.getRemoteAddress());
     const call: Call = {
-      method: req.getMethod().toUpperCase(),
-      path: req.getUrl(),
-      query: req.getQuery() ?? '',
+      ...readRequest(res, req, config.trustProxy),
       cookie: req.getHeader('cookie'),
       csrf: req.getHeader('x-csrf-token'),
       origin: req.getHeader('origin'),
       host: req.getHeader('host'),
-      contentType: req.getHeader('content-type'),
-      contentLength: req.getHeader('content-length'),
-      ip: trustProxy ? clientAddress(peer, req.getHeader('x-forwarded-for'), config.trustProxy) : peer,
     };
     try {
       handle(x, call);

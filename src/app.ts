@@ -8,12 +8,11 @@ import type { Config } from './config.js';
 import { type ConsoleDeps, registerConsole } from './console/server.js';
 import { AppError } from './errors.js';
 import type { IpDatabase } from './ipdb/database.js';
-import { log } from './log.js';
 import { M, type Metrics } from './metrics.js';
 import { parseJson, readBody } from './http/body.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
 import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
-import { type Exchange, exchange, type Headers, JSON_TYPE, send, sendJson, watchAbort } from './http/respond.js';
+import { type Exchange, exchange, type Headers, JSON_TYPE, send, sendJson, watchAbort, publicError } from './http/respond.js';
 import { readRequest, type RequestBasics } from './http/request.js';
 import type { ApiReply, ApiRequest, Router } from './http/router.js';
 import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
@@ -60,15 +59,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     sendJson(x, status, body, headers);
   };
   const fail = (x: Exchange, err: unknown, headers: Headers = {}) => {
-    let e: AppError;
-    if (err instanceof AppError && err.status < 500) {
-      e = err;
-    } else {
-      // Server-side failures go out as one fixed `internal` body; the details
-      // (a stack, a path, a native status) go to the log only.
-      e = new AppError('internal');
-      log('error', 'unhandled_error', { error: err });
-    }
+    const e = publicError(err);
     reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   };
 

@@ -19,7 +19,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { parseJson, readBody } from '../http/body.js';
 import type { SharedRateLimiter } from '../http/rate-limit.js';
-import { type Exchange, exchange, type Headers, send, sendJson, watchAbort } from '../http/respond.js';
+import { type Exchange, exchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
 import { readRequest, type RequestBasics } from '../http/request.js';
 import { type ApiReply, type ApiRequest, Router } from '../http/router.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../http/uws.js';
@@ -67,13 +67,7 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     sendJson(x, status, body, { ...SECURITY_HEADERS, ...headers });
   };
   const fail = (x: Exchange, err: unknown, headers: Headers = {}) => {
-    let e: AppError;
-    if (err instanceof AppError && err.status < 500) {
-      e = err;
-    } else {
-      e = new AppError('internal');
-      log('error', 'unhandled_error', { error: err });
-    }
+    const e = publicError(err);
     reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   };
 

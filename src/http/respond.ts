@@ -1,6 +1,7 @@
 // Every response goes out through here: corked (one syscall for status,
 // headers and body), and never written to a request the client has aborted.
 import { AppError } from '../errors.js';
+import { log } from '../log.js';
 import type { HttpResponse } from './uws.js';
 
 const STATUS: Record<number, string> = {
@@ -67,4 +68,15 @@ export function sendJson(x: Exchange, status: number, body: unknown, headers: He
 
 export function sendError(x: Exchange, err: AppError, headers: Headers = {}): void {
   sendJson(x, err.status, err.body(), headers);
+}
+
+/**
+ * The error a client may see: client errors (4xx) as they are; anything else
+ * as the one fixed `internal` body, with the details (a stack, a path, a
+ * native status) logged and never sent.
+ */
+export function publicError(err: unknown): AppError {
+  if (err instanceof AppError && err.status < 500) return err;
+  log('error', 'unhandled_error', { error: err });
+  return new AppError('internal');
 }

@@ -10,7 +10,7 @@
 // The keyword tables depend on the database only; the blacklist tables and
 // the verdicts are recomputed (a few ms) whenever the operator's blacklist
 // changes, and a new Classifier is made for a new database.
-import type { IpDatabase } from '../ipdb/database.js';
+import type { IpDatabase, LookupResult } from '../ipdb/database.js';
 import { KeywordSet, words } from './keywords.js';
 import { type BlacklistCategory, type BuiltInLists, LEVEL_INDEX, type Level } from './lists.js';
 
@@ -30,13 +30,8 @@ export interface ActiveBlacklistEntry {
   level: 'low' | 'medium' | 'high';
 }
 
-export interface CheckResult {
-  ip: string;
-  version: 4 | 6;
-  found: boolean;
-  asn: number | null;
-  organization: string | null;
-  range: { start: string; end: string } | null;
+/** The lookup's answer plus the classification (contract §6). */
+export interface CheckResult extends LookupResult {
   category: Category;
   signals: {
     asn_blacklist: boolean;

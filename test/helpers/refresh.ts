@@ -25,23 +25,8 @@ export async function waitUntil<T>(read: () => Promise<T>, check: (v: T) => bool
   }
 }
 
-export interface NodeOutcome {
-  source: string;
-  outcome: 'updated' | 'unchanged' | 'failed';
-  error: string | null;
-  ms: number;
-}
-
-export interface RefreshRecord {
-  trigger: string;
-  started_at: string;
-  finished_at: string;
-  outcome: 'updated' | 'unchanged' | 'failed';
-  source: string | null;
-  version: string | null;
-  nodes: NodeOutcome[];
-  error: string | null;
-}
+export type { NodeOutcome, RefreshRecord } from '../../src/ipdb/refresh-state.js';
+import type { RefreshRecord } from '../../src/ipdb/refresh-state.js';
 
 export interface DatabaseStatus {
   available: boolean;

@@ -4,10 +4,9 @@
 // interleaved runs.
 import { execFileSync } from 'node:child_process';
 import https from 'node:https';
-import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { armsTable, canPin, freshDataDir, haveWrk, runPairs, startPinned, stopProcess, writeResult } from './lib.js';
+import { armsTable, canPin, startSplitguard, haveWrk, runPairs, startPinned, stopProcess, writeResult } from './lib.js';
 import { luaScript } from './lua.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -16,12 +15,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
 if (!haveWrk()) throw new Error('bench:api needs wrk (apt-get install wrk)');
 
-const dataDir = await freshDataDir('sg-bench-api-');
-const env = { SPLITGUARD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: '1', SPLITGUARD_RATE_LIMIT_PER_MIN: '10000000' };
-const server = await startPinned(0, [path.join(here, '../bin/splitguard.js'), 'serve'], env);
+const sg = await startSplitguard('sg-bench-api-', { SPLITGUARD_RATE_LIMIT_PER_MIN: '10000000' });
+const server = sg.proc;
+const env = sg.env;
 const created = JSON.parse(execFileSync(process.execPath, [path.join(here, '../bin/splitguard.js'), 'account', 'create', '--name', 'bench', '--quota', '999999999'], { env: { ...process.env, ...env }, encoding: 'utf8' }));
 const key = created.api_key;
-const ca = readFileSync(path.join(dataDir, 'tls/cert.pem'));
+const ca = sg.ca;
 const port = server.ports[0];
 const body = { name: 'bench route', page_a: 'https://example.com/a', page_b: 'https://example.com/b', split_ratio: 0.5 };
 const first = await new Promise((resolve, reject) => {
@@ -33,7 +32,7 @@ const first = await new Promise((resolve, reject) => {
   req.on('error', reject);
   req.end(JSON.stringify(body));
 });
-const bare = await startPinned(0, [path.join(here, 'baselines/uws-json.js'), path.join(dataDir, 'tls/cert.pem'), path.join(dataDir, 'tls/key.pem')]);
+const bare = await startPinned(0, [path.join(here, 'baselines/uws-json.js'), sg.certFile, sg.keyFile]);
 const auth = { Authorization: `Bearer ${key}` };
 const base = `https://127.0.0.1:${port}`;
 const arms = {
@@ -48,6 +47,5 @@ const result = { setup: { pairs: PAIRS, seconds: SECONDS, connections: CONNECTIO
 const file = writeResult('api', result);
 console.log(armsTable(stats));
 console.log(`results: ${file}`);
-await stopProcess(server);
 await stopProcess(bare);
-rmSync(dataDir, { recursive: true, force: true });
+await sg.close();

@@ -2,10 +2,9 @@
 // 50 addresses, against the bare uWebSockets.js TLS app answering a small JSON
 // (what TLS and HTTP cost alone); one server thread, interleaved pairs.
 // Reports CPU per request and, for the batch, per address.
-import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { armsTable, canPin, freshDataDir, haveWrk, round, runPairs, startPinned, stopProcess, table, writeResult } from './lib.js';
+import { armsTable, canPin, startSplitguard, haveWrk, round, runPairs, startPinned, stopProcess, table, writeResult } from './lib.js';
 import { luaScript } from './lua.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -14,12 +13,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
 if (!haveWrk()) throw new Error('bench:ip-check needs wrk (apt-get install wrk)');
 
-const dataDir = await freshDataDir('sg-bench-ipcheck-');
-const server = await startPinned(0, [path.join(here, '../bin/splitguard.js'), 'serve'], {
-  SPLITGUARD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: '1', SPLITGUARD_RATE_LIMIT_PER_MIN: '10000000',
-});
-const { api_key: key } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
-const bare = await startPinned(0, [path.join(here, 'baselines/uws-json.js'), path.join(dataDir, 'tls/cert.pem'), path.join(dataDir, 'tls/key.pem')]);
+const sg = await startSplitguard('sg-bench-ipcheck-', { SPLITGUARD_RATE_LIMIT_PER_MIN: '10000000' });
+const server = sg.proc;
+const key = sg.key;
+const bare = await startPinned(0, [path.join(here, 'baselines/uws-json.js'), sg.certFile, sg.keyFile]);
 const auth = `Authorization: Bearer ${key}`;
 const ips = ['8.8.8.8', '1.1.1.1', '3.5.0.1', '80.128.0.1', '2001:4860:4860::8888', '::ffff:9.9.9.9', '52.95.110.1', '185.199.108.1', '104.16.0.1', '31.13.64.1'];
 const batch = Array.from({ length: 50 }, (_, i) => ips[i % ips.length]);
@@ -46,6 +43,5 @@ console.log(table(['figure', 'value'], [
   ['batch CPU µs per address', perAddress],
 ]));
 console.log(`results: ${file}`);
-await stopProcess(server);
 await stopProcess(bare);
-rmSync(dataDir, { recursive: true, force: true });
+await sg.close();

@@ -1,5 +1,5 @@
 // Shared benchmark helpers: statistics, machine facts, result files.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -206,4 +206,29 @@ export function armsTable(stats) {
     ['arm', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req'],
     Object.entries(stats).map(([n, a]) => [n, a.rps.median, a.p50ms.median, a.p99ms.median, a.cpuUsPerRequest.median]),
   );
+}
+
+/**
+ * `splitguard serve` with one thread, pinned to CPU 0, on a fresh data
+ * directory holding the cached database; its API key and TLS files, and a
+ * close() that stops it and removes the directory.
+ */
+export async function startSplitguard(prefix, env = {}) {
+  const dataDir = await freshDataDir(prefix);
+  const serverEnv = { SPLITGUARD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: '1', ...env };
+  const proc = await startPinned(0, [path.join(path.dirname(fileURLToPath(import.meta.url)), '../bin/splitguard.js'), 'serve'], serverEnv);
+  const certFile = path.join(dataDir, 'tls/cert.pem');
+  return {
+    proc,
+    dataDir,
+    env: serverEnv,
+    key: JSON.parse(readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8')).api_key,
+    certFile,
+    keyFile: path.join(dataDir, 'tls/key.pem'),
+    ca: readFileSync(certFile),
+    close: async () => {
+      await stopProcess(proc);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

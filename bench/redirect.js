@@ -6,10 +6,9 @@
 // the bare uWS app's and <= 0.4x node:https's and fastify's, requests/s >= 2.5x
 // theirs, p99 <= 5 ms at 100 connections, and every click counted.
 import https from 'node:https';
-import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { armsTable, canPin, freshDataDir, haveWrk, runPairs, startPinned, stopProcess, table, writeResult } from './lib.js';
+import { armsTable, canPin, startSplitguard, haveWrk, runPairs, startPinned, stopProcess, table, writeResult } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PAIRS = Number(process.env.BENCH_PAIRS || 5);
@@ -20,12 +19,9 @@ if (!haveWrk()) {
   process.exit(1);
 }
 
-const dataDir = await freshDataDir('sg-bench-redirect-');
-const server = await startPinned(0, [path.join(here, '../bin/splitguard.js'), 'serve'], {
-  SPLITGUARD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: '1',
-});
-const { api_key: key } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
-const ca = readFileSync(path.join(dataDir, 'tls/cert.pem'));
+const sg = await startSplitguard('sg-bench-redirect-');
+const server = sg.proc;
+const { key, ca } = sg;
 const port = server.ports[0];
 
 function api(method, url, body) {
@@ -45,7 +41,7 @@ const created = await api('POST', '/v1/routes', {
 });
 if (created.status !== 201) throw new Error(`route creation failed: ${JSON.stringify(created)}`);
 const { id, code } = created.json;
-const baselineArgs = [path.join(dataDir, 'tls/cert.pem'), path.join(dataDir, 'tls/key.pem'), code, 'https://example.com/a'];
+const baselineArgs = [sg.certFile, sg.keyFile, code, 'https://example.com/a'];
 const bare = await startPinned(0, [path.join(here, 'baselines/uws-302.js'), ...baselineArgs]);
 const nodeHttps = await startPinned(0, [path.join(here, 'baselines/node-https-302.js'), ...baselineArgs]);
 const fastify = await startPinned(0, [path.join(here, 'baselines/fastify-302.js'), ...baselineArgs]);
@@ -98,5 +94,5 @@ console.log();
 console.log(table(['goal', 'target', 'measured'], Object.entries(result.goal).filter(([, v]) => typeof v === 'object').map(([k, v]) => [k, v.goal, v.value])));
 console.log(`clicks: ${served} received by wrk, ${counted} counted (in flight at run ends: at most ${CONNECTIONS * wrkRuns})${everyClickCounted ? '' : ' (MISMATCH)'}\nresults: ${file}`);
 for (const p of [server, bare, nodeHttps, fastify]) await stopProcess(p);
-rmSync(dataDir, { recursive: true, force: true });
+await sg.close();
 if (!everyClickCounted) process.exitCode = 1;

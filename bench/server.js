@@ -2,10 +2,9 @@
 // JSON) against a bare uWebSockets.js TLS app answering the same JSON, one
 // server thread each, interleaved pairs. Server pinned to CPU 0, wrk to CPU 1.
 // Figure (issue 3): splitguard's CPU per request <= 1.5x the bare app's.
-import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { armsTable, canPin, freshDataDir, haveWrk, runPairs, startPinned, stopProcess, writeResult } from './lib.js';
+import { armsTable, canPin, startSplitguard, haveWrk, runPairs, startPinned, stopProcess, writeResult } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PAIRS = Number(process.env.BENCH_PAIRS || 5);
@@ -17,18 +16,10 @@ if (!haveWrk()) {
   process.exit(1);
 }
 
-const dataDir = await freshDataDir('sg-bench-server-');
-const server = await startPinned(0, [path.join(here, '../bin/splitguard.js'), 'serve'], {
-  SPLITGUARD_DATA_DIR: dataDir,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  SPLITGUARD_THREADS: '1',
-  SPLITGUARD_RATE_LIMIT_PER_MIN: '10000000',
-});
-const { api_key: key } = JSON.parse(readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
-const cert = path.join(dataDir, 'tls/cert.pem');
-const tlsKey = path.join(dataDir, 'tls/key.pem');
-const bare = await startPinned(0, [path.join(here, 'baselines/uws-json.js'), cert, tlsKey]);
+const sg = await startSplitguard('sg-bench-server-', { SPLITGUARD_RATE_LIMIT_PER_MIN: '10000000' });
+const server = sg.proc;
+const key = sg.key;
+const bare = await startPinned(0, [path.join(here, 'baselines/uws-json.js'), sg.certFile, sg.keyFile]);
 
 const arms = {
   splitguard: { proc: server, url: `https://127.0.0.1:${server.ports[0]}/v1/account`, headers: [`Authorization: Bearer ${key}`] },
@@ -47,6 +38,5 @@ const result = {
 const file = writeResult('server', result);
 console.log(armsTable(stats));
 console.log(`\nCPU per request, splitguard / bare (median of ${PAIRS} pairs): ${result.goal.value} (goal ${result.goal.cpuRatio})\nresults: ${file}`);
-await stopProcess(server);
 await stopProcess(bare);
-rmSync(dataDir, { recursive: true, force: true });
+await sg.close();

@@ -13,15 +13,24 @@ import { parseJson, readBody } from './http/body.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
 import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
 import { type Exchange, exchange, type Headers, JSON_TYPE, send, sendJson, watchAbort, publicError } from './http/respond.js';
-import { readRequest, type RequestBasics } from './http/request.js';
+import { readRequest, type RequestBasics, requestAddress } from './http/request.js';
 import type { ApiReply, ApiRequest, Router } from './http/router.js';
 import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
 import { NOT_FOUND_PAGE, type Redirector } from './redirect/redirect.js';
-import type { KeyCache } from './store/accounts-store.js';
+import type { Authenticated, KeyCache } from './store/accounts-store.js';
 import type { Stores } from './store/db.js';
 
 /** Failed authentications allowed per client address per rolling minute. */
 export const AUTH_FAILURE_LIMIT = 30;
+/**
+ * A slot of the failure limiter that counts every failed authentication,
+ * from any address, with no cap. While it holds fewer than
+ * AUTH_FAILURE_LIMIT, no address can be over the limit (an address's slot
+ * counts a subset of the same failures), so /v1 skips reading the client
+ * address at all.
+ */
+const ANY_ADDRESS = 0x7ffffff1;
+const UNCAPPED = 0x7fffffff;
 
 export interface AppDeps {
   config: Config;
@@ -43,10 +52,6 @@ export interface AppDeps {
   console?: ConsoleDeps;
 }
 
-interface ApiCall extends RequestBasics {
-  authorization: string;
-}
-
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
 export function buildApp(deps: AppDeps): TemplatedApp {
@@ -63,20 +68,31 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   };
 
-  const handleApi = (x: Exchange, call: ApiCall) => {
+  const handleApi = (x: Exchange, call: RequestBasics, httpReq: HttpRequest) => {
     const now = Date.now();
-    const ipKey = addressKey(call.ip);
-    const gate = deps.authFailureLimiter.hit(ipKey, AUTH_FAILURE_LIMIT, now, false);
-    if (!gate.allowed) {
-      fail(x, new AppError('rate_limited', 'too many failed authentications from this address'), {
-        'Retry-After': String(gate.resetSeconds),
-      });
-      return;
+    const failures = deps.authFailureLimiter;
+    let ipKey = 0;
+    if (!failures.allows(ANY_ADDRESS, AUTH_FAILURE_LIMIT, now)) {
+      ipKey = addressKey(requestAddress(x.res, httpReq, config.trustProxy));
+      if (!failures.allows(ipKey, AUTH_FAILURE_LIMIT, now)) {
+        const gate = failures.hit(ipKey, AUTH_FAILURE_LIMIT, now, false);
+        fail(x, new AppError('rate_limited', 'too many failed authentications from this address'), {
+          'Retry-After': String(gate.resetSeconds),
+        });
+        return;
+      }
     }
-    const bearer = BEARER.exec(call.authorization);
-    const auth = bearer ? deps.keyCache.authenticate(bearer[1]) : null;
+    // The memo is keyed by the whole header: a known one skips the parse.
+    let auth: Authenticated | null | undefined = deps.keyCache.cached(call.authorization, now);
+    if (auth === undefined) {
+      const bearer = BEARER.exec(call.authorization);
+      auth = bearer ? deps.keyCache.authenticate(call.authorization, bearer[1]) : null;
+    }
     if (!auth) {
-      deps.authFailureLimiter.hit(ipKey, AUTH_FAILURE_LIMIT, now);
+      const bearer = BEARER.test(call.authorization);
+      if (ipKey === 0) ipKey = addressKey(requestAddress(x.res, httpReq, config.trustProxy));
+      failures.hit(ipKey, AUTH_FAILURE_LIMIT, now);
+      failures.hit(ANY_ADDRESS, UNCAPPED, now);
       metrics.inc(M.authFailures);
       const why = call.authorization === ''
         ? 'the Authorization header is missing'
@@ -119,7 +135,6 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       body: undefined,
       account: auth.account,
       key: auth.key,
-      ip: call.ip,
     };
     const done = (out: ApiReply) => {
       if (out.headers) Object.assign(headers, out.headers);
@@ -168,9 +183,8 @@ export function buildApp(deps: AppDeps): TemplatedApp {
 
   app.any('/v1/*', (res, req) => {
     const x = exchange(res, isHead(req));
-    const call: ApiCall = { ...readRequest(res, req, config.trustProxy), authorization: req.getHeader('authorization') };
     try {
-      handleApi(x, call);
+      handleApi(x, readRequest(req), req);
     } catch (err) {
       fail(x, err);
     }

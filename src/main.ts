@@ -102,8 +102,10 @@ export async function serve(config: Config, options: { announce?: (text: string)
     // One region per server thread plus one for this thread.
     metrics: Metrics.allocate(config.threads + 1),
     routes: RouteCache.allocate(),
+    auth: new SharedArrayBuffer(4),
     refresh: new SharedArrayBuffer(8),
   };
+  stores.authSignal = new Int32Array(shared.auth);
   const metrics = new Metrics(shared.metrics, config.threads);
   const refreshSince = new BigInt64Array(shared.refresh);
   const workers: Worker[] = [];

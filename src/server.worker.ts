@@ -34,6 +34,8 @@ export interface WorkerInput {
     loginFailures: SharedArrayBuffer;
     metrics: SharedArrayBuffer;
     routes: SharedArrayBuffer;
+    /** Int32: the auth signal (Stores.authSignal). */
+    auth: SharedArrayBuffer;
     /** BigInt64: when the running (or just requested) refresh started, in ms; 0 when none. */
     refresh: SharedArrayBuffer;
   };
@@ -55,6 +57,7 @@ const port = parentPort!;
 setLogThread(input.thread);
 
 const stores = openStores(input.config.dataDir);
+stores.authSignal = new Int32Array(input.shared.auth);
 let database: IpDatabase | null = null;
 try {
   database = IpDatabase.open(input.dbFile);

@@ -1,7 +1,7 @@
 // GET /v1/account: the authenticated account, its quota and usage.
 // PUT /v1/account: rename it ({"name": ...}); quotas are the operators' (console, CLI).
 import type { Router } from '../http/router.js';
-import { putAccount } from '../store/accounts-store.js';
+import { announceAuthChange, putAccount } from '../store/accounts-store.js';
 import type { Account, Stores } from '../store/db.js';
 import { objectBody, stringField } from './validate.js';
 
@@ -26,6 +26,7 @@ export function registerAccountRoutes(router: Router, stores: Stores): void {
       putAccount(stores, next);
       return next;
     });
+    announceAuthChange(stores);
     return { status: 200, body: accountView(updated) };
   });
 }

@@ -20,7 +20,7 @@ import { AppError } from '../errors.js';
 import { parseJson, readBody } from '../http/body.js';
 import type { SharedRateLimiter } from '../http/rate-limit.js';
 import { type Exchange, exchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
-import { readRequest, type RequestBasics } from '../http/request.js';
+import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
 import { type ApiReply, type ApiRequest, Router } from '../http/router.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../http/uws.js';
 import { log } from '../log.js';
@@ -43,6 +43,7 @@ export interface ConsoleDeps {
 }
 
 interface Call extends RequestBasics {
+  ip: Uint8Array;
   cookie: string;
   csrf: string;
   origin: string;
@@ -166,7 +167,6 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
       body: undefined,
       account: { ...account, admin: user.admin },
       key: sessionKey(account.id),
-      ip: call.ip,
     };
     if (match.route.body) {
       withBody(x, call, (body) => {
@@ -188,7 +188,8 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const api = (res: HttpResponse, req: HttpRequest) => {
     const x = exchange(res, req.getMethod() === 'head');
     const call: Call = {
-      ...readRequest(res, req, config.trustProxy),
+      ...readRequest(req),
+      ip: requestAddress(res, req, config.trustProxy),
       cookie: req.getHeader('cookie'),
       csrf: req.getHeader('x-csrf-token'),
       origin: req.getHeader('origin'),

@@ -65,6 +65,20 @@ export class SharedRateLimiter {
   }
 
   /**
+   * Whether one more request for `key` would fit, without counting it: the
+   * cheap form of hit(key, limit, now, false) for a gate that almost always
+   * passes. `total` only shrinks as the window rolls, so a total under the
+   * limit (read without the lock) is a sure yes.
+   */
+  allows(key: number, limit: number, nowMs = Date.now()): boolean {
+    const a = this.#a;
+    const base = this.#slot(key | 0 || 1);
+    if (base < 0) return true;
+    if (Math.floor(nowMs / 1000) - a[base + LAST] >= WINDOW || a[base + TOTAL] < limit) return true;
+    return this.hit(key, limit, nowMs, false).allowed;
+  }
+
+  /**
    * Counts one request for `key` (a non-zero 32-bit integer) if it fits under
    * `limit` in the last minute; with count = false only tells whether one
    * more would fit. A full keyed table lets the request through.

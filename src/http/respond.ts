@@ -4,14 +4,27 @@ import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import type { HttpResponse } from './uws.js';
 
-const STATUS: Record<number, string> = {
-  200: '200 OK', 201: '201 Created', 202: '202 Accepted', 204: '204 No Content', 302: '302 Found',
-  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 413: '413 Payload Too Large', 429: '429 Too Many Requests',
-  500: '500 Internal Server Error', 503: '503 Service Unavailable',
-};
+// The status line and the constant header names and values go to uWS as
+// bytes encoded once: uWS reads a typed array in place, while each string it
+// is given is measured and converted to UTF-8 in a fresh heap buffer.
+const STATUS: Record<number, Buffer> = {};
+for (const line of [
+  '200 OK', '201 Created', '202 Accepted', '204 No Content', '302 Found', '400 Bad Request', '401 Unauthorized',
+  '403 Forbidden', '404 Not Found', '405 Method Not Allowed', '413 Payload Too Large', '429 Too Many Requests',
+  '500 Internal Server Error', '503 Service Unavailable',
+]) {
+  STATUS[Number(line.slice(0, 3))] = Buffer.from(line, 'latin1');
+}
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
+const CACHE_CONTROL = Buffer.from('Cache-Control', 'latin1');
+const NO_STORE = Buffer.from('no-store', 'latin1');
+const CONTENT_TYPE = Buffer.from('Content-Type', 'latin1');
+const JSON_TYPE_BYTES = Buffer.from(JSON_TYPE, 'latin1');
+/** Names of headers sent on most API answers (names are code literals, so the lookup hashes nothing). */
+const NAMES = new Map<string, Buffer>(
+  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'].map((n) => [n, Buffer.from(n, 'latin1')]),
+);
 
 /** Per-request state that outlives the synchronous part of a uWS handler. */
 export interface Exchange {
@@ -36,34 +49,34 @@ export function watchAbort(x: Exchange, onAbort?: () => void): void {
 
 export type Headers = Record<string, string>;
 
-export function send(x: Exchange, status: number, headers: Headers, body?: string): void {
+export function send(x: Exchange, status: number, headers: Headers, body?: string, json = false): void {
   if (x.aborted || x.done) return;
   x.done = true;
   x.res.cork(() => {
-    x.res.writeStatus(STATUS[status] ?? String(status));
-    for (const name in headers) x.res.writeHeader(name, headers[name]);
+    const res = x.res;
+    res.writeStatus(STATUS[status] ?? String(status));
+    for (const name in headers) res.writeHeader(NAMES.get(name) ?? name, headers[name]);
+    if (json) {
+      res.writeHeader(CACHE_CONTROL, NO_STORE);
+      if (body !== undefined) res.writeHeader(CONTENT_TYPE, JSON_TYPE_BYTES);
+    }
     if (body === undefined) {
-      x.res.endWithoutBody();
+      res.endWithoutBody();
     } else if (x.head) {
       // uWS writes a body even to HEAD; a client would read those bytes as
       // the start of the next response. endWithoutBody(length) leaves the
       // response unfinished in this uWS build (see app.ts), so the length
       // goes out as a header of our own.
-      x.res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody();
+      res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody();
     } else {
-      x.res.end(body);
+      res.end(body);
     }
   });
 }
 
+/** A JSON answer (no body for 204), never cached by the client. */
 export function sendJson(x: Exchange, status: number, body: unknown, headers: Headers = {}): void {
-  headers['Cache-Control'] = 'no-store';
-  if (status === 204) {
-    send(x, status, headers);
-    return;
-  }
-  headers['Content-Type'] = JSON_TYPE;
-  send(x, status, headers, JSON.stringify(body));
+  send(x, status, headers, status === 204 ? undefined : JSON.stringify(body), true);
 }
 
 export function sendError(x: Exchange, err: AppError, headers: Headers = {}): void {

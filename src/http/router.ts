@@ -13,8 +13,6 @@ export interface ApiRequest {
   /** The authenticated account as of this request (handlers that change it re-read it in their transaction). */
   account: Account;
   key: ApiKey;
-  /** Client address, 16 bytes. */
-  ip: Uint8Array;
 }
 
 export interface ApiReply {
@@ -43,8 +41,17 @@ export type Match =
   | { kind: 'method'; allow: string[] }
   | { kind: 'none' };
 
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 export class Router {
   readonly #routes: Route[] = [];
+  /**
+   * Literal paths ('/v1/account') → their routes, for an exact-path match
+   * without splitting. Holds a route only if no earlier route (a pattern
+   * with :params) already answers that method and path, so the answer is
+   * the one the full scan would give.
+   */
+  readonly #literal = new Map<string, Route[]>();
 
   /**
    * A route; POST and PUT take a JSON body unless `body: false` (the body is
@@ -53,11 +60,24 @@ export class Router {
    */
   add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler, options: { body?: boolean | 'optional' } = {}): this {
     const body = options.body ?? (method === 'POST' || method === 'PUT');
-    this.#routes.push({ method, segments: pattern.split('/').filter(Boolean), handler, body: body === true, optionalBody: body === 'optional' });
+    const segments = pattern.split('/').filter(Boolean);
+    const route: Route = { method, segments, handler, body: body === true, optionalBody: body === 'optional' };
+    const literal = segments.every((p) => p.charCodeAt(0) !== 58);
+    if (literal && !this.#routes.some((r) => r.method === method && matchSegments(r.segments, segments))) {
+      const path = `/${segments.join('/')}`;
+      this.#literal.set(path, [...(this.#literal.get(path) ?? []), route]);
+    }
+    this.#routes.push(route);
     return this;
   }
 
   match(method: string, path: string): Match {
+    const literal = this.#literal.get(path);
+    if (literal !== undefined) {
+      for (let i = 0; i < literal.length; i++) {
+        if (literal[i].method === method) return { kind: 'found', route: literal[i], params: NO_PARAMS };
+      }
+    }
     const parts = path.split('/').filter(Boolean);
     const allow: string[] = [];
     for (const route of this.#routes) {

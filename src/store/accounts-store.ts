@@ -16,7 +16,7 @@ function newToken(): string {
 }
 
 export function createAccount(stores: Stores, name: string, quota = DEFAULT_QUOTA, admin = false): Account {
-  return stores.root.transactionSync(() => {
+  const created = stores.root.transactionSync(() => {
     const account: Account = {
       id: nextId(stores, 'account'),
       name,
@@ -28,6 +28,8 @@ export function createAccount(stores: Stores, name: string, quota = DEFAULT_QUOT
     putAccount(stores, account);
     return account;
   });
+  announceAuthChange(stores);
+  return created;
 }
 
 export function getAccount(stores: Stores, id: number): Account | undefined {
@@ -71,8 +73,11 @@ export function getKeyById(stores: Stores, id: string): ApiKey | undefined {
 
 /**
  * The auth generation: bumped in the same transaction as every change to a
- * key's validity or to an account record, so per-thread caches (KeyCache)
- * that compare it on each request see the change on their next request.
+ * key's validity or to an account record. KeyCache reads it at most once a
+ * millisecond per thread: that is how changes made by another process (the
+ * CLI) reach the server. Changes made in the server also move the shared
+ * auth signal once committed (announceAuthChange), which KeyCache checks on
+ * every request.
  */
 export const AUTH_GENERATION = 'auth_generation';
 
@@ -86,7 +91,12 @@ function bumpAuthGeneration(stores: Stores): void {
   stores.meta.put(AUTH_GENERATION, authGeneration(stores) + 1);
 }
 
-/** Writes an account record; call inside a write transaction. */
+/** Call after committing a change that bumped the auth generation. */
+export function announceAuthChange(stores: Stores): void {
+  if (stores.authSignal) Atomics.add(stores.authSignal, 0, 1);
+}
+
+/** Writes an account record; call inside a write transaction, then announceAuthChange(). */
 export function putAccount(stores: Stores, account: Account): void {
   stores.accounts.put(account.id, account);
   bumpAuthGeneration(stores);
@@ -94,7 +104,7 @@ export function putAccount(stores: Stores, account: Account): void {
 
 /** Revokes one key at once: the next request with it, on any thread, is refused. */
 export function revokeKey(stores: Stores, id: string): ApiKey | undefined {
-  return stores.root.transactionSync(() => {
+  const out = stores.root.transactionSync(() => {
     const key = getKeyById(stores, id);
     if (!key || key.revokedAt) return key;
     const revoked = { ...key, revokedAt: new Date().toISOString() };
@@ -102,6 +112,8 @@ export function revokeKey(stores: Stores, id: string): ApiKey | undefined {
     bumpAuthGeneration(stores);
     return revoked;
   });
+  announceAuthChange(stores);
+  return out;
 }
 
 /** Replaces one key by a new secret under the same name; the old one stops working at once. */
@@ -134,38 +146,60 @@ export function authenticate(stores: Stores, token: string): Authenticated | nul
 
 /**
  * Per-thread memo of authenticated tokens. Hashing a key and reading its
- * record costs several microseconds; the memo costs one integer read of the
- * auth generation, and is emptied whenever the generation moves. Only keys
- * that authenticated are kept (at most MAX), so bad tokens cannot grow it.
+ * record costs several microseconds; the memo costs one Atomics load of the
+ * auth signal per request, and is emptied whenever the signal or the auth
+ * generation moves. Only keys that authenticated are kept (at most MAX), so
+ * bad tokens cannot grow it.
  *
- * Freshness: lmdb-js renews a thread's read snapshot on a 1 ms timer, so a
- * thread kept busy may read the generation up to ~1 ms after another
- * process (the CLI) committed a revocation. Renewing the snapshot on every
- * request would close that window for ~3 µs a request; the window is left,
- * documented in docs/api.md.
+ * Freshness: a change committed in the server (API, console) moves the
+ * signal before its answer is sent, and the next request on every thread
+ * renews its LMDB read snapshot and reads afresh. A change from another
+ * process (the CLI) is seen through the generation, read at most once per
+ * millisecond; lmdb-js renews a busy thread's snapshot on a 1 ms timer, so
+ * such a change is in force within about 2 ms (docs/api.md).
  */
 export class KeyCache {
   static readonly MAX = 10_000;
   readonly #stores: Stores;
   readonly #keys = new Map<string, Authenticated>();
   #generation = -1;
+  #signal = -1;
+  #checkedAt = -1;
 
   constructor(stores: Stores) {
     this.#stores = stores;
   }
 
-  authenticate(token: string): Authenticated | null {
-    const generation = authGeneration(this.#stores);
-    if (generation !== this.#generation) {
-      this.#keys.clear();
-      this.#generation = generation;
+  /**
+   * The memo's answer for a credential (the API's whole Authorization
+   * header), or undefined when it has none; call first on every request.
+   */
+  cached(credential: string, nowMs: number): Authenticated | undefined {
+    const signal = this.#stores.authSignal ? Atomics.load(this.#stores.authSignal, 0) : 0;
+    if (signal !== this.#signal || nowMs !== this.#checkedAt) {
+      if (signal !== this.#signal) {
+        // Committed before the signal moved, but this thread's snapshot may
+        // predate the commit.
+        this.#stores.root.resetReadTxn();
+        this.#signal = signal;
+        this.#keys.clear();
+      }
+      this.#checkedAt = nowMs;
+      const generation = authGeneration(this.#stores);
+      if (generation !== this.#generation) {
+        this.#keys.clear();
+        this.#generation = generation;
+      }
     }
-    const hit = this.#keys.get(token);
-    if (hit) return hit;
+    return this.#keys.get(credential);
+  }
+
+  /** Authenticates the token carried by a credential cached() did not know, and remembers a success. */
+  authenticate(credential: string, token: string): Authenticated | null {
     const auth = authenticate(this.#stores, token);
     if (auth) {
       if (this.#keys.size >= KeyCache.MAX) this.#keys.clear();
-      this.#keys.set(token, auth);
+      this.#keys.set(credential, auth);
     }
     return auth;
   }

@@ -92,6 +92,12 @@ export interface Stores {
   stats: Database<DayStats, [number, number]>;
   /** Console sessions by the hash of their id (console/sessions.ts). */
   sessions: Database<ConsoleSession, string>;
+  /**
+   * The server's auth signal (SharedArrayBuffer, shared by its threads):
+   * moved after every committed change to a key or account, so KeyCache
+   * drops its memo on the next request. Null outside the server (CLI).
+   */
+  authSignal: Int32Array | null;
 }
 
 /** One route's counters for one UTC day (see redirect/clicks.ts). */
@@ -210,6 +216,7 @@ export function openStores(dataDir: string): Stores {
       accountRoutes: root.openDB<number, [number, number]>({ name: 'account_routes' }),
       stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
       sessions: root.openDB<ConsoleSession, string>({ name: 'sessions' }),
+      authSignal: null,
     };
   } catch (err) {
     throw storageError(dir, err);

@@ -8,7 +8,7 @@
 // blocking the thread on its own.
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.js';
-import { putAccount } from './accounts-store.js';
+import { announceAuthChange, putAccount } from './accounts-store.js';
 import { type Account, nextId, type Stores } from './db.js';
 
 export interface Route {
@@ -58,6 +58,9 @@ export function createRoute(stores: Stores, account: Account, settings: RouteSet
     stores.accountRoutes.put([account.id, route.id], 1);
     putAccount(stores, { ...current, routesCreated: current.routesCreated + 1, routesActive: (current.routesActive ?? 0) + 1 });
     return route;
+  }).then((route) => {
+    announceAuthChange(stores);
+    return route;
   });
 }
 
@@ -99,6 +102,9 @@ export function deleteRoute(stores: Stores, accountId: number, id: number): Prom
     const account = stores.accounts.get(accountId)!;
     putAccount(stores, { ...account, routesActive: Math.max(0, (account.routesActive ?? 1) - 1) });
     return true;
+  }).then((deleted) => {
+    if (deleted) announceAuthChange(stores);
+    return deleted;
   });
 }
 

@@ -24,6 +24,8 @@ export interface RequestOptions {
   /** The local address to connect from (any 127.x.y.z works on loopback). */
   localAddress?: string;
   timeoutMs?: number;
+  /** A keep-alive agent, for tests that need back-to-back requests on open connections (the test destroys it). */
+  agent?: https.Agent;
 }
 
 export interface Response {
@@ -57,7 +59,7 @@ export function request(options: RequestOptions): Promise<Response> {
         path: options.path,
         headers,
         ca: options.ca,
-        agent: false,
+        agent: options.agent ?? false,
         localAddress: options.localAddress,
         timeout: options.timeoutMs ?? 15_000,
       },

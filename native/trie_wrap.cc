@@ -9,6 +9,8 @@
 // the file is unmapped after the last reader is gone.
 #include <napi.h>
 
+#include <sched.h>
+
 #include <cstring>
 #include <memory>
 
@@ -198,9 +200,25 @@ Napi::Value Crc32cJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, Crc32c(seed, a.Data(), a.ElementLength()));
 }
 
+// setIdleScheduling() -> boolean: puts the calling thread (not the process:
+// on Linux, pid 0 names the calling thread) under SCHED_IDLE, so any normal
+// thread that becomes runnable preempts it at once. For the database build
+// workers: a refresh then uses only CPU time that serving leaves idle.
+// False where the system refuses or has no such policy.
+Napi::Value SetIdleScheduling(const Napi::CallbackInfo& info) {
+#ifdef SCHED_IDLE
+  sched_param param{};
+  param.sched_priority = 0;
+  return Napi::Boolean::New(info.Env(), sched_setscheduler(0, SCHED_IDLE, &param) == 0);
+#else
+  return Napi::Boolean::New(info.Env(), false);
+#endif
+}
+
 Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("IpTrie", IpTrieWrap::Init(env));
   exports.Set("crc32c", Napi::Function::New(env, Crc32cJs, "crc32c"));
+  exports.Set("setIdleScheduling", Napi::Function::New(env, SetIdleScheduling, "setIdleScheduling"));
   Napi::Object statuses = Napi::Object::New(env);
   for (int s = 0; s < static_cast<int>(Status::kStatusCount); s++) {
     statuses.Set(StatusName(static_cast<Status>(s)),

@@ -41,6 +41,8 @@ export interface NativeTrie {
 interface Binding {
   IpTrie: new (file: string, verifyChecksum: boolean) => NativeTrie;
   crc32c(bytes: Uint8Array, seed?: number): number;
+  /** SCHED_IDLE for the calling thread only; false if refused. */
+  setIdleScheduling(): boolean;
   statuses: Record<string, string>;
   formatVersion: number;
 }

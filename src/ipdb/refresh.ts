@@ -128,7 +128,9 @@ export class Refresher {
 
   async #build(task: BuildTask): Promise<BuildResult> {
     this.#pool ??= new Piscina({ filename: WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 10_000 });
-    return (await this.#pool.run(task)) as BuildResult;
+    const result = (await this.#pool.run(task)) as BuildResult;
+    if (!result.idleScheduling) log('warn', 'ipdb_build_not_idle', { reason: 'the system refused SCHED_IDLE for the build thread; the build competed with serving at normal priority' });
+    return result;
   }
 
   // Sanity of a candidate against the current database (contract §7).

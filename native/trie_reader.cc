@@ -276,28 +276,48 @@ Status CheckTree(const TrieView& v) {
   return Status::kOk;
 }
 
-// The entry of node n for word w: the last key <= w. Keys start at 0, so the
-// answer always exists once the node is non-empty; the bounds guard against a
-// view that skipped validation.
-inline int32_t Step(const TrieView& v, uint32_t n, uint32_t w) {
-  if (n >= v.nodes) return 0;
+// The candidate entries of node n for word w, [*lo, *lo + *len) with *len >=
+// 1: the node's entries, narrowed by its index to the keys sharing w's high
+// byte plus the one before them. False when the view is inconsistent (only
+// possible for a view that skipped validation): the caller answers 0.
+inline bool Candidates(const TrieView& v, uint32_t n, uint32_t w, uint32_t* lo, uint32_t* len) {
+  if (n >= v.nodes) return false;
   const int32_t* pair = v.nodes_table + 2 * n;
-  uint32_t lo = static_cast<uint32_t>(pair[0]);
-  uint32_t hi = static_cast<uint32_t>(pair[2]);
-  if (lo >= hi || hi > v.entries) return 0;
+  uint32_t l = static_cast<uint32_t>(pair[0]);
+  uint32_t h = static_cast<uint32_t>(pair[2]);
+  if (l >= h || h > v.entries) return false;
   if (pair[1] >= 0 && v.index_count >= kIndexSpan &&
       static_cast<uint32_t>(pair[1]) <= v.index_count - kIndexSpan) {
     const uint32_t* ix = v.index + pair[1] + (w >> 8);
     uint32_t a = ix[0], b = ix[1];
-    if (a > lo) lo = a - 1;
-    if (b > lo && b <= hi) hi = b;
+    if (a > l) l = a - 1;
+    if (b > l && b <= h) h = b;
+    if (l >= h) return false;
   }
-  hi--;
-  while (lo < hi) {
-    uint32_t mid = lo + ((hi - lo + 1) >> 1);
-    if (v.keys[mid] <= w) lo = mid; else hi = mid - 1;
+  *lo = l;
+  *len = h - l;
+  return true;
+}
+
+// The last of the candidates whose key is <= w (keys start at 0, so it
+// exists). Branch-free halving: a conditional move where a compare-and-
+// branch mispredicts about half the time on random addresses (IPv6 single
+// lookups went from ~100 to ~60 ns). Invariant: keys[lo] <= w, and every
+// entry from lo + len on is > w.
+inline uint32_t LastAtMost(const TrieView& v, uint32_t lo, uint32_t len, uint32_t w) {
+  while (len > 1) {
+    const uint32_t half = len >> 1;
+    lo = v.keys[lo + half] <= w ? lo + half : lo;
+    len -= half;
   }
-  return v.values[lo];
+  return lo;
+}
+
+// The entry of node n for word w: the last key <= w.
+inline int32_t Step(const TrieView& v, uint32_t n, uint32_t w) {
+  uint32_t lo, len;
+  if (!Candidates(v, n, w, &lo, &len)) return 0;
+  return v.values[LastAtMost(v, lo, len, w)];
 }
 
 inline uint32_t LeafOrNone(const TrieView& v, int32_t e) {
@@ -351,17 +371,69 @@ uint32_t Lookup16(const TrieView& v, const uint8_t a[16]) {
   return LeafOrNone(v, e);
 }
 
-// Batch lookups are plain loops over the single walk. An interleaved
-// version (16 walks in flight, each a small state machine prefetching its
-// next load) was measured slower here, 32 vs 18 ns per IPv4 address: the
-// tables are mostly cache-resident, so there was little latency to hide and
-// the per-step bookkeeping cost more than it saved.
+// IPv4 batches are a plain loop over the single walk: ROOT4 and the IPv4
+// nodes are mostly cache-resident (an interleaved IPv4 version, 16 walks in
+// flight each prefetching its next load, measured slower: 32 vs 18 ns).
 void LookupBatch4(const TrieView& v, const uint32_t* ips, size_t n, uint32_t* out) {
   for (size_t i = 0; i < n; i++) out[i] = Lookup4(v, ips[i]);
 }
 
+// IPv6 walks are chains of dependent loads that mostly miss L2 (root, node
+// pair, index, keys, value, then the next level). Four walks go level by
+// level in step, so the CPU overlaps their misses; each search step runs for
+// all four (a finished one halves a length of 1, a no-op) until the widest
+// is done. Measured against the plain loop in the same run: 38-55 vs 60-75
+// ns per address (8 lanes: no better than 4; 32: worse, the widest search
+// of a block sets everyone's step count).
+namespace {
+constexpr int kLanes = 4;
+}  // namespace
+
 void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* out) {
-  for (size_t i = 0; i < n; i++) out[i] = Lookup16(v, addrs + 16 * i);
+  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+  size_t base = 0;
+  for (; base + kLanes <= n && v.entries > 0; base += kLanes) {
+    const uint8_t* block = addrs + 16 * base;
+    int32_t e[kLanes];
+    uint32_t lo[kLanes], len[kLanes], w[kLanes];
+    for (int k = 0; k < kLanes; k++) {
+      const uint8_t* a = block + 16 * k;
+      e[k] = std::memcmp(a, kMapped, 12) == 0 ? static_cast<int32_t>(Lookup16(v, a))
+                                                : v.root6[(uint32_t{a[0]} << 8) | a[1]];
+    }
+    for (int at = 2; at < 16; at += 2) {
+      bool walking = false;
+      uint32_t widest = 1;
+      for (int k = 0; k < kLanes; k++) {
+        w[k] = (uint32_t{block[16 * k + at]} << 8) | block[16 * k + at + 1];
+        lo[k] = 0;  // a finished lane searches entry 0, harmlessly
+        len[k] = 1;
+        if (e[k] >= 0) continue;
+        if (!Candidates(v, ~static_cast<uint32_t>(e[k]), w[k], &lo[k], &len[k])) {
+          e[k] = 0;
+          lo[k] = 0;
+          len[k] = 1;
+          continue;
+        }
+        walking = true;
+        if (len[k] > widest) widest = len[k];
+      }
+      if (!walking) break;
+      while (widest > 1) {
+        for (int k = 0; k < kLanes; k++) {
+          const uint32_t half = len[k] >> 1;
+          lo[k] = v.keys[lo[k] + half] <= w[k] ? lo[k] + half : lo[k];
+          len[k] -= half;
+        }
+        widest -= widest >> 1;
+      }
+      for (int k = 0; k < kLanes; k++) {
+        if (e[k] < 0) e[k] = v.values[lo[k]];
+      }
+    }
+    for (int k = 0; k < kLanes; k++) out[base + k] = LeafOrNone(v, e[k]);
+  }
+  for (; base < n; base++) out[base] = Lookup16(v, addrs + 16 * base);
 }
 
 Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int* err) {

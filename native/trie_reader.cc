@@ -473,6 +473,12 @@ Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int*
 
 MappedFile::~MappedFile() { ::munmap(const_cast<uint8_t*>(data_), size_); }
 
+void MappedFile::DropReader() const {
+  if (readers_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    ::madvise(const_cast<uint8_t*>(data_), size_, MADV_DONTNEED);
+  }
+}
+
 namespace {
 
 struct FileIdentity {

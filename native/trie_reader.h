@@ -3,6 +3,7 @@
 #ifndef SPLITGUARD_TRIE_READER_H_
 #define SPLITGUARD_TRIE_READER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -110,10 +111,21 @@ class MappedFile {
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
 
+  // Readers that still serve from this mapping (open database handles, in
+  // any thread). Views handed to JavaScript keep the mapping itself alive
+  // until they are collected, which under load can be long after a swap;
+  // when the last reader closes, the pages are released at once
+  // (MADV_DONTNEED). The mapping is private, read-only and never written,
+  // so a late read through a surviving view refaults the same bytes from
+  // the file.
+  void AddReader() const { readers_.fetch_add(1, std::memory_order_relaxed); }
+  void DropReader() const;
+
  private:
   MappedFile(const uint8_t* data, size_t size) : data_(data), size_(size) {}
   const uint8_t* data_;
   size_t size_;
+  mutable std::atomic<int> readers_{0};
 };
 
 }  // namespace splitguard

@@ -66,6 +66,12 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
       StatusError(env, s, path, sys_errno).ThrowAsJavaScriptException();
       return;
     }
+    file_->AddReader();
+  }
+
+  // A handle collected without close() stops being a reader too.
+  ~IpTrieWrap() override {
+    if (file_) file_->DropReader();
   }
 
  private:
@@ -175,6 +181,7 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
+    if (file_) file_->DropReader();
     file_.reset();
     view_ = TrieView();
     return info.Env().Undefined();

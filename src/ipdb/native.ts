@@ -43,6 +43,8 @@ interface Binding {
   crc32c(bytes: Uint8Array, seed?: number): number;
   /** SCHED_IDLE for the calling thread only; false if refused. */
   setIdleScheduling(): boolean;
+  /** malloc_trim(0): the C heap's free memory back to the system; true if any was released. */
+  trimMemory(): boolean;
   statuses: Record<string, string>;
   formatVersion: number;
 }

@@ -12,6 +12,7 @@ import { Piscina } from 'piscina';
 import { log } from '../log.js';
 import type { Stores } from '../store/db.js';
 import type { BuildResult, BuildTask } from './build.worker.js';
+import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
 import { DEFAULT_LIMITS, type FetchLimits, fetchNode, nodeName, type Validators } from './fetch.js';
@@ -116,6 +117,13 @@ export class Refresher {
       }
     } finally {
       rmSync(work, { recursive: true, force: true });
+      // The build thread ends with the refresh (a daily job; a new one
+      // starts in ~50 ms), and the C heap it grew goes back to the system:
+      // kept, it stayed as ~25 MiB of the server's RSS after a refresh
+      // under load (docs/reliability.md, the soak).
+      await this.#pool?.destroy();
+      this.#pool = null;
+      binding.trimMemory();
     }
     const finished: RefreshRecord = {
       ...(record ?? { trigger, started_at: started.toISOString(), outcome: 'failed', source: null, version: null, nodes, error: 'every source failed; the current database keeps serving' }),

@@ -68,6 +68,11 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   };
 
+  const answer = (x: Exchange, out: ApiReply, headers: Headers) => {
+    if (out.headers) Object.assign(headers, out.headers);
+    reply(x, out.status, out.body, headers);
+  };
+
   const handleApi = (x: Exchange, call: RequestBasics, httpReq: HttpRequest) => {
     const now = Date.now();
     const failures = deps.authFailureLimiter;
@@ -136,11 +141,6 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       account: auth.account,
       key: auth.key,
     };
-    const done = (out: ApiReply) => {
-      if (out.headers) Object.assign(headers, out.headers);
-      reply(x, out.status, out.body, headers);
-    };
-
     if (match.route.body || match.route.optionalBody) {
       const jsonType = call.contentType === '' || /^application\/json\s*(;|$)/i.test(call.contentType);
       const contentTypeError = () => new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
@@ -159,7 +159,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
           else req.body = parseJson(buf);
           return match.route.handler(req);
         })
-        .then(done, (err) => fail(x, err, headers))
+        .then((o) => answer(x, o, headers), (err) => fail(x, err, headers))
         .finally(() => deps.inflight.count--);
       return;
     }
@@ -173,9 +173,9 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     if (out instanceof Promise) {
       deps.inflight.count++;
       watchAbort(x);
-      out.then(done, (err) => fail(x, err, headers)).finally(() => deps.inflight.count--);
+      out.then((o) => answer(x, o, headers), (err) => fail(x, err, headers)).finally(() => deps.inflight.count--);
     } else {
-      done(out);
+      answer(x, out, headers);
     }
   };
 

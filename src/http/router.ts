@@ -36,8 +36,10 @@ interface Route {
   optionalBody: boolean;
 }
 
+type Found = { kind: 'found'; route: Route; params: Record<string, string> };
+
 export type Match =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | Found
   | { kind: 'method'; allow: string[] }
   | { kind: 'none' };
 
@@ -51,7 +53,7 @@ export class Router {
    * with :params) already answers that method and path, so the answer is
    * the one the full scan would give.
    */
-  readonly #literal = new Map<string, Route[]>();
+  readonly #literal = new Map<string, Found[]>();
 
   /**
    * A route; POST and PUT take a JSON body unless `body: false` (the body is
@@ -65,7 +67,8 @@ export class Router {
     const literal = segments.every((p) => p.charCodeAt(0) !== 58);
     if (literal && !this.#routes.some((r) => r.method === method && matchSegments(r.segments, segments))) {
       const path = `/${segments.join('/')}`;
-      this.#literal.set(path, [...(this.#literal.get(path) ?? []), route]);
+      // The answer itself is kept: a literal match allocates nothing.
+      this.#literal.set(path, [...(this.#literal.get(path) ?? []), { kind: 'found', route, params: NO_PARAMS }]);
     }
     this.#routes.push(route);
     return this;
@@ -75,7 +78,7 @@ export class Router {
     const literal = this.#literal.get(path);
     if (literal !== undefined) {
       for (let i = 0; i < literal.length; i++) {
-        if (literal[i].method === method) return { kind: 'found', route: literal[i], params: NO_PARAMS };
+        if (literal[i].route.method === method) return literal[i];
       }
     }
     const parts = path.split('/').filter(Boolean);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Router } from '../../src/http/router.js';
 
 const reply = (tag: string) => () => ({ status: 200, body: tag });
-const tagOf = (m: ReturnType<Router['match']>) => (m.kind === 'found' ? (m.route.handler as () => { body: string })().body : m.kind);
+const tagOf = (m: ReturnType<Router['match']>) => (m.kind === 'found' ? (m.route.handler as unknown as () => { body: string })().body : m.kind);
 
 describe('Router.match', () => {
   const r = new Router()

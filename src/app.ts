@@ -54,6 +54,19 @@ export interface AppDeps {
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
+// The redirect's constant strings as bytes, encoded once: uWS reads a
+// typed array in place, and converts every string it is given to UTF-8 in a
+// fresh heap buffer.
+const R = {
+  found: Buffer.from('302 Found'),
+  location: Buffer.from('Location'),
+  cacheControl: Buffer.from('Cache-Control'),
+  privateNoStore: Buffer.from('private, no-store'),
+  setCookie: Buffer.from('Set-Cookie'),
+  cookie: Buffer.from('cookie'),
+  forwardedFor: Buffer.from('x-forwarded-for'),
+};
+
 export function buildApp(deps: AppDeps): TemplatedApp {
   const { config, metrics } = deps;
   const app = uws.SSLApp({ cert_file_name: deps.tls.certFile, key_file_name: deps.tls.keyFile });
@@ -197,14 +210,14 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     const status = r.visit(
       req.getParameter(0) ?? '',
       res.getRemoteAddress(),
-      trustProxy ? req.getHeader('x-forwarded-for') : '',
-      req.getHeader('cookie'),
+      trustProxy ? req.getHeader(R.forwardedFor) : '',
+      req.getHeader(R.cookie),
       req.getQuery() ?? '',
       count,
     );
     if (status === 302) {
-      res.writeStatus('302 Found').writeHeader('Location', r.location).writeHeader('Cache-Control', 'private, no-store');
-      if (r.setCookie !== '') res.writeHeader('Set-Cookie', r.setCookie);
+      res.writeStatus(R.found).writeHeader(R.location, r.location).writeHeader(R.cacheControl, R.privateNoStore);
+      if (r.setCookie !== '') res.writeHeader(R.setCookie, r.setCookie);
       if (count) res.end();
       else res.endWithoutBody();
     } else {

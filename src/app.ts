@@ -12,7 +12,7 @@ import { M, type Metrics } from './metrics.js';
 import { parseJson, readBody } from './http/body.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
 import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
-import { type Exchange, exchange, type Headers, JSON_TYPE, send, sendJson, watchAbort, publicError } from './http/respond.js';
+import { type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, send, sendJson, STATUS_LINE, watchAbort } from './http/respond.js';
 import { readRequest, type RequestBasics, requestAddress } from './http/request.js';
 import type { ApiReply, ApiRequest, Router } from './http/router.js';
 import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
@@ -54,18 +54,10 @@ export interface AppDeps {
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
-// The redirect's constant strings as bytes, encoded once: uWS reads a
-// typed array in place, and converts every string it is given to UTF-8 in a
-// fresh heap buffer.
-const R = {
-  found: Buffer.from('302 Found'),
-  location: Buffer.from('Location'),
-  cacheControl: Buffer.from('Cache-Control'),
-  privateNoStore: Buffer.from('private, no-store'),
-  setCookie: Buffer.from('Set-Cookie'),
-  cookie: Buffer.from('cookie'),
-  forwardedFor: Buffer.from('x-forwarded-for'),
-};
+// The request header names the redirect reads, as bytes encoded once (see
+// HEADER_BYTES in http/respond.ts).
+const COOKIE = Buffer.from('cookie');
+const FORWARDED_FOR = Buffer.from('x-forwarded-for');
 
 export function buildApp(deps: AppDeps): TemplatedApp {
   const { config, metrics } = deps;
@@ -102,19 +94,20 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     }
     // The memo is keyed by the whole header: a known one skips the parse.
     let auth: Authenticated | null | undefined = deps.keyCache.cached(call.authorization, now);
+    let wellFormed = true;
     if (auth === undefined) {
       const bearer = BEARER.exec(call.authorization);
+      wellFormed = bearer !== null;
       auth = bearer ? deps.keyCache.authenticate(call.authorization, bearer[1]) : null;
     }
     if (!auth) {
-      const bearer = BEARER.test(call.authorization);
       if (ipKey === 0) ipKey = addressKey(requestAddress(x.res, httpReq, config.trustProxy));
       failures.hit(ipKey, AUTH_FAILURE_LIMIT, now);
       failures.hit(ANY_ADDRESS, UNCAPPED, now);
       metrics.inc(M.authFailures);
       const why = call.authorization === ''
         ? 'the Authorization header is missing'
-        : bearer ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
+        : wellFormed ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
       fail(x, new AppError('unauthorized', why, 'Authorization'), { 'WWW-Authenticate': 'Bearer' });
       return;
     }
@@ -210,14 +203,14 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     const status = r.visit(
       req.getParameter(0) ?? '',
       res.getRemoteAddress(),
-      trustProxy ? req.getHeader(R.forwardedFor) : '',
-      req.getHeader(R.cookie),
+      trustProxy ? req.getHeader(FORWARDED_FOR) : '',
+      req.getHeader(COOKIE),
       req.getQuery() ?? '',
       count,
     );
     if (status === 302) {
-      res.writeStatus(R.found).writeHeader(R.location, r.location).writeHeader(R.cacheControl, R.privateNoStore);
-      if (r.setCookie !== '') res.writeHeader(R.setCookie, r.setCookie);
+      res.writeStatus(STATUS_LINE[302]).writeHeader(HEADER_BYTES.location, r.location).writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.privateNoStore);
+      if (r.setCookie !== '') res.writeHeader(HEADER_BYTES.setCookie, r.setCookie);
       if (count) res.end();
       else res.endWithoutBody();
     } else {

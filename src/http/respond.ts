@@ -4,26 +4,33 @@ import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import type { HttpResponse } from './uws.js';
 
-// The status line and the constant header names and values go to uWS as
-// bytes encoded once: uWS reads a typed array in place, while each string it
-// is given is measured and converted to UTF-8 in a fresh heap buffer.
-const STATUS: Record<number, Buffer> = {};
+// Status lines and constant header names and values go to uWS as bytes
+// encoded once (here, for the API and the redirect alike): uWS reads a typed
+// array in place, while each string it is given is measured and converted to
+// UTF-8 in a fresh heap buffer.
+const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
+export const STATUS_LINE: Record<number, Buffer> = {};
 for (const line of [
   '200 OK', '201 Created', '202 Accepted', '204 No Content', '302 Found', '400 Bad Request', '401 Unauthorized',
   '403 Forbidden', '404 Not Found', '405 Method Not Allowed', '413 Payload Too Large', '429 Too Many Requests',
   '500 Internal Server Error', '503 Service Unavailable',
 ]) {
-  STATUS[Number(line.slice(0, 3))] = Buffer.from(line, 'latin1');
+  STATUS_LINE[Number(line.slice(0, 3))] = latin1(line);
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
-const CACHE_CONTROL = Buffer.from('Cache-Control', 'latin1');
-const NO_STORE = Buffer.from('no-store', 'latin1');
-const CONTENT_TYPE = Buffer.from('Content-Type', 'latin1');
-const JSON_TYPE_BYTES = Buffer.from(JSON_TYPE, 'latin1');
+export const HEADER_BYTES = {
+  cacheControl: latin1('Cache-Control'),
+  noStore: latin1('no-store'),
+  privateNoStore: latin1('private, no-store'),
+  contentType: latin1('Content-Type'),
+  json: latin1(JSON_TYPE),
+  location: latin1('Location'),
+  setCookie: latin1('Set-Cookie'),
+};
 /** Names of headers sent on most API answers (names are code literals, so the lookup hashes nothing). */
 const NAMES = new Map<string, Buffer>(
-  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'].map((n) => [n, Buffer.from(n, 'latin1')]),
+  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'].map((n) => [n, latin1(n)]),
 );
 
 /** Per-request state that outlives the synchronous part of a uWS handler. */
@@ -54,11 +61,11 @@ export function send(x: Exchange, status: number, headers: Headers, body?: strin
   x.done = true;
   x.res.cork(() => {
     const res = x.res;
-    res.writeStatus(STATUS[status] ?? String(status));
+    res.writeStatus(STATUS_LINE[status] ?? String(status));
     for (const name in headers) res.writeHeader(NAMES.get(name) ?? name, headers[name]);
     if (json) {
-      res.writeHeader(CACHE_CONTROL, NO_STORE);
-      if (body !== undefined) res.writeHeader(CONTENT_TYPE, JSON_TYPE_BYTES);
+      res.writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore);
+      if (body !== undefined) res.writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json);
     }
     if (body === undefined) {
       res.endWithoutBody();

@@ -57,6 +57,10 @@ export function createKey(stores: Stores, accountId: number, name: string): { to
     stores.keys.putSync(key.hash, key);
     stores.keyIds.putSync(key.id, key.hash);
   });
+  // No memo holds the new key, but a busy thread's read snapshot may predate
+  // it: the signal makes every thread renew its snapshot, so the key works
+  // on any thread from the moment it is handed out.
+  announceAuthChange(stores);
   return { token, key };
 }
 

@@ -108,14 +108,15 @@ export class Classifier {
     this.database = database;
     this.#lists = lists;
     this.#kw = keywordTables ?? computeKeywordTables(database, lists);
-    const n = database.recordCount;
-    this.#blLevel = new Uint8Array(n);
-    this.#blKind = new Uint8Array(n);
-    this.#verdicts = new Uint8Array(n * 4);
-    this.setBlacklist(blacklist);
+    [this.#blLevel, this.#blKind, this.#verdicts] = this.#tables(blacklist);
   }
 
   setBlacklist(blacklist: Iterable<ActiveBlacklistEntry>): void {
+    [this.#blLevel, this.#blKind, this.#verdicts] = this.#tables(blacklist);
+  }
+
+  /** The per-record tables for a blacklist: level, kind, and the verdict at each level. */
+  #tables(blacklist: Iterable<ActiveBlacklistEntry>): [Uint8Array, Uint8Array, Uint8Array] {
     const byAsn = new Map<number, ActiveBlacklistEntry>();
     for (const e of blacklist) byAsn.set(e.asn, e);
     const db = this.database;
@@ -141,9 +142,7 @@ export class Classifier {
         verdicts[(r << 2) | level] = rule;
       }
     }
-    this.#blLevel = blLevel;
-    this.#blKind = blKind;
-    this.#verdicts = verdicts;
+    return [blLevel, blKind, verdicts];
   }
 
   /** The decision for a record at a level index (0 off .. 3 high): a RULE_* code. Hot path. */

@@ -22,15 +22,6 @@ import type { Stores } from './store/db.js';
 
 /** Failed authentications allowed per client address per rolling minute. */
 export const AUTH_FAILURE_LIMIT = 30;
-/**
- * A slot of the failure limiter that counts every failed authentication,
- * from any address, with no cap. While it holds fewer than
- * AUTH_FAILURE_LIMIT, no address can be over the limit (an address's slot
- * counts a subset of the same failures), so /v1 skips reading the client
- * address at all.
- */
-const ANY_ADDRESS = 0x7ffffff1;
-const UNCAPPED = 0x7fffffff;
 
 export interface AppDeps {
   config: Config;
@@ -73,6 +64,8 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   };
 
+  const clientKey = (x: Exchange, req: HttpRequest) => addressKey(requestAddress(x.res, req, config.trustProxy));
+
   const answer = (x: Exchange, out: ApiReply, headers: Headers) => {
     if (out.headers) Object.assign(headers, out.headers);
     reply(x, out.status, out.body, headers);
@@ -81,9 +74,11 @@ export function buildApp(deps: AppDeps): TemplatedApp {
   const handleApi = (x: Exchange, call: RequestBasics, httpReq: HttpRequest) => {
     const now = Date.now();
     const failures = deps.authFailureLimiter;
+    // The client address (a system call and a copy) is read only when some
+    // address could be over the limit, or to count a failure.
     let ipKey = 0;
-    if (!failures.allows(ANY_ADDRESS, AUTH_FAILURE_LIMIT, now)) {
-      ipKey = addressKey(requestAddress(x.res, httpReq, config.trustProxy));
+    if (failures.mayRefuse(AUTH_FAILURE_LIMIT, now)) {
+      ipKey = clientKey(x, httpReq);
       if (!failures.allows(ipKey, AUTH_FAILURE_LIMIT, now)) {
         const gate = failures.hit(ipKey, AUTH_FAILURE_LIMIT, now, false);
         fail(x, new AppError('rate_limited', 'too many failed authentications from this address'), {
@@ -101,9 +96,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       auth = bearer ? deps.keyCache.authenticate(call.authorization, bearer[1]) : null;
     }
     if (!auth) {
-      if (ipKey === 0) ipKey = addressKey(requestAddress(x.res, httpReq, config.trustProxy));
-      failures.hit(ipKey, AUTH_FAILURE_LIMIT, now);
-      failures.hit(ANY_ADDRESS, UNCAPPED, now);
+      failures.hit(ipKey === 0 ? clientKey(x, httpReq) : ipKey, AUTH_FAILURE_LIMIT, now);
       metrics.inc(M.authFailures);
       const why = call.authorization === ''
         ? 'the Authorization header is missing'

@@ -13,7 +13,11 @@
 //
 // Keyed tables (accounts) find a slot by open addressing on the key; a key,
 // once placed, stays. Hashed tables (client IPs) index by hash alone and
-// share a slot on collision, which can only make the limit stricter.
+// share a slot on collision, which can only make the limit stricter. A
+// hashed table also counts every counted hit in one more slot after the
+// others, the sum: since each slot counts a subset of those hits, a sum
+// under a limit means no key can be at it (mayRefuse), and a gate can skip
+// computing the key at all.
 
 const WINDOW = 60;
 const SLOT_INTS = 4 + WINDOW;
@@ -21,6 +25,7 @@ const KEY = 0;
 const LOCK = 1;
 const LAST = 2;
 const TOTAL = 3;
+const UNCAPPED = 0x7fffffff;
 
 export interface Verdict {
   allowed: boolean;
@@ -34,16 +39,19 @@ export class SharedRateLimiter {
   readonly #a: Int32Array;
   readonly #mask: number;
   readonly #keyed: boolean;
+  /** Base of the sum slot (hashed tables). */
+  readonly #sum: number;
 
-  /** capacity must be a power of two. */
+  /** capacity (of keys or hash slots) must be a power of two; one more slot holds the sum. */
   static allocate(capacity: number): SharedArrayBuffer {
     if (capacity <= 0 || (capacity & (capacity - 1)) !== 0) throw new Error('capacity must be a power of two');
-    return new SharedArrayBuffer(capacity * SLOT_INTS * 4);
+    return new SharedArrayBuffer((capacity + 1) * SLOT_INTS * 4);
   }
 
   constructor(buffer: SharedArrayBuffer, keyed: boolean) {
     this.#a = new Int32Array(buffer);
-    this.#mask = this.#a.length / SLOT_INTS - 1;
+    this.#mask = this.#a.length / SLOT_INTS - 2;
+    this.#sum = (this.#mask + 1) * SLOT_INTS;
     this.#keyed = keyed;
   }
 
@@ -67,15 +75,20 @@ export class SharedRateLimiter {
   /**
    * Whether one more request for `key` would fit, without counting it: the
    * cheap form of hit(key, limit, now, false) for a gate that almost always
-   * passes. `total` only shrinks as the window rolls, so a total under the
-   * limit (read without the lock) is a sure yes.
+   * passes.
    */
   allows(key: number, limit: number, nowMs = Date.now()): boolean {
-    const a = this.#a;
     const base = this.#slot(key | 0 || 1);
-    if (base < 0) return true;
-    if (Math.floor(nowMs / 1000) - a[base + LAST] >= WINDOW || a[base + TOTAL] < limit) return true;
-    return this.hit(key, limit, nowMs, false).allowed;
+    return base < 0 || this.#fits(base, limit, nowMs);
+  }
+
+  /**
+   * Hashed tables: whether any key could be refused at `limit` now. False
+   * when the sum of every hit counted in the last minute is under it.
+   * Keyed tables keep no sum and always answer true.
+   */
+  mayRefuse(limit: number, nowMs = Date.now()): boolean {
+    return this.#keyed || !this.#fits(this.#sum, limit, nowMs);
   }
 
   /**
@@ -84,9 +97,22 @@ export class SharedRateLimiter {
    * more would fit. A full keyed table lets the request through.
    */
   hit(key: number, limit: number, nowMs = Date.now(), count = true): Verdict {
-    const a = this.#a;
     const base = this.#slot(key | 0 || 1);
     if (base < 0) return { allowed: true, limit, remaining: limit, resetSeconds: WINDOW };
+    const verdict = this.#hitSlot(base, limit, nowMs, count);
+    if (count && verdict.allowed && !this.#keyed) this.#hitSlot(this.#sum, UNCAPPED, nowMs, true);
+    return verdict;
+  }
+
+  /** A slot's `total` only shrinks as the window rolls: one under the limit (read without the lock) is a sure yes. */
+  #fits(base: number, limit: number, nowMs: number): boolean {
+    const a = this.#a;
+    if (Math.floor(nowMs / 1000) - a[base + LAST] >= WINDOW || a[base + TOTAL] < limit) return true;
+    return this.#hitSlot(base, limit, nowMs, false).allowed;
+  }
+
+  #hitSlot(base: number, limit: number, nowMs: number, count: boolean): Verdict {
+    const a = this.#a;
     const now = Math.floor(nowMs / 1000);
     while (Atomics.compareExchange(a, base + LOCK, 0, 1) !== 0) {
       // another thread holds this slot for a few nanoseconds

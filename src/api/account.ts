@@ -1,7 +1,7 @@
 // GET /v1/account: the authenticated account, its quota and usage.
 // PUT /v1/account: rename it ({"name": ...}); quotas are the operators' (console, CLI).
 import type { Router } from '../http/router.js';
-import { announceAuthChange, putAccount } from '../store/accounts-store.js';
+import { authTransactionSync, putAccount } from '../store/accounts-store.js';
 import type { Account, Stores } from '../store/db.js';
 import { objectBody, stringField } from './validate.js';
 
@@ -21,12 +21,11 @@ export function registerAccountRoutes(router: Router, stores: Stores): void {
   router.add('PUT', '/v1/account', (req) => {
     const body = objectBody(req.body, ['name'], ['id', 'quota', 'routes_created', 'quota_remaining', 'created_at']);
     const name = stringField(body.name, 'name', 1, 200);
-    const updated = stores.root.transactionSync(() => {
+    const updated = authTransactionSync(stores, () => {
       const next = { ...stores.accounts.get(req.account.id)!, name };
       putAccount(stores, next);
       return next;
     });
-    announceAuthChange(stores);
     return { status: 200, body: accountView(updated) };
   });
 }

@@ -11,7 +11,7 @@ import { accountView } from '../api/account.js';
 import { objectBody, stringField } from '../api/validate.js';
 import { AppError, invalidParameter } from '../errors.js';
 import type { ApiRequest, Router } from '../http/router.js';
-import { announceAuthChange, createKey, getKeyById, listAccounts, listKeys, putAccount, resetKey, revokeKey } from '../store/accounts-store.js';
+import { authTransactionSync, createKey, getKeyById, listAccounts, listKeys, putAccount, resetKey, revokeKey } from '../store/accounts-store.js';
 import type { Account, ApiKey, Stores } from '../store/db.js';
 
 export const MAX_QUOTA = 1_000_000_000;
@@ -89,14 +89,13 @@ export function registerConsoleRoutes(router: Router, stores: Stores, keyUse: Ma
     if (typeof quota !== 'number' || !Number.isInteger(quota) || quota < 0 || quota > MAX_QUOTA) {
       throw invalidParameter('quota', `must be an integer from 0 to ${MAX_QUOTA}`);
     }
-    const updated = stores.root.transactionSync(() => {
+    const updated = authTransactionSync(stores, () => {
       const current = stores.accounts.get(id);
       if (!current) return undefined;
       const next = { ...current, quota };
       putAccount(stores, next);
       return next;
     });
-    announceAuthChange(stores);
     if (!updated) throw new AppError('not_found', `account ${id} does not exist`, 'id');
     const users = [...stores.users.getRange()].filter(({ value }) => value.accountId === id).map(({ value }) => ({ email: value.email, admin: value.admin }));
     return { status: 200, body: adminAccountView(updated, users) };

@@ -16,7 +16,7 @@ function newToken(): string {
 }
 
 export function createAccount(stores: Stores, name: string, quota = DEFAULT_QUOTA, admin = false): Account {
-  const created = stores.root.transactionSync(() => {
+  return authTransactionSync(stores, () => {
     const account: Account = {
       id: nextId(stores, 'account'),
       name,
@@ -28,8 +28,6 @@ export function createAccount(stores: Stores, name: string, quota = DEFAULT_QUOT
     putAccount(stores, account);
     return account;
   });
-  announceAuthChange(stores);
-  return created;
 }
 
 export function getAccount(stores: Stores, id: number): Account | undefined {
@@ -53,14 +51,13 @@ export function createKey(stores: Stores, accountId: number, name: string): { to
     lastUsedAt: null,
     revokedAt: null,
   };
-  stores.root.transactionSync(() => {
-    stores.keys.putSync(key.hash, key);
-    stores.keyIds.putSync(key.id, key.hash);
-  });
   // No memo holds the new key, but a busy thread's read snapshot may predate
   // it: the signal makes every thread renew its snapshot, so the key works
   // on any thread from the moment it is handed out.
-  announceAuthChange(stores);
+  authTransactionSync(stores, () => {
+    stores.keys.putSync(key.hash, key);
+    stores.keyIds.putSync(key.id, key.hash);
+  });
   return { token, key };
 }
 
@@ -80,7 +77,7 @@ export function getKeyById(stores: Stores, id: string): ApiKey | undefined {
  * key's validity or to an account record. KeyCache reads it at most once a
  * millisecond per thread: that is how changes made by another process (the
  * CLI) reach the server. Changes made in the server also move the shared
- * auth signal once committed (announceAuthChange), which KeyCache checks on
+ * auth signal once committed (authTransactionSync), which KeyCache checks on
  * every request.
  */
 export const AUTH_GENERATION = 'auth_generation';
@@ -95,12 +92,25 @@ function bumpAuthGeneration(stores: Stores): void {
   stores.meta.put(AUTH_GENERATION, authGeneration(stores) + 1);
 }
 
-/** Call after committing a change that bumped the auth generation. */
-export function announceAuthChange(stores: Stores): void {
+/**
+ * A write transaction that changes keys or accounts. Once it has committed,
+ * the server's threads are told through the auth signal, so their key memos
+ * and read snapshots are renewed on their next request.
+ */
+export function authTransactionSync<T>(stores: Stores, change: () => T): T {
+  const out = stores.root.transactionSync(change);
   if (stores.authSignal) Atomics.add(stores.authSignal, 0, 1);
+  return out;
 }
 
-/** Writes an account record; call inside a write transaction, then announceAuthChange(). */
+/** authTransactionSync for a batched asynchronous transaction: the signal moves once it has committed. */
+export async function authTransaction<T>(stores: Stores, change: () => T): Promise<T> {
+  const out = await stores.root.transaction(change);
+  if (stores.authSignal) Atomics.add(stores.authSignal, 0, 1);
+  return out;
+}
+
+/** Writes an account record; call inside an auth transaction. */
 export function putAccount(stores: Stores, account: Account): void {
   stores.accounts.put(account.id, account);
   bumpAuthGeneration(stores);
@@ -108,7 +118,7 @@ export function putAccount(stores: Stores, account: Account): void {
 
 /** Revokes one key at once: the next request with it, on any thread, is refused. */
 export function revokeKey(stores: Stores, id: string): ApiKey | undefined {
-  const out = stores.root.transactionSync(() => {
+  return authTransactionSync(stores, () => {
     const key = getKeyById(stores, id);
     if (!key || key.revokedAt) return key;
     const revoked = { ...key, revokedAt: new Date().toISOString() };
@@ -116,8 +126,6 @@ export function revokeKey(stores: Stores, id: string): ApiKey | undefined {
     bumpAuthGeneration(stores);
     return revoked;
   });
-  announceAuthChange(stores);
-  return out;
 }
 
 /** Replaces one key by a new secret under the same name; the old one stops working at once. */

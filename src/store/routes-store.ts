@@ -8,7 +8,7 @@
 // blocking the thread on its own.
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.js';
-import { announceAuthChange, putAccount } from './accounts-store.js';
+import { authTransaction, putAccount } from './accounts-store.js';
 import { type Account, nextId, type Stores } from './db.js';
 
 export interface Route {
@@ -44,7 +44,7 @@ export function newCode(): string {
 }
 
 export function createRoute(stores: Stores, account: Account, settings: RouteSettings): Promise<Route> {
-  return stores.root.transaction(() => {
+  return authTransaction(stores, () => {
     const current = stores.accounts.get(account.id)!;
     if (current.routesCreated >= current.quota) {
       throw new AppError('quota_exceeded', `${current.routesCreated} of ${current.quota} routes created`);
@@ -57,9 +57,6 @@ export function createRoute(stores: Stores, account: Account, settings: RouteSet
     stores.codes.put(code, route.id);
     stores.accountRoutes.put([account.id, route.id], 1);
     putAccount(stores, { ...current, routesCreated: current.routesCreated + 1, routesActive: (current.routesActive ?? 0) + 1 });
-    return route;
-  }).then((route) => {
-    announceAuthChange(stores);
     return route;
   });
 }
@@ -94,7 +91,7 @@ export function updateRoute(stores: Stores, accountId: number, id: number, chang
 
 /** Deletes a route; its code stays reserved (route_codes) and its quota is not returned. */
 export function deleteRoute(stores: Stores, accountId: number, id: number): Promise<boolean> {
-  return stores.root.transaction(() => {
+  return authTransaction(stores, () => {
     const route = getRoute(stores, accountId, id);
     if (!route) return false;
     stores.routes.remove(id);
@@ -102,9 +99,6 @@ export function deleteRoute(stores: Stores, accountId: number, id: number): Prom
     const account = stores.accounts.get(accountId)!;
     putAccount(stores, { ...account, routesActive: Math.max(0, (account.routesActive ?? 1) - 1) });
     return true;
-  }).then((deleted) => {
-    if (deleted) announceAuthChange(stores);
-    return deleted;
   });
 }
 

@@ -320,6 +320,10 @@ inline int32_t Step(const TrieView& v, uint32_t n, uint32_t w) {
   return v.values[LastAtMost(v, lo, len, w)];
 }
 
+// ::ffff:0:0/96: an IPv4 address in 16-byte form, answered by the IPv4 trie.
+constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+inline bool IsMapped(const uint8_t a[16]) { return std::memcmp(a, kMapped, 12) == 0; }
+
 inline uint32_t LeafOrNone(const TrieView& v, int32_t e) {
   return e >= 0 && static_cast<uint32_t>(e) < v.records ? static_cast<uint32_t>(e) : 0;
 }
@@ -360,8 +364,7 @@ uint32_t Lookup4(const TrieView& v, uint32_t ip) {
 }
 
 uint32_t Lookup16(const TrieView& v, const uint8_t a[16]) {
-  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
-  if (std::memcmp(a, kMapped, 12) == 0) {
+  if (IsMapped(a)) {
     return Lookup4(v, (uint32_t{a[12]} << 24) | (uint32_t{a[13]} << 16) | (uint32_t{a[14]} << 8) | a[15]);
   }
   int32_t e = v.root6[(uint32_t{a[0]} << 8) | a[1]];
@@ -390,7 +393,6 @@ constexpr int kLanes = 4;
 }  // namespace
 
 void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* out) {
-  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
   size_t base = 0;
   for (; base + kLanes <= n && v.entries > 0; base += kLanes) {
     const uint8_t* block = addrs + 16 * base;
@@ -398,8 +400,7 @@ void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* 
     uint32_t lo[kLanes], len[kLanes], w[kLanes];
     for (int k = 0; k < kLanes; k++) {
       const uint8_t* a = block + 16 * k;
-      e[k] = std::memcmp(a, kMapped, 12) == 0 ? static_cast<int32_t>(Lookup16(v, a))
-                                                : v.root6[(uint32_t{a[0]} << 8) | a[1]];
+      e[k] = IsMapped(a) ? static_cast<int32_t>(Lookup16(v, a)) : v.root6[(uint32_t{a[0]} << 8) | a[1]];
     }
     for (int at = 2; at < 16; at += 2) {
       bool walking = false;
@@ -409,10 +410,9 @@ void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* 
         lo[k] = 0;  // a finished lane searches entry 0, harmlessly
         len[k] = 1;
         if (e[k] >= 0) continue;
+        // Candidates leaves lo and len alone when it refuses the node.
         if (!Candidates(v, ~static_cast<uint32_t>(e[k]), w[k], &lo[k], &len[k])) {
           e[k] = 0;
-          lo[k] = 0;
-          len[k] = 1;
           continue;
         }
         walking = true;

@@ -1,4 +1,4 @@
-// The splitguard IP trie file, format version 1.
+// The splitguard IP trie file, format version 2.
 //
 // One file holds the IPv4 and IPv6 tables. Every integer is little-endian.
 // Every section starts on an 8-byte boundary, so the reader (and the zero-copy
@@ -7,9 +7,9 @@
 //
 //   offset 0                                                        file_size
 //   +--------+-------+-------+-----------+------+--------+-------+---------+---------+---------+---------+
-//   | header | ROOT4 | ROOT6 | NODES     | KEYS | VALUES | INDEX | V4_     | V6_     | RECORDS | STRINGS |
-//   | 256 B  | i32 × | i32 × | i32 × 2 × | u16× | i32 ×  | u32 × | STARTS  | STARTS  | u32 ×   | UTF-8   |
-//   |        | 65536 | 65536 | (N + 1)   | E    | E      | X     | u32 × R4| 16B × R6| 3 × C   | bytes   |
+//   | header | ROOT4 | ROOT6 | NODES     | KEYS | VALUES | DIR   | V4_     | V6_     | RECORDS | STRINGS |
+//   | 256 B  | i32 × | i32 × | u32 × 2 × | u16× | i32 ×  | u32 × | STARTS  | STARTS  | u32 ×   | UTF-8   |
+//   |        | 65536 | 65536 | (N + 1)   | E    | E      | D     | u32 × R4| 16B × R6| 3 × C   | bytes   |
 //   +--------+-------+-------+-----------+------+--------+-------+---------+---------+---------+---------+
 //
 // The trie. An address is read as 16-bit words, most significant first (IPv4:
@@ -17,31 +17,41 @@
 // Every table slot holds an *entry* (i32):
 //
 //     entry >= 0   leaf: a record index (record 0 means "no data here")
-//     entry <  0   inner: the node ~entry decides by the next word
+//     entry <  0   inner: ~entry = (p << 5) | s names the node whose DIR
+//                  block starts at p and whose shift is s (0..16)
 //
-// A node is a run-length-compressed table of 65536 slots for the next word.
-// NODES holds a pair (start, index) per node plus a sentinel pair (E, -1):
-// node n owns entries [start(n), start(n+1)) of the parallel arrays KEYS and
-// VALUES. KEYS are strictly increasing and start at 0; the slot for word w is
-// the last key <= w, found by binary search:
+// A node is a run-length-compressed table of 65536 slots for the next word:
+// entries [start, end) of the parallel arrays KEYS and VALUES, keys strictly
+// increasing from 0; the slot for word w is the last key <= w. The node's DIR
+// block of 2^(16-s) + 1 entry numbers says where to look: DIR[p + b] is the
+// first entry whose key is >= b << s, so DIR[p] = start and
+// DIR[p + 2^(16-s)] = end. For word w, with b = w >> s, the answer lies in
 //
-//     ROOT6[0x2001] = ~7 ──► node 7: KEYS   0    0x0db8   0x0db9
-//                                     VALUES 12   ~8       12
-//                                                  └──► node 8: KEYS 0  ...
+//     [DIR[p + b] - (b > 0 ? 1 : 0), DIR[p + b + 1])
 //
-// Wide nodes (more than a few dozen keys; the IPv6 nodes under 2001::/16 or
-// 2a00::/16 hold thousands) carry an index so that the search touches one or
-// two cache lines instead of ~14: index(n) >= 0 is the position in INDEX of
-// 257 entry numbers, INDEX[index(n) + b] = the first entry of node n whose key
-// is >= b << 8 (INDEX[index(n) + 256] = start(n+1)). The last key <= w then
-// lies in [INDEX[.. + (w >> 8)] - 1, INDEX[.. + (w >> 8) + 1] - 1]. Nodes
-// without an index have index(n) = -1.
+// (for b > 0 the one key before the bucket covers its first words; key 0
+// guarantees there is one). A walk therefore reads, per level, one DIR pair,
+// a few keys in one or two cache lines, and one value: the entry names its
+// node's DIR block directly, with no node table in between.
+//
+//     ROOT6[0x2001] = ~(p << 5 | 13) ──► DIR[p + (w >> 13)] ──► KEYS  0  0x0db8  0x0db9
+//                                                              VALUES 12  ~(..)   12
+//
+// The builder picks s per node so that a bucket holds about two keys (s = 16,
+// a single bucket, for nodes of up to 8 keys); the reader relies only on the
+// DIR block matching the keys, which it checks.
+//
+// NODES holds a pair (start, p) per node plus a sentinel pair (E, D), so node
+// n owns entries [start(n), start(n+1)) and DIR [p(n), p(n+1)). The lookup
+// never reads it; validation walks the tree with it.
 //
 // Tree invariants the reader checks before the first lookup, so that a walk
 // can never leave the file or loop:
-//   * a child's node index is greater than its parent's (roots are parents of
-//     everything), so following children strictly increases the index: no
-//     cycles, and a single pass in index order sees every parent first;
+//   * every inner entry names a node exactly: its p and s are those of a
+//     node in NODES (s from the size of the node's DIR block);
+//   * a child's node number is greater than its parent's (roots are parents
+//     of everything), so following children strictly increases it: no
+//     cycles, and a single pass in node order sees every parent first;
 //   * every node has exactly one parent (no sharing, no orphans);
 //   * depth is bounded: IPv4 nodes are leaves-only (2 words), IPv6 nodes are
 //     at most 7 levels deep (8 words);
@@ -60,6 +70,10 @@
 //
 // The checksum is CRC32C (Castagnoli) of the whole file with the checksum
 // field read as zero.
+//
+// Version 1 had NODES pairs of (start, index) and an optional 257-entry INDEX
+// per wide node: a walk read the node pair before it could read the index.
+// Version 2 files are refused by version 1 readers and vice versa.
 
 #ifndef SPLITGUARD_TRIE_FORMAT_H_
 #define SPLITGUARD_TRIE_FORMAT_H_
@@ -70,7 +84,7 @@
 namespace splitguard {
 
 constexpr char kMagic[8] = {'S', 'G', 'I', 'P', 'T', 'R', 'I', 'E'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr uint32_t kEndianMarker = 0x01020304u;
 constexpr size_t kHeaderSize = 256;
 constexpr uint32_t kRootSlots = 65536;
@@ -79,7 +93,8 @@ constexpr int kMaxDepth6 = 7;  // nodes below ROOT6
 // Files above this size are refused before mapping: the real database is
 // about 15 MiB, and every u32 count and offset stays far from overflow.
 constexpr uint64_t kMaxFileSize = uint64_t{1} << 30;
-constexpr uint32_t kIndexSpan = 257;  // INDEX entries per indexed node
+constexpr uint32_t kMaxShift = 16;  // s in an inner entry: DIR blocks of 2^(16-s) + 1
+constexpr int kShiftBits = 5;       // ~entry = (p << kShiftBits) | s
 
 enum Section : int {
   kRoot4 = 0,
@@ -87,7 +102,7 @@ enum Section : int {
   kNodes,
   kKeys,
   kValues,
-  kIndex,
+  kDir,
   kV4Starts,
   kV6Starts,
   kRecords,
@@ -115,13 +130,13 @@ constexpr size_t kSourceLen = 68;       // u32
 constexpr size_t kVersionOff = 72;      // u32, in STRINGS: the data version
 constexpr size_t kVersionLen = 76;      // u32
 constexpr size_t kSections = 80;        // kSectionCount × {u64 offset, u64 size}
-constexpr size_t kIndexCount = 240;     // u32: entries in INDEX, 257 per indexed node
+constexpr size_t kDirCount = 240;       // u32: entries in DIR
 constexpr size_t kReserved = 244;       // u32, 0
 constexpr size_t kChecksum = 248;       // u32
 constexpr size_t kReserved2 = 252;      // u32, 0
 }  // namespace field
 
-static_assert(field::kSections + kSectionCount * 16 <= field::kIndexCount,
+static_assert(field::kSections + kSectionCount * 16 <= field::kDirCount,
               "section table overlaps the checksum");
 
 }  // namespace splitguard

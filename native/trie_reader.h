@@ -61,17 +61,17 @@ struct TrieView {
   uint64_t build_time_ms = 0;
   uint32_t checksum = 0;
   uint32_t v4_ranges = 0, v6_ranges = 0, nodes = 0, entries = 0, records = 0, string_bytes = 0;
-  uint32_t index_count = 0;
+  uint32_t dir_count = 0;
   uint32_t source_off = 0, source_len = 0, data_version_off = 0, data_version_len = 0;
   uint64_t section_offset[kSectionCount] = {};
   uint64_t section_size[kSectionCount] = {};
 
   const int32_t* root4 = nullptr;
   const int32_t* root6 = nullptr;
-  const int32_t* nodes_table = nullptr;  // (start, index) pairs, nodes + 1 of them
+  const uint32_t* nodes_table = nullptr;  // (start, DIR position) pairs, nodes + 1 of them
   const uint16_t* keys = nullptr;
   const int32_t* values = nullptr;
-  const uint32_t* index = nullptr;
+  const uint32_t* dir = nullptr;
   const uint32_t* v4_starts = nullptr;
   const uint8_t* v6_starts = nullptr;
   const uint32_t* record_table = nullptr;  // records × {asn, org_off, org_len}

@@ -110,7 +110,7 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
     num("nodes", v.nodes);
     num("entries", v.entries);
     num("records", v.records);
-    num("indexCount", v.index_count);
+    num("dirCount", v.dir_count);
     num("stringBytes", v.string_bytes);
     num("sourceOffset", v.source_off);
     num("sourceLength", v.source_len);

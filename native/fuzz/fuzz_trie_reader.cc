@@ -8,8 +8,9 @@
 //   * verifying the checksum too changes the answer only to a checksum
 //     mismatch (the CRC is one more check, never a substitute for another);
 //   * on a file that validates, Lookup4 / Lookup16 return an existing record,
-//     agree with a plain linear walk of the same trie (which uses neither the
-//     binary search nor the INDEX), and send ::ffff:a.b.c.d to the IPv4 trie;
+//     agree with a plain linear walk of the same trie (which finds nodes
+//     through NODES and uses neither DIR nor the search), and send
+//     ::ffff:a.b.c.d to the IPv4 trie;
 //     LookupBatch4 / LookupBatch16 over all the addresses checked (a count
 //     that is rarely a multiple of the lane count) give the same answers.
 // A failed check aborts, which libFuzzer reports as a crash.
@@ -32,13 +33,18 @@ void Fail(const char* what) {
   std::abort();
 }
 
-// The last key <= w in node n, by a linear scan.
-int32_t ReferenceStep(const TrieView& v, uint32_t n, uint32_t w) {
-  uint32_t lo = static_cast<uint32_t>(v.nodes_table[2 * n]);
-  uint32_t hi = static_cast<uint32_t>(v.nodes_table[2 * n + 2]);
-  int32_t e = v.values[lo];
-  for (uint32_t i = lo + 1; i < hi && v.keys[i] <= w; i++) e = v.values[i];
-  return e;
+// The last key <= w in the node inner entry e names, by linear scans: the
+// node whose DIR position the entry carries, then its keys.
+int32_t ReferenceStep(const TrieView& v, int32_t e, uint32_t w) {
+  const uint32_t p = ~static_cast<uint32_t>(e) >> splitguard::kShiftBits;
+  uint32_t n = 0;
+  while (n < v.nodes && v.nodes_table[2 * n + 1] != p) n++;
+  if (n == v.nodes) Fail("an inner entry names no node on a validated trie");
+  uint32_t lo = v.nodes_table[2 * n];
+  uint32_t hi = v.nodes_table[2 * n + 2];
+  int32_t found = v.values[lo];
+  for (uint32_t i = lo + 1; i < hi && v.keys[i] <= w; i++) found = v.values[i];
+  return found;
 }
 
 // Record of a 16-byte address (IPv4-mapped included) by the reference walk.
@@ -49,7 +55,7 @@ uint32_t ReferenceLookup(const TrieView& v, const uint8_t a[16]) {
   const int words = v4 ? 2 : 8;
   int32_t e = (v4 ? v.root4 : v.root6)[(uint32_t{w[0]} << 8) | w[1]];
   for (int i = 1; e < 0 && i < words; i++) {
-    e = ReferenceStep(v, ~static_cast<uint32_t>(e), (uint32_t{w[2 * i]} << 8) | w[2 * i + 1]);
+    e = ReferenceStep(v, e, (uint32_t{w[2 * i]} << 8) | w[2 * i + 1]);
   }
   // A validated trie has no node below the last word and no leaf past the
   // record table: either would be a validation gap.

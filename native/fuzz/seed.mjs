@@ -14,11 +14,11 @@ const dir = process.argv[2];
 if (!dir) throw new Error('usage: node native/fuzz/seed.mjs <corpus-dir>');
 mkdirSync(dir, { recursive: true });
 
-// 40 separate /24s in one /16: a node wide enough to carry an INDEX.
+// 40 separate /24s in one /16: a node wide enough for a DIR block of many buckets.
 const wide = Array.from({ length: 40 }, (_, i) => `172.16.${2 * i}.0,172.16.${2 * i}.255,${64520 + (i % 3)},Wide ${i % 3}`);
 
 const seeds = {
-  // Every structure the format has: root leaves, IPv4 nodes, an indexed
+  // Every structure the format has: root leaves, IPv4 nodes, a wide
   // node, an IPv6 chain down to depth 7, a second IPv6 subtree, UTF-8.
   'full.ipdb': [
     '1.0.0.0,1.0.0.255,13335,Cloudflare',

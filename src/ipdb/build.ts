@@ -6,7 +6,7 @@
 // covers it; between rows of equal width, the one that comes first in the
 // sources wins. A wider row keeps the parts of itself nothing narrower covers.
 import { binding } from './native.js';
-import { ENDIAN_MARKER, Field, FORMAT_VERSION, HEADER_SIZE, INDEX_MIN_KEYS, INDEX_SPAN, MAGIC, ROOT_SLOTS, SECTION_COUNT } from './format.js';
+import { DIR_SINGLE_BUCKET_KEYS, ENDIAN_MARKER, Field, FORMAT_VERSION, HEADER_SIZE, MAGIC, MAX_SHIFT, ROOT_SLOTS, SECTION_COUNT, SHIFT_BITS } from './format.js';
 import type { ParsedSources, Row } from './sources.js';
 
 export interface BuildOptions {
@@ -135,7 +135,9 @@ interface NodeRuns {
 }
 
 // The trie over one family, as 16-bit words (see trie_format.h). Children are
-// numbered after their parent (pre-order), which the reader relies on.
+// numbered after their parent (pre-order), which the reader relies on. Inner
+// entries hold ~id (the node number) until buildDatabase knows where each
+// node's DIR block lies and rewrites them.
 class TrieBuilder {
   readonly nodes: NodeRuns[] = [];
 
@@ -213,6 +215,15 @@ class TrieBuilder {
 
 const align8 = (n: number) => (n + 7) & ~7;
 
+// The DIR shift of a node of `keys` keys: about two keys per bucket, one
+// bucket for small nodes (trie_format.h).
+function shiftFor(keys: number): number {
+  if (keys <= DIR_SINGLE_BUCKET_KEYS) return MAX_SHIFT;
+  let buckets = 1;
+  while (buckets * 2 < keys && buckets < 1 << 16) buckets *= 2;
+  return MAX_SHIFT - Math.log2(buckets);
+}
+
 /** Compiles parsed sources into the bytes of a trie file. */
 export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { bytes: Uint8Array; report: BuildReport } {
   const records = new Records();
@@ -225,13 +236,21 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
   const root6 = trie.family(v6, 8);
   options.onProgress?.(0.8);
 
+  // Where each node's DIR block lies, and the entry that names the node.
   const nodeCount = trie.nodes.length;
+  const shifts = new Uint8Array(nodeCount);
+  const dirAt = new Uint32Array(nodeCount + 1);
   let entryCount = 0;
-  let indexCount = 0;
-  for (const node of trie.nodes) {
-    entryCount += node.keys.length;
-    if (node.keys.length > INDEX_MIN_KEYS) indexCount += INDEX_SPAN;
+  let dirCount = 0;
+  for (let n = 0; n < nodeCount; n++) {
+    const keys = trie.nodes[n].keys.length;
+    entryCount += keys;
+    shifts[n] = shiftFor(keys);
+    dirAt[n] = dirCount;
+    dirCount += (1 << (16 - shifts[n])) + 1;
   }
+  dirAt[nodeCount] = dirCount;
+  const entryOf = (e: number) => (e >= 0 ? e : ~((dirAt[~e] << SHIFT_BITS) | shifts[~e]));
 
   // Strings: each distinct organization once, then the source name and version.
   const encoder = new TextEncoder();
@@ -265,7 +284,7 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
     (nodeCount + 1) * 8,
     entryCount * 2,
     entryCount * 4,
-    indexCount * 4,
+    dirCount * 4,
     v4.starts.length * 4,
     v6.starts.length * 16,
     recordTable.byteLength,
@@ -300,41 +319,41 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
   u32(Field.sourceLen, source[1]);
   u32(Field.versionOff, version[0]);
   u32(Field.versionLen, version[1]);
-  u32(Field.indexCount, indexCount);
+  u32(Field.dirCount, dirCount);
   for (let s = 0; s < SECTION_COUNT; s++) {
     u64(Field.sections + 16 * s, offsets[s]);
     u64(Field.sections + 16 * s + 8, sizes[s]);
   }
 
-  new Int32Array(buf, offsets[0], ROOT_SLOTS).set(root4);
-  new Int32Array(buf, offsets[1], ROOT_SLOTS).set(root6);
-  const nodes = new Int32Array(buf, offsets[2], 2 * (nodeCount + 1));
+  const roots = [new Int32Array(buf, offsets[0], ROOT_SLOTS), new Int32Array(buf, offsets[1], ROOT_SLOTS)];
+  [root4, root6].forEach((root, r) => {
+    for (let i = 0; i < ROOT_SLOTS; i++) roots[r][i] = entryOf(root[i]);
+  });
+  const nodes = new Uint32Array(buf, offsets[2], 2 * (nodeCount + 1));
   const keys = new Uint16Array(buf, offsets[3], entryCount);
   const vals = new Int32Array(buf, offsets[4], entryCount);
-  const index = new Uint32Array(buf, offsets[5], indexCount);
+  const dir = new Uint32Array(buf, offsets[5], dirCount);
   let e = 0;
-  let ix = 0;
   for (let n = 0; n < nodeCount; n++) {
     const node = trie.nodes[n];
     const first = e;
     nodes[2 * n] = e;
-    nodes[2 * n + 1] = -1;
+    nodes[2 * n + 1] = dirAt[n];
     for (let k = 0; k < node.keys.length; k++, e++) {
       keys[e] = node.keys[k];
-      vals[e] = node.vals[k];
+      vals[e] = entryOf(node.vals[k]);
     }
-    if (node.keys.length > INDEX_MIN_KEYS) {
-      nodes[2 * n + 1] = ix;
-      let k = 0;
-      for (let b = 0; b < INDEX_SPAN; b++) {
-        while (k < node.keys.length && node.keys[k] < b << 8) k++;
-        index[ix + b] = first + k;
-      }
-      ix += INDEX_SPAN;
+    // DIR[p + b]: the first entry whose key is >= b << s.
+    const s = shifts[n];
+    const buckets = 1 << (16 - s);
+    let k = 0;
+    for (let b = 0; b <= buckets; b++) {
+      while (k < node.keys.length && node.keys[k] < b << s) k++;
+      dir[dirAt[n] + b] = first + k;
     }
   }
   nodes[2 * nodeCount] = e;
-  nodes[2 * nodeCount + 1] = -1;
+  nodes[2 * nodeCount + 1] = dirCount;
   const v4Starts = new Uint32Array(buf, offsets[6], v4.starts.length);
   for (let i = 0; i < v4.starts.length; i++) v4Starts[i] = Number(v4.starts[i]);
   for (let i = 0; i < v6.starts.length; i++) {

@@ -47,10 +47,9 @@ export class IpDatabase {
   readonly #trie: NativeTrie;
   readonly #root4: Int32Array;
   readonly #root6: Int32Array;
-  readonly #nodes: Int32Array;
   readonly #keys: Uint16Array;
   readonly #values: Int32Array;
-  readonly #index: Uint32Array;
+  readonly #dir: Uint32Array;
   readonly #v4Starts: Uint32Array;
   readonly #v6Starts: Uint8Array;
   readonly #records: Uint32Array;
@@ -67,10 +66,9 @@ export class IpDatabase {
     const s = raw.sections;
     this.#root4 = new Int32Array(buffer, s[Section.root4].offset, 65536);
     this.#root6 = new Int32Array(buffer, s[Section.root6].offset, 65536);
-    this.#nodes = new Int32Array(buffer, s[Section.nodes].offset, 2 * (raw.nodes + 1));
     this.#keys = new Uint16Array(buffer, s[Section.keys].offset, raw.entries);
     this.#values = new Int32Array(buffer, s[Section.values].offset, raw.entries);
-    this.#index = new Uint32Array(buffer, s[Section.index].offset, raw.indexCount);
+    this.#dir = new Uint32Array(buffer, s[Section.dir].offset, raw.dirCount);
     this.#v4Starts = new Uint32Array(buffer, s[Section.v4Starts].offset, raw.v4Ranges);
     this.#v6Starts = new Uint8Array(buffer, s[Section.v6Starts].offset, raw.v6Ranges * 16);
     this.#records = new Uint32Array(buffer, s[Section.records].offset, raw.records * 3);
@@ -104,26 +102,24 @@ export class IpDatabase {
   }
 
   /**
-   * The node entry for word w: the last key <= w (keys start at 0). A wide
-   * node's index narrows the search to the keys sharing w's high byte.
+   * The entry for word w of the node that inner entry e names: the last key
+   * <= w. ~e = (p << 5) | s: the node's DIR block starts at p, and bucket
+   * w >> s holds the candidates (native/trie_format.h).
    */
-  #step(node: number, w: number): number {
+  #step(e: number, w: number): number {
     const keys = this.#keys;
-    const nodes = this.#nodes;
-    let lo = nodes[2 * node];
-    let end = nodes[2 * node + 2];
-    const at = nodes[2 * node + 1];
-    if (at >= 0) {
-      const a = this.#index[at + (w >>> 8)];
-      if (a > lo) lo = a - 1;
-      end = this.#index[at + (w >>> 8) + 1];
-    }
+    const r = ~e;
+    const b = w >>> (r & 31);
+    const x = (r >>> 5) + b;
+    // For b > 0 the key before the bucket is a candidate too: -b >>> 31 is 1
+    // exactly when b > 0.
+    const before = -b >>> 31;
+    let lo = this.#dir[x] - before;
+    let len = this.#dir[x + 1] - lo;
     // Branch-free halving: keys[lo] <= w, and every entry from lo + len on
     // is > w. Keys and w are 16-bit, so (w - key) >> 31 is -1 exactly when
     // key > w. A compare-and-branch here mispredicts about half the time
-    // (random addresses); this form measured 110-120 ns per IPv6 lookup
-    // against 150.
-    let len = end - lo;
+    // (random addresses).
     while (len > 1) {
       const half = len >>> 1;
       lo += half & ~((w - keys[lo + half]) >> 31);
@@ -135,7 +131,7 @@ export class IpDatabase {
   /** Record index of an IPv4 address given as an unsigned 32-bit integer; 0 when not found. */
   lookup4(ip: number): number {
     const e = this.#root4[ip >>> 16];
-    return e >= 0 ? e : this.#step(~e, ip & 0xffff);
+    return e >= 0 ? e : this.#step(e, ip & 0xffff);
   }
 
   /**
@@ -153,26 +149,17 @@ export class IpDatabase {
     let e = this.#root6[(a[0] << 8) | a[1]];
     if (e >= 0) return e;
     // The #step walk, inlined: IPv6 lookups usually take two or three levels.
-    const nodes = this.#nodes;
-    const index = this.#index;
+    const dir = this.#dir;
     const keys = this.#keys;
     const values = this.#values;
     for (let i = 2; i < 16; i += 2) {
-      const n = ~e;
       const w = (a[i] << 8) | a[i + 1];
-      let lo: number;
-      let end: number;
-      const at = nodes[2 * n + 1];
-      if (at >= 0) {
-        const x = at + (w >>> 8);
-        lo = index[x];
-        end = index[x + 1];
-        if (lo > nodes[2 * n]) lo--;
-      } else {
-        lo = nodes[2 * n];
-        end = nodes[2 * n + 2];
-      }
-      let len = end - lo; // the branch-free halving of #step
+      const r = ~e;
+      const b = w >>> (r & 31);
+      const x = (r >>> 5) + b;
+      const before = -b >>> 31;
+      let lo = dir[x] - before;
+      let len = dir[x + 1] - lo;
       while (len > 1) {
         const half = len >>> 1;
         lo += half & ~((w - keys[lo + half]) >> 31);

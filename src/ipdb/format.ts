@@ -1,16 +1,18 @@
 // The trie file layout as the builder writes it. native/trie_format.h is the
 // specification (with the diagram); these constants mirror it one for one,
-// and test/native/format-constants.test.ts keeps the two in step.
+// and test/native/valid-fixture.test.ts checks the two agree.
 
 export const MAGIC = 'SGIPTRIE';
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 export const ENDIAN_MARKER = 0x01020304;
 export const HEADER_SIZE = 256;
 export const ROOT_SLOTS = 65536;
 export const SECTION_COUNT = 10;
-/** INDEX entries per indexed node, and the key count above which a node gets an index. */
-export const INDEX_SPAN = 257;
-export const INDEX_MIN_KEYS = 64;
+/** An inner entry is ~((p << SHIFT_BITS) | s): DIR position p, shift s <= MAX_SHIFT. */
+export const SHIFT_BITS = 5;
+export const MAX_SHIFT = 16;
+/** Nodes of up to this many keys get one DIR bucket (s = 16). */
+export const DIR_SINGLE_BUCKET_KEYS = 8;
 
 export const Field = {
   magic: 0,
@@ -31,7 +33,7 @@ export const Field = {
   versionOff: 72,
   versionLen: 76,
   sections: 80,
-  indexCount: 240,
+  dirCount: 240,
   reserved: 244,
   checksum: 248,
   reserved2: 252,

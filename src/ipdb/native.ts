@@ -19,7 +19,7 @@ export interface NativeInfo {
   nodes: number;
   entries: number;
   records: number;
-  indexCount: number;
+  dirCount: number;
   stringBytes: number;
   sourceOffset: number;
   sourceLength: number;
@@ -56,7 +56,7 @@ export const Section = {
   nodes: 2,
   keys: 3,
   values: 4,
-  index: 5,
+  dir: 5,
   v4Starts: 6,
   v6Starts: 7,
   records: 8,

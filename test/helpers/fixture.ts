@@ -5,8 +5,8 @@
 //   * IPv4 nodes: 1.0.0.0/24 and 8.8.8.0/24 sit inside one /16 each, and
 //     10.20.0.0/16 is split into four ranges (two of one record, so the
 //     node's runs are not all distinct);
-//   * a wide node, which carries an INDEX: 40 separate /24s in 172.16.0.0/16
-//     give it 80 keys (each /24 and the gap after it);
+//   * a wide node, whose DIR block has many buckets: 40 separate /24s in
+//     172.16.0.0/16 give it 80 keys (each /24 and the gap after it);
 //   * an IPv6 chain: 2001:db8::/32 needs a node below ROOT6[0x2001], the /48
 //     inside it a node at depth 2, and the /128 inside that the whole chain
 //     down to depth 7 (the deepest an IPv6 address allows);
@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildDatabase } from '../../src/ipdb/build.js';
-import { Field } from '../../src/ipdb/format.js';
+import { Field, SHIFT_BITS } from '../../src/ipdb/format.js';
 import { binding, Section } from '../../src/ipdb/native.js';
 import { parseSources } from '../../src/ipdb/sources.js';
 
@@ -134,23 +134,44 @@ export class TrieLayout {
     return this.offset(family === 4 ? Section.root4 : Section.root6) + 4 * word;
   }
 
-  /** Position of the (start, index) pair of node n in NODES; n == nodes is the sentinel. */
+  /** Position of the (start, DIR position) pair of node n in NODES; n == nodes is the sentinel. */
   nodeSlot(n: number): number {
     return this.offset(Section.nodes) + 8 * n;
   }
 
   /** First entry of node n. */
   nodeStart(n: number): number {
-    return this.i32(this.nodeSlot(n));
+    return this.u32(this.nodeSlot(n));
   }
 
-  /** Position of node n's first INDEX entry, or -1 when the node has no index. */
-  nodeIndex(n: number): number {
-    return this.i32(this.nodeSlot(n) + 4);
+  /** Where node n's DIR block starts. */
+  nodeDir(n: number): number {
+    return this.u32(this.nodeSlot(n) + 4);
   }
 
-  indexSlot(i: number): number {
-    return this.offset(Section.index) + 4 * i;
+  /** Node n's DIR shift, from the size of its block (2^(16 - s) + 1 entries). */
+  nodeShift(n: number): number {
+    return 16 - Math.log2(this.nodeDir(n + 1) - this.nodeDir(n) - 1);
+  }
+
+  /** The inner entry that names node n. */
+  entryOf(n: number): number {
+    return ~((this.nodeDir(n) << SHIFT_BITS) | this.nodeShift(n));
+  }
+
+  /** The node an inner entry names. */
+  nodeOf(entry: number): number {
+    const p = ~entry >>> SHIFT_BITS;
+    for (let n = 0; n < this.nodes; n++) if (this.nodeDir(n) === p) return n;
+    throw new Error(`entry ${entry} names no node`);
+  }
+
+  get dirCount(): number {
+    return this.u32(Field.dirCount);
+  }
+
+  dirSlot(i: number): number {
+    return this.offset(Section.dir) + 4 * i;
   }
 
   keySlot(e: number): number {
@@ -178,9 +199,9 @@ export class TrieLayout {
     let entry = this.i32(this.rootSlot(family, words[0]));
     for (let i = 1; i < words.length; i++) {
       if (entry >= 0) throw new Error(`no node at depth ${i} for ${words.join(':')}`);
-      entry = this.i32(this.valueSlot(this.entryFor(~entry, words[i])));
+      entry = this.i32(this.valueSlot(this.entryFor(this.nodeOf(entry), words[i])));
     }
     if (entry >= 0) throw new Error(`no node at depth ${words.length} for ${words.join(':')}`);
-    return ~entry;
+    return this.nodeOf(entry);
   }
 }

@@ -26,7 +26,7 @@ const v4Node = (l: TrieLayout) => l.nodeAt(4, [0x0100]); // 1.0.0.0/16
 const v4Split = (l: TrieLayout) => l.nodeAt(4, [0x0a14]); // 10.20.0.0/16, four runs
 function v4Wide(l: TrieLayout): number {
   const n = l.nodeAt(4, [0xac10]); // 172.16.0.0/16
-  if (l.nodeIndex(n) < 0) throw new Error('fixture: the 172.16.0.0/16 node must carry an index');
+  if (l.nodeShift(n) >= 16) throw new Error('fixture: the 172.16.0.0/16 node must have a DIR block of several buckets');
   return n;
 }
 const v6Depth1 = (l: TrieLayout) => l.nodeAt(6, [0x2001]);
@@ -64,7 +64,8 @@ export const corruptions: Corruption[] = [
   { code: 'ipdb_truncated', what: 'the file is shorter than the header', mutate: (b) => b.slice(0, 100) },
   { code: 'ipdb_truncated', what: 'the file is empty', mutate: () => new Uint8Array(0) },
   { code: 'ipdb_bad_magic', what: 'the last magic byte differs', mutate: (b) => void (b[7] = 0x46) },
-  { code: 'ipdb_bad_version', what: 'format version 2', mutate: (b, l) => l.setU32(Field.version, 2) },
+  { code: 'ipdb_bad_version', what: 'format version 1 (the layout before DIR)', mutate: (b, l) => l.setU32(Field.version, 1) },
+  { code: 'ipdb_bad_version', what: 'format version 3', mutate: (b, l) => l.setU32(Field.version, 3) },
   { code: 'ipdb_bad_version', what: 'format version 0', mutate: (b, l) => l.setU32(Field.version, 0) },
   { code: 'ipdb_bad_header', what: 'the endian marker is byte-swapped', mutate: (b, l) => l.setU32(Field.endian, 0x04030201) },
   { code: 'ipdb_bad_header', what: 'the header size field says 512', mutate: (b, l) => l.setU32(Field.headerSize, 512) },
@@ -103,7 +104,7 @@ export const corruptions: Corruption[] = [
   },
   {
     code: 'ipdb_section_size',
-    what: 'the node count is one more than NODE_START holds',
+    what: 'the node count is one more than NODES holds',
     mutate: (b, l) => l.setU32(Field.nodes, l.nodes + 1),
   },
 
@@ -186,64 +187,72 @@ export const corruptions: Corruption[] = [
   },
   {
     code: 'ipdb_bad_node',
-    what: 'an empty node (NODE_START[n + 1] == NODE_START[n])',
+    what: 'an empty node (its start is the next node\'s start)',
     mutate: (b, l) => {
       const n = v6Depth2(l);
-      l.setI32(l.nodeSlot(n + 1), l.nodeStart(n));
+      l.setU32(l.nodeSlot(n + 1), l.nodeStart(n));
     },
   },
   {
     code: 'ipdb_bad_node',
-    what: "the NODES sentinel's index is not -1",
-    mutate: (b, l) => l.setI32(l.nodeSlot(l.nodes) + 4, 0),
+    what: "the NODES sentinel's DIR position is not the DIR count",
+    mutate: (b, l) => l.setU32(l.nodeSlot(l.nodes) + 4, l.dirCount + 1),
   },
   {
     code: 'ipdb_bad_index',
-    what: "the wide node's index position is -2",
-    mutate: (b, l) => l.setI32(l.nodeSlot(v4Wide(l)) + 4, -2),
+    what: "the wide node's DIR block starts where the node before it starts",
+    mutate: (b, l) => l.setU32(l.nodeSlot(v4Wide(l)) + 4, l.nodeDir(v4Wide(l) - 1)),
   },
   {
     code: 'ipdb_bad_index',
-    what: "the wide node's 257 index entries run past the end of INDEX",
-    mutate: (b, l) => l.setI32(l.nodeSlot(v4Wide(l)) + 4, l.u32(Field.indexCount) - 256),
+    what: "the wide node's DIR block is one entry longer than any shift allows",
+    mutate: (b, l) => l.setU32(l.nodeSlot(v4Wide(l) + 1) + 4, l.nodeDir(v4Wide(l) + 1) + 1),
   },
   {
     code: 'ipdb_bad_index',
-    what: 'an INDEX entry is one past the entry it should name',
+    what: 'a DIR entry is one past the entry it should name',
     mutate: (b, l) => {
-      const at = l.indexSlot(l.nodeIndex(v4Wide(l)) + 1);
+      const at = l.dirSlot(l.nodeDir(v4Wide(l)) + 1);
       l.setU32(at, l.u32(at) + 1);
     },
   },
   {
     code: 'ipdb_bad_index',
-    what: "a narrow node points at the wide node's index",
-    mutate: (b, l) => l.setI32(l.nodeSlot(v4Split(l)) + 4, l.nodeIndex(v4Wide(l))),
+    what: "a narrow node's DIR block ends inside the next node",
+    mutate: (b, l) => {
+      const at = l.dirSlot(l.nodeDir(v4Split(l) + 1) - 1);
+      l.setU32(at, l.u32(at) + 1);
+    },
   },
   {
     code: 'ipdb_child_out_of_range',
-    what: 'ROOT6[0x2001] names node count + 5',
-    mutate: (b, l) => l.setI32(l.rootSlot(6, 0x2001), ~(l.nodes + 5)),
+    what: 'ROOT6[0x2001] names a DIR position past the end of DIR',
+    mutate: (b, l) => l.setI32(l.rootSlot(6, 0x2001), ~(((l.dirCount + 5) << 5) | 16)),
   },
   {
     code: 'ipdb_child_out_of_range',
-    what: 'a depth-2 IPv6 node names node count + 5',
-    mutate: (b, l) => setValue(l, v6Depth2(l), 1, ~(l.nodes + 5)),
+    what: "ROOT6[0x2001] names its node's DIR block with another shift",
+    mutate: (b, l) => l.setI32(l.rootSlot(6, 0x2001), ~((l.nodeDir(v6Depth1(l)) << 5) | ((l.nodeShift(v6Depth1(l)) + 1) % 17))),
   },
   {
     code: 'ipdb_child_out_of_range',
-    what: 'an IPv4 node names node 2^31 - 1 (entry INT32_MIN)',
+    what: 'a depth-2 IPv6 node names a DIR position inside another block',
+    mutate: (b, l) => setValue(l, v6Depth2(l), 1, ~(((l.nodeDir(v6Depth7(l)) + 1) << 5) | 16)),
+  },
+  {
+    code: 'ipdb_child_out_of_range',
+    what: 'an IPv4 node names shift 31 (entry INT32_MIN)',
     mutate: (b, l) => setValue(l, v4Node(l), 0, -0x80000000),
   },
   {
     code: 'ipdb_cycle',
     what: 'a node names itself',
-    mutate: (b, l) => setValue(l, v6Depth2(l), 1, ~v6Depth2(l)),
+    mutate: (b, l) => setValue(l, v6Depth2(l), 1, l.entryOf(v6Depth2(l))),
   },
   {
     code: 'ipdb_cycle',
     what: 'the depth-7 node names the depth-1 node above it',
-    mutate: (b, l) => setValue(l, v6Depth7(l), 1, ~v6Depth1(l)),
+    mutate: (b, l) => setValue(l, v6Depth7(l), 1, l.entryOf(v6Depth1(l))),
   },
   {
     code: 'ipdb_shared_node',
@@ -253,7 +262,7 @@ export const corruptions: Corruption[] = [
   {
     code: 'ipdb_shared_node',
     what: 'two entries of one node name one child',
-    mutate: (b, l) => setValue(l, v6Depth1(l), 0, ~v6Depth2(l)),
+    mutate: (b, l) => setValue(l, v6Depth1(l), 0, l.entryOf(v6Depth2(l))),
   },
   {
     code: 'ipdb_orphan_node',
@@ -272,13 +281,13 @@ export const corruptions: Corruption[] = [
     what: 'the depth-7 IPv6 node has a child (8 levels)',
     mutate: (b, l) => {
       if (lateDepth1(l) < v6Depth7(l)) throw new Error('fixture: the 2a00 subtree must come after the 2001:db8 chain');
-      setValue(l, v6Depth7(l), 1, ~lateDepth2(l));
+      setValue(l, v6Depth7(l), 1, l.entryOf(lateDepth2(l)));
     },
   },
   {
     code: 'ipdb_too_deep',
     what: 'an IPv4 node has a child (3 words)',
-    mutate: (b, l) => setValue(l, v4Node(l), 0, ~lateDepth2(l)),
+    mutate: (b, l) => setValue(l, v4Node(l), 0, l.entryOf(lateDepth2(l))),
   },
   {
     code: 'ipdb_record_out_of_range',

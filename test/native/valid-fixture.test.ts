@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseIp, parseIPv4 } from '../../src/ipdb/address.js';
 import { IpDatabase } from '../../src/ipdb/database.js';
+import { FORMAT_VERSION } from '../../src/ipdb/format.js';
+import { binding } from '../../src/ipdb/native.js';
 import { buildFixture, FIXTURE_SOURCE, FIXTURE_VERSION, removeTemps, writeTemp } from '../helpers/fixture.js';
 
 let db: IpDatabase;
@@ -58,7 +60,10 @@ const expected: [string, number | null, string?][] = [
   ['2a00:1451::', null],
 ];
 
-it('opens with the source name and data version it was built with', () => {
+it('opens with the format version, source name and data version it was built with', () => {
+  // The builder (format.ts) and the reader (trie_format.h) name one version.
+  expect(db.info.formatVersion).toBe(FORMAT_VERSION);
+  expect(binding.formatVersion).toBe(FORMAT_VERSION);
   expect(db.info.source).toBe(FIXTURE_SOURCE);
   expect(db.info.version).toBe(FIXTURE_VERSION);
   expect(db.info.builtAt).toBe(new Date(0).toISOString());

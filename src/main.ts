@@ -66,8 +66,16 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const started = performance.now();
   await assertPortFree(config.host, config.port);
   cleanRefreshLeftovers(config.dataDir);
-  const { file: currentFile, built } = ensureCurrentDatabase(config.dataDir);
-  if (built) log('info', 'database_built', { file: currentFile, v4Ranges: built.v4Ranges, v6Ranges: built.v6Ranges, size: built.size });
+  const { file: currentFile, built, replacedVersion } = ensureCurrentDatabase(config.dataDir);
+  if (built) {
+    log('info', 'database_built', {
+      file: currentFile,
+      v4Ranges: built.v4Ranges,
+      v6Ranges: built.v6Ranges,
+      size: built.size,
+      ...(replacedVersion === undefined ? {} : { replacedFormatVersion: replacedVersion }),
+    });
+  }
 
   const stores = openStores(config.dataDir);
   const secrets = bootstrap(stores, config.dataDir);

@@ -1,28 +1,54 @@
 // The data directory's current database: <data dir>/ipdb/current.trie. It is
 // only ever replaced by rename (files.ts), never written in place, because a
 // mapped file that shrinks under a reader faults.
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { embeddedSource } from './embedded.js';
 import { buildFromFiles, installDatabaseFile, type FileBuildReport } from './files.js';
+import { Field, FORMAT_VERSION, MAGIC } from './format.js';
 
 export function currentDatabasePath(dataDir: string): string {
   return path.join(dataDir, 'ipdb', 'current.trie');
 }
 
 /**
+ * The format version of a trie file when it is one (magic matches) of a
+ * version this build cannot read; null otherwise, including for files too
+ * short or damaged to tell, which the reader then refuses by name.
+ */
+function otherFormatVersion(file: string): number | null {
+  const head = Buffer.alloc(Field.version + 4);
+  const fd = openSync(file, 'r');
+  try {
+    if (readSync(fd, head, 0, head.length, 0) < head.length) return null;
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+  const version = head.readUInt32LE(Field.version);
+  return version === FORMAT_VERSION ? null : version;
+}
+
+/**
  * Returns the path of the current database, building it from the embedded
- * package first when the data directory has none.
+ * package first when the data directory has none, or when the one it has was
+ * written in another trie format version (an upgrade): `replacedVersion` then
+ * names that version. The next refresh brings the refreshed data back.
  */
 export function ensureCurrentDatabase(
   dataDir: string,
   onProgress?: (phase: string, fraction: number) => void,
-): { file: string; built: FileBuildReport | null } {
+): { file: string; built: FileBuildReport | null; replacedVersion?: number } {
   const file = currentDatabasePath(dataDir);
-  if (existsSync(file)) return { file, built: null };
+  let replacedVersion: number | undefined;
+  if (existsSync(file)) {
+    const other = otherFormatVersion(file);
+    if (other === null) return { file, built: null };
+    replacedVersion = other;
+  }
   mkdirSync(path.dirname(file), { recursive: true });
   const source = embeddedSource();
   const { bytes, report } = buildFromFiles(source.files, { sourceName: source.name, dataVersion: source.version, onProgress });
   installDatabaseFile(bytes, file);
-  return { file, built: report };
+  return { file, built: report, ...(replacedVersion === undefined ? {} : { replacedVersion }) };
 }

@@ -150,12 +150,17 @@ export function parseWrk(text) {
   return { rps, requests: total, p50: pct(50), p99: pct(99), non2xx, socketErrors, raw: text };
 }
 
-/** A built IP database file, cached across benchmark runs by package version. */
+/**
+ * A built IP database file, cached across benchmark runs by package version
+ * and trie format version (a file of another format would be rebuilt at every
+ * server start, inside the timed start-up).
+ */
 export async function cachedDatabase() {
   const { embeddedSource } = await import('../dist/ipdb/embedded.js');
   const { buildFromFiles, installDatabaseFile } = await import('../dist/ipdb/files.js');
+  const { FORMAT_VERSION } = await import('../dist/ipdb/format.js');
   const source = embeddedSource();
-  const file = path.join(os.tmpdir(), `splitguard-bench-${source.version}.trie`);
+  const file = path.join(os.tmpdir(), `splitguard-bench-${source.version}-f${FORMAT_VERSION}.trie`);
   if (!existsSync(file)) {
     const { bytes } = buildFromFiles(source.files, { sourceName: source.name, dataVersion: source.version });
     installDatabaseFile(bytes, file);

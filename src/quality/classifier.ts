@@ -5,8 +5,13 @@
 // Tables, one entry per database record (record 0 = "not in the database"):
 //   strong/weak/vpn/carrierWord  index of the first matching keyword, or -1
 //   carrierAsn                   1 when the record's ASN is a listed carrier
-//   blLevel / blCategory         blacklist entry (level index 1..3, 0 = none)
-//   verdicts[(record << 2) | L]  the decision at level L (RULE_* below)
+//   packed[record]               one u16 per record: the decision at level index
+//                                L = 0..3 (RULE_* below) in bits 3L .. 3L+2
+//                                (level 0, off, is always RULE_PASS), the
+//                                blacklist entry's level index in bits 12-13
+//                                (0 = none) and its kind in bits 14-15 (0 none,
+//                                1 vpn or proxy, 2 any other category)
+// (one u16 instead of separate bytes saves about 0.4 MB per server thread).
 // The keyword tables depend on the database only; the blacklist tables and
 // the verdicts are recomputed (a few ms) whenever the operator's blacklist
 // changes, and a new Classifier is made for a new database.
@@ -99,60 +104,60 @@ export class Classifier {
   readonly database: IpDatabase;
   readonly #lists: BuiltInLists;
   readonly #kw: KeywordTables;
-  #blLevel: Uint8Array;
-  /** 0 none, 1 vpn or proxy, 2 any other blacklist category. */
-  #blKind: Uint8Array;
-  #verdicts: Uint8Array;
+  /** Per record: blacklist level and kind, and the verdict at each level (layout above). */
+  #packed: Uint16Array;
 
   constructor(database: IpDatabase, lists: BuiltInLists, blacklist: Iterable<ActiveBlacklistEntry>, keywordTables?: KeywordTables) {
     this.database = database;
     this.#lists = lists;
     this.#kw = keywordTables ?? computeKeywordTables(database, lists);
-    [this.#blLevel, this.#blKind, this.#verdicts] = this.#tables(blacklist);
+    this.#packed = this.#tables(blacklist);
   }
 
   setBlacklist(blacklist: Iterable<ActiveBlacklistEntry>): void {
-    [this.#blLevel, this.#blKind, this.#verdicts] = this.#tables(blacklist);
+    this.#packed = this.#tables(blacklist);
   }
 
-  /** The per-record tables for a blacklist: level, kind, and the verdict at each level. */
-  #tables(blacklist: Iterable<ActiveBlacklistEntry>): [Uint8Array, Uint8Array, Uint8Array] {
+  /** The per-record table for a blacklist: level, kind, and the verdict at each level. */
+  #tables(blacklist: Iterable<ActiveBlacklistEntry>): Uint16Array {
     const byAsn = new Map<number, ActiveBlacklistEntry>();
     for (const e of blacklist) byAsn.set(e.asn, e);
     const db = this.database;
     const n = db.recordCount;
-    const blLevel = new Uint8Array(n);
-    const blKind = new Uint8Array(n);
-    const verdicts = new Uint8Array(n * 4);
+    const packed = new Uint16Array(n);
     const kw = this.#kw;
     for (let r = 1; r < n; r++) {
       const entry = byAsn.get(db.asn(r));
-      if (entry) {
-        blLevel[r] = LEVEL_INDEX[entry.level];
-        blKind[r] = entry.category === 'vpn' || entry.category === 'proxy' ? 1 : 2;
-      }
+      const blLevel = entry ? LEVEL_INDEX[entry.level] : 0;
+      const blKind = !entry ? 0 : entry.category === 'vpn' || entry.category === 'proxy' ? 1 : 2;
+      let bits = (blLevel << 12) | (blKind << 14);
       const carrier = kw.carrierAsn[r] === 1 || kw.carrierWord[r] >= 0;
       for (let level = 1; level <= 3; level++) {
         let rule = RULE_PASS;
-        if (blLevel[r] !== 0 && level >= blLevel[r]) rule = RULE_ASN_BLACKLIST;
+        if (blLevel !== 0 && level >= blLevel) rule = RULE_ASN_BLACKLIST;
         else if (level >= 2 && kw.vpn[r] >= 0) rule = RULE_VPN_PROXY;
         else if (level >= 2 && kw.strong[r] >= 0) rule = RULE_ORG_KEYWORD;
         else if (level >= 3 && kw.weak[r] >= 0) rule = RULE_ORG_KEYWORD;
         if ((rule === RULE_VPN_PROXY || rule === RULE_ORG_KEYWORD) && carrier) rule = RULE_CARRIER_WHITELIST;
-        verdicts[(r << 2) | level] = rule;
+        bits |= rule << (3 * level);
       }
+      packed[r] = bits;
     }
-    return [blLevel, blKind, verdicts];
+    return packed;
   }
 
   /** The decision for a record at a level index (0 off .. 3 high): a RULE_* code. Hot path. */
   verdict(record: number, level: number): number {
-    return this.#verdicts[(record << 2) | level];
+    return (this.#packed[record] >>> (3 * level)) & 7;
+  }
+
+  #blacklistLevel(record: number): number {
+    return (this.#packed[record] >>> 12) & 3;
   }
 
   category(record: number): Category {
     if (record === 0) return 'unknown';
-    const bl = this.#blKind[record];
+    const bl = this.#packed[record] >>> 14;
     if (bl !== 0) return bl === 1 ? 'vpn_proxy' : 'datacenter';
     const kw = this.#kw;
     if (kw.carrierAsn[record] === 1 || kw.carrierWord[record] >= 0) return 'carrier';
@@ -180,13 +185,13 @@ export class Classifier {
       ...found,
       category: this.category(record),
       signals: {
-        asn_blacklist: this.#blLevel[record] !== 0,
+        asn_blacklist: this.#blacklistLevel(record) !== 0,
         org_keyword: record === 0 ? null : (k.strong[kw.strong[record]] ?? k.weak[kw.weak[record]] ?? null),
         vpn_proxy: record === 0 ? null : (k.vpn_proxy[kw.vpn[record]] ?? null),
         // Reported only where it cancelled a keyword hit: never beside a
         // blacklisted ASN, which it cannot override.
         carrier_whitelist:
-          record !== 0 && keywordHit && carrier && this.#blLevel[record] === 0
+          record !== 0 && keywordHit && carrier && this.#blacklistLevel(record) === 0
             ? (k.carrier[kw.carrierWord[record]] ?? `AS${db.asn(record)}`)
             : null,
       },

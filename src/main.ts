@@ -61,6 +61,16 @@ function assertPortFree(host: string, port: number): Promise<void> {
   });
 }
 
+/**
+ * The young generation of each server thread's heap. V8's default lets it
+ * grow to several MB during start-up, resident in every thread; a redirect
+ * allocates a few hundred bytes, so a small one only means more scavenges of
+ * almost nothing. Measured (A/B, 5 interleaved pairs of 8 s redirect load):
+ * the second thread adds 12.9-13.6 MB of RSS instead of 15.3, at the same CPU
+ * per redirect (ratio 0.99, range 0.80-1.16) and requests/s (1.04).
+ */
+const SERVER_THREAD_YOUNG_GENERATION_MB = 3;
+
 export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
   prepareDataDir(config.dataDir);
   const started = performance.now();
@@ -214,7 +224,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
     let ready = 0;
     for (let thread = 0; thread < config.threads; thread++) {
       const input: WorkerInput = { thread, config, dbFile: servingFile, tls, shared, tables };
-      const w = new Worker(WORKER_FILE, { workerData: input });
+      const w = new Worker(WORKER_FILE, { workerData: input, resourceLimits: { maxYoungGenerationSizeMb: SERVER_THREAD_YOUNG_GENERATION_MB } });
       workers.push(w);
       w.on('message', (m: WorkerMessage) => {
         if (m.type === 'listening') {

@@ -14,7 +14,7 @@ export function median(xs) {
 }
 
 export function summary(xs) {
-  return { median: round(median(xs)), min: round(Math.min(...xs)), max: round(Math.max(...xs)), samples: xs.map(round) };
+  return { median: round(median(xs)), min: round(Math.min(...xs)), max: round(Math.max(...xs)), samples: xs.map((x) => round(x)) };
 }
 
 export function round(x, digits = 2) {

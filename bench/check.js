@@ -18,6 +18,8 @@ const referenceDir = path.join(here, 'reference');
 const GUARDED = [
   ['lookup', 'speedupOverBinarySearch', 'higher'],
   ['lookup', 'nsPerLookup.ipv4 trie (JS walk, uint32)', 'lower'],
+  ['lookup', 'nsPerLookup.ipv6 trie (JS walk, hot buffer)', 'lower'],
+  ['lookup', 'nsPerLookup.ipv6 batch (C++, per address)', 'lower'],
   ['classify', 'ratioClassifiedOverBare.lookup4 + verdict', 'lower'],
   ['server', 'cpuRatio', 'lower'],
   ['redirect', 'cpuRatio', 'lower'],

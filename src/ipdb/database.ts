@@ -104,7 +104,8 @@ export class IpDatabase {
   /**
    * The entry for word w of the node that inner entry e names: the last key
    * <= w. ~e = (p << 5) | s: the node's DIR block starts at p, and bucket
-   * w >> s holds the candidates (native/trie_format.h).
+   * w >> s holds the candidates (native/trie_format.h). The 5 and the mask 31
+   * are SHIFT_BITS of format.ts, written as literals on this hot path.
    */
   #step(e: number, w: number): number {
     const keys = this.#keys;

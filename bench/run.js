@@ -39,8 +39,9 @@ for (const name of ['redirect', 'server', 'ip-check', 'api']) {
 const goalRows = [];
 for (const name of SCENARIOS) {
   const r = read(name);
-  if (!r?.goal) continue;
-  for (const [k, v] of Object.entries(r.goal)) {
+  const goals = r?.goal ?? r?.goals; // lookup and classify name them "goals"
+  if (!goals) continue;
+  for (const [k, v] of Object.entries(goals)) {
     if (v && typeof v === 'object' && 'goal' in v) goalRows.push([name, k, v.goal, v.value]);
     else if (typeof v === 'boolean') goalRows.push([name, k, 'true', String(v)]);
   }

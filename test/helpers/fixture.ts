@@ -13,7 +13,7 @@
 //   * a second IPv6 subtree (2a00:1450::/32 with a /48), numbered after the
 //     first one, so that a node can be pointed at from an earlier one;
 //   * an organization with non-ASCII UTF-8, and one that needs CSV quoting.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildDatabase } from '../../src/ipdb/build.js';
@@ -70,6 +70,17 @@ export function writeTemp(bytes: Uint8Array, name = 'trie.ipdb'): string {
 /** Removes every directory made by tempDir/writeTemp in this process (for afterAll). */
 export function removeTemps(): void {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Resident kB of this process's mappings of `file`, from /proc/self/smaps. */
+export function residentKb(file: string): number {
+  let total = 0;
+  let inside = false;
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inside = line.includes(file);
+    else if (inside && line.startsWith('Rss:')) total += Number(/([0-9]+) kB/.exec(line)![1]);
+  }
+  return total;
 }
 
 /** Recomputes the CRC32C (checksum field read as zero) and stores it; returns bytes. */

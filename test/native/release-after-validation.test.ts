@@ -3,25 +3,14 @@
 // whichever thread opened the file first. Lookups afterwards still answer
 // from the file. (The kernel maps a touched page together with its
 // neighbours, up to the page-cache folio holding it, hence the margins.)
-import { copyFileSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { IpDatabase } from '../../src/ipdb/database.js';
-import { removeTemps, tempDir } from '../helpers/fixture.js';
+import { removeTemps, residentKb, tempDir } from '../helpers/fixture.js';
 import { ensureCachedDatabase } from '../helpers/ipdb-cache.js';
 
 afterAll(() => removeTemps());
-
-/** Resident kB of this process's mappings of `file`, from /proc/self/smaps. */
-function residentKb(file: string): number {
-  let total = 0;
-  let inside = false;
-  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inside = line.includes(file);
-    else if (inside && line.startsWith('Rss:')) total += Number(/([0-9]+) kB/.exec(line)![1]);
-  }
-  return total;
-}
 
 it('keeps only the pages used after validation resident', () => {
   // A copy: a new inode, so this process maps and validates it afresh.

@@ -7,20 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { binding } from '../../src/ipdb/native.js';
-import { buildFixture, removeTemps, writeTemp } from '../helpers/fixture.js';
+import { buildFixture, removeTemps, residentKb, writeTemp } from '../helpers/fixture.js';
 
 afterAll(() => removeTemps());
-
-/** Resident kB of this process's mappings of `file`, from /proc/self/smaps. */
-function residentKb(file: string): number {
-  let total = 0;
-  let inside = false;
-  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inside = line.includes(file);
-    else if (inside && line.startsWith('Rss:')) total += Number(/([0-9]+) kB/.exec(line)![1]);
-  }
-  return total;
-}
 
 function sum(bytes: Uint8Array): number {
   let h = 0;

@@ -3,10 +3,11 @@
 // account), waiting for a refresh to finish, and the assertions every
 // failure test shares: the node's error is recorded and named, and the
 // database that was serving still serves.
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { call, type Response } from './client.js';
 import { runCliJson } from './cli.js';
-import type { TestServer } from './server.js';
+import { type Env, startServer, type TestServer } from './server.js';
+import { type SourceServer, startSourceServer } from './sources.js';
 
 /** No per-account rate limit in the way of status polling and load. */
 export const NO_RATE_LIMIT = { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000' };
@@ -23,6 +24,28 @@ export async function waitUntil<T>(read: () => Promise<T>, check: (v: T) => bool
     if (ms > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/**
+ * The setup most refresh tests share: a loopback source server, and a
+ * server (no rate limit) whose refresh source is its `valid` node; started
+ * before the file's tests, stopped after them. The fields are set once the
+ * file's beforeAll hooks have run (this one first).
+ */
+export function serverWithValidSource(options: { threads?: number; env?: Env } = {}): { server: TestServer; sources: SourceServer } {
+  const ctx = {} as { server: TestServer; sources: SourceServer };
+  beforeAll(async () => {
+    ctx.sources = await startSourceServer();
+    ctx.server = await startServer({
+      threads: options.threads,
+      env: { ...NO_RATE_LIMIT, ...options.env, SPLITGUARD_IPDB_SOURCES: ctx.sources.node('valid') },
+    });
+  });
+  afterAll(async () => {
+    await ctx.server?.close();
+    await ctx.sources?.close();
+  });
+  return ctx;
 }
 
 export type { NodeOutcome, RefreshRecord } from '../../src/ipdb/refresh-state.js';

@@ -2,46 +2,35 @@
 // trigger by another account while it runs joins it (202 running, the same
 // start time, no second refresh); the same account again within the hour gets
 // 429 refresh_too_soon with Retry-After. The refresh records who started it.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { limits } from '../../helpers/client.js';
-import { databaseStatus, newAccount, NO_RATE_LIMIT, refreshFinished, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
-import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
+import { databaseStatus, newAccount, refreshFinished, serverWithValidSource, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
 
 const HOUR = 3_600_000;
 
-let sources: SourceServer;
-let server: TestServer;
-beforeAll(async () => {
-  sources = await startSourceServer();
-  server = await startServer({ threads: 2, env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('valid') } });
-});
-afterAll(async () => {
-  await server?.close();
-  await sources?.close();
-});
+const ctx = serverWithValidSource({ threads: 2 });
 
 it('starts once, lets other accounts join, and refuses the same account within the hour', async () => {
-  const other = await newAccount(server, 'joins');
+  const other = await newAccount(ctx.server, 'joins');
 
   const t0 = Date.now();
-  const first = await triggerRefresh(server, server.apiKey, 0);
+  const first = await triggerRefresh(ctx.server, ctx.server.apiKey, 0);
   expect(first.status, first.body).toBe(202);
   expect(first.json.status).toBe('started');
   const started = Date.parse(first.json.started_at);
   expect(started).toBeGreaterThanOrEqual(t0 - 1000);
   expect(Date.parse(first.json.next_allowed_at)).toBe(started + HOUR);
 
-  const running = await waitUntil(() => databaseStatus(server), (s) => s.refresh_running, 5000);
+  const running = await waitUntil(() => databaseStatus(ctx.server), (s) => s.refresh_running, 5000);
   expect(running.value.refresh_running).toBe(true);
 
   // Another account, through the other thread: joins the running refresh.
-  const joined = await triggerRefresh(server, other.api_key, 1);
+  const joined = await triggerRefresh(ctx.server, other.api_key, 1);
   expect(joined.status, joined.body).toBe(202);
   expect(joined.json.status).toBe('running');
 
   // The first account again: too soon.
-  const again = await triggerRefresh(server, server.apiKey, 1);
+  const again = await triggerRefresh(ctx.server, ctx.server.apiKey, 1);
   expect(again.status).toBe(429);
   expect(again.json).toMatchObject({ code: 'refresh_too_soon', field: null });
   expect(again.json.error).toContain(first.json.next_allowed_at);
@@ -49,16 +38,16 @@ it('starts once, lets other accounts join, and refuses the same account within t
   expect(retry).toBeGreaterThan(3500);
   expect(retry).toBeLessThanOrEqual(3600);
 
-  const done = await refreshFinished(server, null);
-  expect(done.last_refresh).toMatchObject({ trigger: `api (account ${server.accountId})`, outcome: 'updated' });
+  const done = await refreshFinished(ctx.server, null);
+  expect(done.last_refresh).toMatchObject({ trigger: `api (account ${ctx.server.accountId})`, outcome: 'updated' });
   // The start time the joining account was told is the refresh that ran.
   expect(Math.abs(Date.parse(joined.json.started_at) - Date.parse(done.last_refresh!.started_at))).toBeLessThan(1000);
   // One refresh ran: one download of each file.
-  expect(server.logs().filter((l) => l.event === 'ipdb_refresh_started')).toHaveLength(1);
-  expect(sources.requests.map((r) => r.status)).toEqual([200, 200]);
+  expect(ctx.server.logs().filter((l) => l.event === 'ipdb_refresh_started')).toHaveLength(1);
+  expect(ctx.sources.requests.map((r) => r.status)).toEqual([200, 200]);
 
   // Joining used the other account's allowance too.
-  const joinedAgain = await triggerRefresh(server, other.api_key, 0);
+  const joinedAgain = await triggerRefresh(ctx.server, other.api_key, 0);
   expect(joinedAgain.status).toBe(429);
   expect(joinedAgain.json.code).toBe('refresh_too_soon');
 }, 120_000);

@@ -3,33 +3,22 @@
 // updated refresh the server runs the same threads as before it, and the
 // build thread's name never stays in /proc/<pid>/task.
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { databaseStatus, NO_RATE_LIMIT, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
-import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
+import { expect, it } from 'vitest';
+import { databaseStatus, serverWithValidSource, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
 
-let sources: SourceServer;
-let server: TestServer;
-beforeAll(async () => {
-  sources = await startSourceServer();
-  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('valid') } });
-});
-afterAll(async () => {
-  await server?.close();
-  await sources?.close();
-});
+const ctx = serverWithValidSource();
 
-const threads = () => readdirSync(`/proc/${server.process.pid}/task`).length;
+const threads = () => readdirSync(`/proc/${ctx.server.process.pid}/task`).length;
 
 it('leaves no build thread behind after an updated refresh', async () => {
   const before = threads();
-  const started = await triggerRefresh(server, server.apiKey, 0);
+  const started = await triggerRefresh(ctx.server, ctx.server.apiKey, 0);
   expect(started.status, started.body).toBe(202);
   let during = 0;
   const { value: done } = await waitUntil(
     () => {
       during = Math.max(during, threads());
-      return databaseStatus(server);
+      return databaseStatus(ctx.server);
     },
     (s) => !s.refresh_running && s.last_refresh !== null,
     60_000,

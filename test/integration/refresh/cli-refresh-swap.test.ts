@@ -3,43 +3,32 @@
 // the server notices the installation and swaps every thread to it within
 // seconds, without a restart, and shows the command's refresh in
 // GET /v1/ip/database.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { check, databaseStatus, metric, NO_RATE_LIMIT, type RefreshRecord, sourceName, waitUntil } from '../../helpers/refresh.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
-import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
+import { check, databaseStatus, metric, type RefreshRecord, serverWithValidSource, sourceName, waitUntil } from '../../helpers/refresh.js';
 
-let sources: SourceServer;
-let server: TestServer;
-beforeAll(async () => {
-  sources = await startSourceServer();
-  server = await startServer({ threads: 2, env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('valid') } });
-});
-afterAll(async () => {
-  await server?.close();
-  await sources?.close();
-});
+const ctx = serverWithValidSource({ threads: 2 });
 
 it('swaps the running server to the database the command installed', async () => {
-  const before = await databaseStatus(server);
-  const cli = await runCli(['ipdb', 'refresh'], server.dataDir, { SPLITGUARD_IPDB_SOURCES: sources.node('valid') }, 60_000);
+  const before = await databaseStatus(ctx.server);
+  const cli = await runCli(['ipdb', 'refresh'], ctx.server.dataDir, { SPLITGUARD_IPDB_SOURCES: ctx.sources.node('valid') }, 60_000);
   expect(cli.code, cli.stderr).toBe(0);
   // The record is the pretty-printed document after the one-line JSON log.
   const record = JSON.parse(cli.stdout.slice(cli.stdout.search(/^\{$/m))) as RefreshRecord;
-  expect(record).toMatchObject({ trigger: 'cli', outcome: 'updated', source: sourceName(sources.node('valid')) });
+  expect(record).toMatchObject({ trigger: 'cli', outcome: 'updated', source: sourceName(ctx.sources.node('valid')) });
   expect(record.version).not.toBe(before.version);
 
   // About two seconds on an idle machine (the 1 s generation poll, the copy,
   // the keyword tables); the bound leaves room for a loaded one.
-  const { value: after, ms } = await waitUntil(() => databaseStatus(server), (s) => s.version === record.version, 10_000);
+  const { value: after, ms } = await waitUntil(() => databaseStatus(ctx.server), (s) => s.version === record.version, 10_000);
   expect(ms).toBeLessThan(5000);
   expect(after.built_at).not.toBe(before.built_at);
   expect(after.last_refresh).toMatchObject({ trigger: 'cli', outcome: 'updated', started_at: record.started_at });
   for (let thread = 0; thread < 2; thread++) {
-    const { value } = await waitUntil(() => check(server, '1.1.1.1', thread), (c) => c.database.built_at === after.built_at, 2000);
+    const { value } = await waitUntil(() => check(ctx.server, '1.1.1.1', thread), (c) => c.database.built_at === after.built_at, 2000);
     expect(value).toMatchObject({ found: true, asn: 13335 });
   }
-  expect(await metric(server, 'splitguard_ipdb_swaps_total')).toBe(2);
+  expect(await metric(ctx.server, 'splitguard_ipdb_swaps_total')).toBe(2);
   // The server itself ran no refresh.
-  expect(server.logs().filter((l) => l.event === 'ipdb_refresh_started')).toHaveLength(0);
+  expect(ctx.server.logs().filter((l) => l.event === 'ipdb_refresh_started')).toHaveLength(0);
 }, 120_000);

@@ -2,29 +2,18 @@
 // exactly one answer says "started" and the other "running" with the same
 // start time, and one refresh runs (the slot is claimed atomically in shared
 // memory before the main thread hears of it).
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { newAccount, NO_RATE_LIMIT, refreshFinished, triggerRefresh } from '../../helpers/refresh.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
-import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
+import { expect, it } from 'vitest';
+import { newAccount, refreshFinished, serverWithValidSource, triggerRefresh } from '../../helpers/refresh.js';
 
-let sources: SourceServer;
-let server: TestServer;
-beforeAll(async () => {
-  sources = await startSourceServer();
-  server = await startServer({ threads: 2, env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('valid') } });
-});
-afterAll(async () => {
-  await server?.close();
-  await sources?.close();
-});
+const ctx = serverWithValidSource({ threads: 2 });
 
 it('one of two simultaneous triggers starts the refresh, the other joins it', async () => {
-  const other = await newAccount(server, 'second');
-  const [a, b] = await Promise.all([triggerRefresh(server, server.apiKey, 0), triggerRefresh(server, other.api_key, 1)]);
+  const other = await newAccount(ctx.server, 'second');
+  const [a, b] = await Promise.all([triggerRefresh(ctx.server, ctx.server.apiKey, 0), triggerRefresh(ctx.server, other.api_key, 1)]);
   expect([a.status, b.status]).toEqual([202, 202]);
   expect([a.json.status, b.json.status].sort()).toEqual(['running', 'started']);
   expect(a.json.started_at).toBe(b.json.started_at);
 
-  await refreshFinished(server, null);
-  expect(server.logs().filter((l) => l.event === 'ipdb_refresh_started')).toHaveLength(1);
+  await refreshFinished(ctx.server, null);
+  expect(ctx.server.logs().filter((l) => l.event === 'ipdb_refresh_started')).toHaveLength(1);
 }, 120_000);

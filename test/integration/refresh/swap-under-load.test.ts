@@ -10,9 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { request } from '../../helpers/client.js';
-import { databaseStatus, metric, newAccount, NO_RATE_LIMIT, refreshNow, TRUST_LOOPBACK } from '../../helpers/refresh.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
-import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
+import { databaseStatus, metric, newAccount, refreshNow, serverWithValidSource, TRUST_LOOPBACK } from '../../helpers/refresh.js';
 
 const THREADS = 2;
 const LOOPS_PER_THREAD = 2;
@@ -21,18 +19,13 @@ const CARRIER = '80.128.0.1'; // Deutsche Telekom AS3320
 const PAGE_A = 'https://a.example.com/landing';
 const PAGE_B = 'https://b.example.com/landing';
 
-let sources: SourceServer;
-let server: TestServer;
 let agents: https.Agent[];
+const ctx = serverWithValidSource({ threads: THREADS, env: TRUST_LOOPBACK });
 beforeAll(async () => {
-  sources = await startSourceServer();
-  server = await startServer({ threads: THREADS, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK, SPLITGUARD_IPDB_SOURCES: sources.node('valid') } });
-  agents = server.ports.map(() => new https.Agent({ keepAlive: true, maxSockets: 16, ca: server.ca }));
+  agents = ctx.server.ports.map(() => new https.Agent({ keepAlive: true, maxSockets: 16, ca: ctx.server.ca }));
 });
 afterAll(async () => {
   for (const a of agents ?? []) a.destroy();
-  await server?.close();
-  await sources?.close();
 });
 
 interface Answer {
@@ -44,7 +37,7 @@ interface Answer {
 /** A GET over a kept-alive connection to one thread (thousands of fresh TLS handshakes would measure TLS, not the swap). */
 function get(thread: number, path: string, headers: Record<string, string>): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port: server.ports[thread], path, headers, agent: agents[thread], timeout: 15_000 }, (res) => {
+    const req = https.request({ host: '127.0.0.1', port: ctx.server.ports[thread], path, headers, agent: agents[thread], timeout: 15_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (d: string) => (body += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
@@ -65,28 +58,28 @@ const parse = (text: string) => {
     return null;
   }
 };
-const checkOn = (thread: number, ip: string) => get(thread, `/v1/ip/check?ip=${ip}`, { Authorization: `Bearer ${server.apiKey}` });
+const checkOn = (thread: number, ip: string) => get(thread, `/v1/ip/check?ip=${ip}`, { Authorization: `Bearer ${ctx.server.apiKey}` });
 
 it('answers every redirect and check correctly through three swaps', async () => {
-  onTestFailed(() => console.log(server.output().slice(-5000)));
+  onTestFailed(() => console.log(ctx.server.output().slice(-5000)));
   // Intercepted visitors go to page A; everyone else (split_ratio 0) to page B.
   const created = await request({
-    port: server.ports[0],
-    ca: server.ca,
+    port: ctx.server.ports[0],
+    ca: ctx.server.ca,
     method: 'POST',
     path: '/v1/routes',
-    key: server.apiKey,
+    key: ctx.server.apiKey,
     json: { name: 'swap under load', page_a: PAGE_A, page_b: PAGE_B, intercept_level: 'medium', default_group: 'a', split_ratio: 0 },
   });
   expect(created.status, created.body).toBe(201);
   const code = created.json.code as string;
-  const keys = await Promise.all([1, 2, 3].map(async (i) => (await newAccount(server, `swap ${i}`)).api_key));
-  const builtAt = [(await databaseStatus(server)).built_at!];
+  const keys = await Promise.all([1, 2, 3].map(async (i) => (await newAccount(ctx.server, `swap ${i}`)).api_key));
+  const builtAt = [(await databaseStatus(ctx.server)).built_at!];
 
   const wrong: string[] = [];
   /** Per check: the thread, the newest database that thread had answered from when it was sent, the database that answered. */
   const seen: { thread: number; floor: string; answer: string }[] = [];
-  const newest = server.ports.map(() => builtAt[0]);
+  const newest = ctx.server.ports.map(() => builtAt[0]);
   let redirects = 0;
   let running = true;
 
@@ -121,15 +114,15 @@ it('answers every redirect and check correctly through three swaps', async () =>
   try {
     for (const key of keys) {
       await new Promise((r) => setTimeout(r, 300)); // traffic on the current database first
-      sources.revision++; // new ETag: a real download and build each time
-      const status = await refreshNow(server, key);
+      ctx.sources.revision++; // new ETag: a real download and build each time
+      const status = await refreshNow(ctx.server, key);
       expect(status.last_refresh!.outcome, JSON.stringify(status.last_refresh)).toBe('updated');
       builtAt.push(status.built_at!);
     }
     // Traffic on the last database too, on every thread.
     const last = builtAt[builtAt.length - 1];
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && !server.ports.every((_, t) => seen.some((s) => s.thread === t && s.answer === last))) {
+    while (Date.now() < deadline && !ctx.server.ports.every((_, t) => seen.some((s) => s.thread === t && s.answer === last))) {
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
@@ -148,5 +141,5 @@ it('answers every redirect and check correctly through three swaps', async () =>
     expect(new Set(seen.filter((s) => s.thread === thread).map((s) => s.answer))).toEqual(new Set(builtAt));
   }
   expect(redirects).toBeGreaterThan(1000);
-  expect(await metric(server, 'splitguard_ipdb_swaps_total')).toBe(3 * THREADS);
+  expect(await metric(ctx.server, 'splitguard_ipdb_swaps_total')).toBe(3 * THREADS);
 }, 240_000);

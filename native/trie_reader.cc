@@ -361,6 +361,8 @@ inline uint32_t LastAtMost(const TrieView& v, uint32_t lo, uint32_t len, uint32_
     return lo + (c < len ? c : len) - 1;
   }
 #endif
+  // The same halving again, written out: a shared lambda capturing lo and
+  // len measured 5 % slower (single and batch), the pair kept in memory.
   while (len > 1) {
     const uint32_t half = len >> 1;
     lo = v.keys[lo + half] <= w ? lo + half : lo;

@@ -78,13 +78,9 @@ export async function serve(config: Config, options: { announce?: (text: string)
   cleanRefreshLeftovers(config.dataDir);
   const { file: currentFile, built, replacedVersion } = ensureCurrentDatabase(config.dataDir);
   if (built) {
-    log('info', 'database_built', {
-      file: currentFile,
-      v4Ranges: built.v4Ranges,
-      v6Ranges: built.v6Ranges,
-      size: built.size,
-      ...(replacedVersion === undefined ? {} : { replacedFormatVersion: replacedVersion }),
-    });
+    // An undefined field is left out of the line.
+    const replacedFormatVersion = replacedVersion ?? undefined;
+    log('info', 'database_built', { file: currentFile, v4Ranges: built.v4Ranges, v6Ranges: built.v6Ranges, size: built.size, replacedFormatVersion });
   }
 
   const stores = openStores(config.dataDir);

@@ -33,22 +33,20 @@ function otherFormatVersion(file: string): number | null {
  * Returns the path of the current database, building it from the embedded
  * package first when the data directory has none, or when the one it has was
  * written in another trie format version (an upgrade): `replacedVersion` then
- * names that version. The next refresh brings the refreshed data back.
+ * names that version (else null). The next refresh brings the refreshed data
+ * back.
  */
 export function ensureCurrentDatabase(
   dataDir: string,
   onProgress?: (phase: string, fraction: number) => void,
-): { file: string; built: FileBuildReport | null; replacedVersion?: number } {
+): { file: string; built: FileBuildReport | null; replacedVersion: number | null } {
   const file = currentDatabasePath(dataDir);
-  let replacedVersion: number | undefined;
-  if (existsSync(file)) {
-    const other = otherFormatVersion(file);
-    if (other === null) return { file, built: null };
-    replacedVersion = other;
-  }
+  const exists = existsSync(file);
+  const replacedVersion = exists ? otherFormatVersion(file) : null;
+  if (exists && replacedVersion === null) return { file, built: null, replacedVersion };
   mkdirSync(path.dirname(file), { recursive: true });
   const source = embeddedSource();
   const { bytes, report } = buildFromFiles(source.files, { sourceName: source.name, dataVersion: source.version, onProgress });
   installDatabaseFile(bytes, file);
-  return { file, built: report, ...(replacedVersion === undefined ? {} : { replacedVersion }) };
+  return { file, built: report, replacedVersion };
 }

@@ -99,15 +99,19 @@ function bumpAuthGeneration(stores: Stores): void {
  */
 export function authTransactionSync<T>(stores: Stores, change: () => T): T {
   const out = stores.root.transactionSync(change);
-  if (stores.authSignal) Atomics.add(stores.authSignal, 0, 1);
+  moveAuthSignal(stores);
   return out;
 }
 
 /** authTransactionSync for a batched asynchronous transaction: the signal moves once it has committed. */
 export async function authTransaction<T>(stores: Stores, change: () => T): Promise<T> {
   const out = await stores.root.transaction(change);
-  if (stores.authSignal) Atomics.add(stores.authSignal, 0, 1);
+  moveAuthSignal(stores);
   return out;
+}
+
+function moveAuthSignal(stores: Stores): void {
+  if (stores.authSignal) Atomics.add(stores.authSignal, 0, 1);
 }
 
 /** Writes an account record; call inside an auth transaction. */

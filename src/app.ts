@@ -13,7 +13,7 @@ import { parseJson, readBody } from './http/body.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
 import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
 import { type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, send, sendJson, STATUS_LINE, watchAbort } from './http/respond.js';
-import { readRequest, type RequestBasics, requestAddress } from './http/request.js';
+import { COOKIE, FORWARDED_FOR, readRequest, type RequestBasics, requestAddress } from './http/request.js';
 import type { ApiReply, ApiRequest, Router } from './http/router.js';
 import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
 import { NOT_FOUND_PAGE, type Redirector } from './redirect/redirect.js';
@@ -44,11 +44,6 @@ export interface AppDeps {
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
-
-// The request header names the redirect reads, as bytes encoded once (see
-// HEADER_BYTES in http/respond.ts).
-const COOKIE = Buffer.from('cookie');
-const FORWARDED_FOR = Buffer.from('x-forwarded-for');
 
 export function buildApp(deps: AppDeps): TemplatedApp {
   const { config, metrics } = deps;

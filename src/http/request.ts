@@ -27,11 +27,16 @@ export function readRequest(req: HttpRequest): RequestBasics {
   };
 }
 
+// Request header names read on hot paths, as bytes encoded once (uWS reads
+// a typed array in place; see HEADER_BYTES in respond.ts).
+export const COOKIE = Buffer.from('cookie');
+export const FORWARDED_FOR = Buffer.from('x-forwarded-for');
+
 /**
  * The client address, 16 bytes (X-Forwarded-For believed only from a trusted
  * proxy). A system call and a copy: /v1 reads it only when it needs it.
  */
 export function requestAddress(res: HttpResponse, req: HttpRequest, trustProxy: readonly Cidr[]): Uint8Array {
   const peer = normalizeAddress(res.getRemoteAddress());
-  return trustProxy.length > 0 ? clientAddress(peer, req.getHeader('x-forwarded-for'), trustProxy) : peer;
+  return trustProxy.length > 0 ? clientAddress(peer, req.getHeader(FORWARDED_FOR), trustProxy) : peer;
 }

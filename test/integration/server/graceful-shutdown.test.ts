@@ -27,12 +27,18 @@ function tryConnect(port: number): Promise<string> {
   });
 }
 
+/**
+ * Connects until one is refused, answering the last outcome. A connection the
+ * kernel completed into the listen backlog just before the socket closed is
+ * reset rather than refused (ECONNRESET): the socket was closing, not yet
+ * closed, so that outcome is not final either.
+ */
 async function refusedWithin(port: number, ms: number): Promise<string> {
   const deadline = Date.now() + ms;
   let last = '';
   while (Date.now() < deadline) {
     last = await tryConnect(port);
-    if (last !== 'connected') return last;
+    if (last === 'ECONNREFUSED') return last;
     await new Promise((r) => setTimeout(r, 20));
   }
   return last;

@@ -138,8 +138,8 @@ function copyHot(src32, i) {
 
 // Batch callers pass their output array, as a server answering batches would
 // reuse one: a new 4 MB array per call adds its allocation and first-touch
-// page faults (0.1 to 2 ns per address in our runs), which are not lookup work. The
-// last case keeps that cost in view.
+// page faults (0.1 to 2 ns per address in our runs), which are not lookup
+// work. The last case keeps that cost in view.
 const out4 = new Uint32Array(N);
 const out6 = new Uint32Array(N);
 

@@ -227,11 +227,13 @@ Status CheckDir(const TrieView& v, uint32_t lo, uint32_t hi, uint32_t p, uint32_
   const uint32_t buckets = uint32_t{1} << (16 - shift);
   const uint32_t* block = v.dir + p;
   uint32_t e = lo;
+  // The last entry's bound, buckets << shift, is 65536: past every u16 key,
+  // so there e has reached hi and the block's end is checked to be hi.
   for (uint32_t b = 0; b <= buckets; b++) {
     while (e < hi && v.keys[e] < (b << shift)) e++;
     if (block[b] != e) return Status::kBadIndex;
   }
-  return block[buckets] == hi ? Status::kOk : Status::kBadIndex;
+  return Status::kOk;
 }
 
 // The node tree, in one pass in node order (see trie_format.h). NODES is

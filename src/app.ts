@@ -43,6 +43,8 @@ export interface AppDeps {
   console?: ConsoleDeps;
 }
 
+const NOT_FOUND_HEADERS: Headers = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' };
+
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
 export function buildApp(deps: AppDeps): TemplatedApp {
@@ -186,6 +188,8 @@ export function buildApp(deps: AppDeps): TemplatedApp {
 
   // The redirect: synchronous from request to response, so the whole answer
   // goes out corked in one write without an explicit cork() or onAborted.
+  // A 302 has no body: its end() completes whatever the socket's state (see
+  // Exchange in respond.ts). The 404 has one, so it goes through send().
   const redirect = (res: HttpResponse, req: HttpRequest, count: boolean) => {
     const r = deps.redirector;
     const status = r.visit(
@@ -202,12 +206,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       if (count) res.end();
       else res.endWithoutBody();
     } else {
-      res.writeStatus('404 Not Found').writeHeader('Content-Type', 'text/html; charset=utf-8').writeHeader('Cache-Control', 'no-store');
-      if (count) res.end(NOT_FOUND_PAGE);
-      // endWithoutBody(length) in this uWS build leaves the response
-      // unfinished (and uWS then aborts the process): report the length as a
-      // header of our own.
-      else res.writeHeader('Content-Length', String(NOT_FOUND_PAGE.length)).endWithoutBody();
+      send(exchange(res, !count), 404, NOT_FOUND_HEADERS, NOT_FOUND_PAGE);
     }
   };
   app.get('/r/:code', (res, req) => redirect(res, req, true));

@@ -9,8 +9,7 @@ export const BODY_LIMIT = 64 * 1024;
  * Reads the whole body. `declared` is the Content-Length header ('' when
  * absent). Rejects with payload_too_large as soon as the cap is passed.
  * Chunks are copied: uWS reuses their memory after the callback returns.
- * It also watches for the client going away (it replaces an earlier
- * watchAbort): the promise then rejects instead of waiting forever for a
+ * It also watches for the client going away: the promise then rejects instead of waiting forever for a
  * last chunk that will not come, so callers' in-flight counts go back down
  * and a graceful shutdown does not wait for such a request.
  */

@@ -33,24 +33,54 @@ const NAMES = new Map<string, Buffer>(
   ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'].map((n) => [n, latin1(n)]),
 );
 
-/** Per-request state that outlives the synchronous part of a uWS handler. */
+/**
+ * Per-request state that outlives the synchronous part of a uWS handler.
+ *
+ * Every answer goes through send(), which keeps the uWS rule this build
+ * enforces with std::terminate(): a handler may return only once its
+ * response is complete or an onAborted handler is attached. A plain
+ * res.end(body) does not always complete: inside a corked section (uWS corks
+ * every handler it calls from the parser), a write that overflows the 16 KiB
+ * cork buffer while the socket already has unsent data loses the overflow
+ * (uWebSockets <= v20.44 AsyncSocket::uncork returns {0, true} without
+ * buffering it; fixed upstream in 6b7f354, April 2026), so the response stays
+ * pending. A client that pipelines requests without reading makes exactly
+ * that state, and the next pipelined request then killed the process.
+ * send() therefore writes every body with tryEnd and, when the socket is
+ * backpressured, attaches onAborted and finishes the body from onWritable.
+ * A pending response also caps what a connection holds: uWS closes a
+ * connection whose next pipelined request arrives while one is pending.
+ */
 export interface Exchange {
   res: HttpResponse;
   aborted: boolean;
   done: boolean;
   /** A HEAD request: the answer carries the headers of the body, never the body. */
   head: boolean;
+  /** res.onAborted is attached (uWS keeps one handler per response; a second call replaces the first). */
+  watched: boolean;
+  /** Runs once if the client goes away before the answer is complete. */
+  onAbort: (() => void) | null;
 }
 
 export function exchange(res: HttpResponse, head = false): Exchange {
-  return { res, aborted: false, done: false, head };
+  return { res, aborted: false, done: false, head, watched: false, onAbort: null };
 }
 
-/** Must be called before the first await of a handler (uWS rule). */
+/**
+ * Must be called before the first await of a handler (uWS rule). `onAbort`,
+ * if given, replaces the exchange's previous one (body.ts uses it to end a
+ * body read).
+ */
 export function watchAbort(x: Exchange, onAbort?: () => void): void {
+  if (onAbort !== undefined) x.onAbort = onAbort;
+  if (x.watched) return;
+  x.watched = true;
   x.res.onAborted(() => {
     x.aborted = true;
-    onAbort?.();
+    const hook = x.onAbort;
+    x.onAbort = null;
+    hook?.();
   });
 }
 
@@ -72,13 +102,25 @@ export function send(x: Exchange, status: number, headers: Headers, body?: strin
     } else if (x.head) {
       // uWS writes a body even to HEAD; a client would read those bytes as
       // the start of the next response. endWithoutBody(length) leaves the
-      // response unfinished in this uWS build (see app.ts), so the length
-      // goes out as a header of our own.
+      // response pending in this uWS build (its offset never reaches the
+      // length), so the length goes out as a header of our own.
       res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody();
     } else {
-      res.end(body);
+      endBody(x, body);
     }
   });
+}
+
+/** Ends the response with `body`, finishing it from onWritable if the socket cannot take it all now. */
+function endBody(x: Exchange, body: string): void {
+  const res = x.res;
+  const total = Buffer.byteLength(body);
+  if (res.tryEnd(body, total)[1]) return;
+  // Backpressure. Offsets are bytes of the body (the first write started at
+  // offset 0), so the rest is the UTF-8 bytes past `offset`.
+  watchAbort(x);
+  const bytes = Buffer.from(body);
+  res.onWritable((offset) => (x.aborted ? true : res.tryEnd(bytes.subarray(offset), total)[0]));
 }
 
 /** A JSON answer (no body for 204), never cached by the client. */

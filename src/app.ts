@@ -9,12 +9,12 @@ import { type ConsoleDeps, registerConsole } from './console/server.js';
 import { AppError } from './errors.js';
 import type { IpDatabase } from './ipdb/database.js';
 import { M, type Metrics } from './metrics.js';
-import { parseJson, readBody } from './http/body.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
 import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
-import { type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, send, sendJson, STATUS_LINE, watchAbort } from './http/respond.js';
+import { type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, send, sendJson, STATUS_LINE } from './http/respond.js';
 import { COOKIE, FORWARDED_FOR, readRequest, type RequestBasics, requestAddress } from './http/request.js';
-import type { ApiReply, ApiRequest, Router } from './http/router.js';
+import { type Answer, dispatch } from './http/dispatch.js';
+import type { Router } from './http/router.js';
 import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
 import { NOT_FOUND_PAGE, type Redirector } from './redirect/redirect.js';
 import type { Authenticated, KeyCache } from './store/accounts-store.js';
@@ -63,9 +63,9 @@ export function buildApp(deps: AppDeps): TemplatedApp {
 
   const clientKey = (x: Exchange, req: HttpRequest) => addressKey(requestAddress(x.res, req, config.trustProxy));
 
-  const answer = (x: Exchange, out: ApiReply, headers: Headers) => {
-    if (out.headers) Object.assign(headers, out.headers);
-    reply(x, out.status, out.body, headers);
+  const answer: Answer = {
+    reply: (x, out, headers) => reply(x, out.status, out.body, out.headers ? Object.assign(headers, out.headers) : headers),
+    fail,
   };
 
   const handleApi = (x: Exchange, call: RequestBasics, httpReq: HttpRequest) => {
@@ -115,64 +115,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       return;
     }
 
-    // To an account without the admin flag, /v1/admin/ does not exist: no
-    // 405 listing its methods, no 400 for a body it would have read.
-    const hidden = !auth.account.admin && /^\/v1\/admin(\/|$)/.test(call.path);
-    const match = hidden ? ({ kind: 'none' } as const) : deps.router.match(call.method, call.path);
-    if (match.kind === 'none') {
-      fail(x, new AppError('not_found', `no endpoint ${call.method} ${call.path}`), headers);
-      return;
-    }
-    if (match.kind === 'method') {
-      headers.Allow = match.allow.join(', ');
-      fail(x, new AppError('method_not_allowed', `${call.path} allows ${headers.Allow}`), headers);
-      return;
-    }
-    const req: ApiRequest = {
-      method: call.method,
-      path: call.path,
-      params: match.params,
-      query: call.query,
-      body: undefined,
-      account: auth.account,
-      key: auth.key,
-    };
-    if (match.route.body || match.route.optionalBody) {
-      const jsonType = call.contentType === '' || /^application\/json\s*(;|$)/i.test(call.contentType);
-      const contentTypeError = () => new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
-      // An optional body is judged once it has arrived: an empty one with
-      // any Content-Type (curl -d '' sends a form type) is no body.
-      if (!jsonType && !match.route.optionalBody) {
-        fail(x, contentTypeError(), headers);
-        return;
-      }
-      deps.inflight.count++;
-      watchAbort(x);
-      readBody(x, call.contentLength)
-        .then((buf) => {
-          if (buf.length === 0 && match.route.optionalBody) req.body = undefined;
-          else if (!jsonType) throw contentTypeError();
-          else req.body = parseJson(buf);
-          return match.route.handler(req);
-        })
-        .then((o) => answer(x, o, headers), (err) => fail(x, err, headers))
-        .finally(() => deps.inflight.count--);
-      return;
-    }
-    let out: ApiReply | Promise<ApiReply>;
-    try {
-      out = match.route.handler(req);
-    } catch (err) {
-      fail(x, err, headers);
-      return;
-    }
-    if (out instanceof Promise) {
-      deps.inflight.count++;
-      watchAbort(x);
-      out.then((o) => answer(x, o, headers), (err) => fail(x, err, headers)).finally(() => deps.inflight.count--);
-    } else {
-      answer(x, out, headers);
-    }
+    dispatch(deps.router, x, call, call.path, { account: auth.account, admin: auth.key.admin }, answer, headers, deps.inflight);
   };
 
   const isHead = (req: HttpRequest) => req.getMethod().toLowerCase() === 'head';

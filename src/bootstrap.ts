@@ -17,7 +17,7 @@ export interface BootstrapSecrets {
 export function bootstrap(stores: Stores, dataDir: string): BootstrapSecrets | null {
   if (stores.users.getKeysCount() > 0) return null;
   const account = createAccount(stores, 'default', undefined, true);
-  const { token } = createKey(stores, account.id, 'bootstrap');
+  const { token } = createKey(stores, account.id, 'bootstrap', true);
   const password = randomBytes(18).toString('base64url');
   const user = createUser(stores, 'admin@localhost', password, true, account.id);
   const secrets: BootstrapSecrets = { admin_email: user.email, admin_password: password, account_id: account.id, api_key: token };

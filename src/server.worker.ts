@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { registerAccountRoutes } from './api/account.js';
 import { registerBlacklistRoutes } from './api/blacklist.js';
+import { registerConsoleRoutes } from './console/api.js';
 import { registerIpRoutes } from './api/ip.js';
 import { registerIpdbRoutes } from './api/ipdb.js';
 import type { KeywordTables } from './quality/classifier.js';
@@ -83,11 +84,13 @@ const clickTimer = setInterval(() => {
 }, FLUSH_MS);
 clickTimer.unref();
 
+const keyUse = new Map<string, number>();
 const router = new Router();
 registerAccountRoutes(router, stores);
 registerRouteRoutes(router, stores, routeCache, input.config.shortBase);
 registerIpRoutes(router, () => quality.classifier);
 registerBlacklistRoutes(router, stores);
+registerConsoleRoutes(router, stores, keyUse);
 const refreshSince = new BigInt64Array(input.shared.refresh);
 registerIpdbRoutes(router, stores, () => database, {
   runningSince: () => Number(Atomics.load(refreshSince, 0)),
@@ -100,7 +103,6 @@ registerIpdbRoutes(router, stores, () => database, {
   },
 });
 
-const keyUse = new Map<string, number>();
 const inflight = { count: 0 };
 const deps: AppDeps = {
   config: input.config,
@@ -120,7 +122,6 @@ const deps: AppDeps = {
     stores,
     router,
     loginLimiter: new SharedRateLimiter(input.shared.loginFailures, false),
-    keyUse,
     inflight,
   },
 };

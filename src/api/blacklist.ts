@@ -3,16 +3,13 @@
 //   POST   /v1/admin/blacklist                   add a custom entry
 //   PUT    /v1/admin/blacklist/:asn              {"enabled": bool, "note"?}
 //   DELETE /v1/admin/blacklist/:asn              remove a custom entry
-// Accounts without the admin flag get 404, as if the API did not exist.
-import { AppError, invalidParameter } from '../errors.js';
-import type { ApiRequest, Router } from '../http/router.js';
+// Callers without admin rights get 404, as if the API did not exist (the
+// routes are registered admin-only; http/dispatch.ts).
+import { invalidParameter } from '../errors.js';
+import type { Router } from '../http/router.js';
 import { addCustomEntry, listBlacklist, removeCustomEntry, setEnabled } from '../quality/blacklist-store.js';
 import type { Stores } from '../store/db.js';
 import { objectBody, pageParams } from './validate.js';
-
-function requireAdmin(req: ApiRequest): void {
-  if (!req.account.admin) throw new AppError('not_found', `no endpoint ${req.method} ${req.path}`);
-}
 
 function asnParam(value: string): number {
   const m = /^(?:AS)?([0-9]{1,10})$/i.exec(value);
@@ -21,9 +18,10 @@ function asnParam(value: string): number {
   return asn;
 }
 
+const ADMIN = { admin: true };
+
 export function registerBlacklistRoutes(router: Router, stores: Stores): void {
   router.add('GET', '/v1/admin/blacklist', (req) => {
-    requireAdmin(req);
     const q = new URLSearchParams(req.query);
     for (const key of q.keys()) if (key !== 'q' && key !== 'page' && key !== 'limit') throw invalidParameter(key, 'is not a known parameter');
     const { page, limit } = pageParams(q);
@@ -34,23 +32,20 @@ export function registerBlacklistRoutes(router: Router, stores: Stores): void {
     );
     const data = all.slice((page - 1) * limit, page * limit);
     return { status: 200, body: { data, pagination: { page, limit, total: all.length, pages: Math.ceil(all.length / limit) } } };
-  });
+  }, ADMIN);
   router.add('POST', '/v1/admin/blacklist', (req) => {
-    requireAdmin(req);
     const body = objectBody(req.body, ['asn', 'provider', 'category', 'level', 'note']);
     return { status: 201, body: addCustomEntry(stores, body as never) };
-  });
+  }, ADMIN);
   router.add('PUT', '/v1/admin/blacklist/:asn', (req) => {
-    requireAdmin(req);
     const asn = asnParam(req.params.asn);
     const body = objectBody(req.body, ['enabled', 'note']);
     if (typeof body.enabled !== 'boolean') throw invalidParameter('enabled', 'must be true or false');
     if (body.note !== undefined && (typeof body.note !== 'string' || body.note.length > 500)) throw invalidParameter('note', 'must be a string of at most 500 characters');
     return { status: 200, body: setEnabled(stores, asn, body.enabled, body.note as string | undefined) };
-  });
+  }, ADMIN);
   router.add('DELETE', '/v1/admin/blacklist/:asn', (req) => {
-    requireAdmin(req);
     removeCustomEntry(stores, asnParam(req.params.asn));
     return { status: 204 };
-  });
+  }, ADMIN);
 }

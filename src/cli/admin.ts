@@ -47,7 +47,7 @@ export async function accountCommand(io: Io, args: string[]): Promise<number> {
   const quota = positiveInt('account create', 'quota', values.quota as string | undefined, DEFAULT_QUOTA);
   const out = await withStores(io, (stores) => {
     const account = createAccount(stores, name, quota);
-    const { token } = createKey(stores, account.id, 'default');
+    const { token } = createKey(stores, account.id, 'default', false);
     return { account_id: account.id, name: account.name, quota: account.quota, api_key: token };
   });
   io.out(JSON.stringify(out));

@@ -26,10 +26,6 @@ function adminAccountView(a: Account, users: { email: string; admin: boolean }[]
   return { ...accountView(a), admin: Boolean(a.admin), users };
 }
 
-function requireAdmin(req: ApiRequest): void {
-  if (!req.account.admin) throw new AppError('not_found', `no endpoint ${req.method} ${req.path}`);
-}
-
 /**
  * `keyUse` is the thread's map of key hash → last use (ms) not yet written
  * to LMDB (app.ts fills it, server.worker.ts flushes it every 30 s).
@@ -47,7 +43,8 @@ export function registerConsoleRoutes(router: Router, stores: Stores, keyUse: Ma
   router.add('POST', '/console/api/keys', (req) => {
     const body = objectBody(req.body, ['name']);
     const name = stringField(body.name, 'name', 1, 100);
-    const { token, key } = createKey(stores, req.account.id, name);
+    // The key carries the rights of the user who makes it, never more.
+    const { token, key } = createKey(stores, req.account.id, name, req.admin);
     return { status: 201, body: { ...view(key), api_key: token } };
   });
 
@@ -69,8 +66,7 @@ export function registerConsoleRoutes(router: Router, stores: Stores, keyUse: Ma
     return { status: 200, body: view(revokeKey(stores, key.id) ?? key) };
   });
 
-  router.add('GET', '/console/api/accounts', (req) => {
-    requireAdmin(req);
+  router.add('GET', '/console/api/accounts', () => {
     const users = new Map<number, { email: string; admin: boolean }[]>();
     for (const { value: u } of stores.users.getRange()) {
       const list = users.get(u.accountId) ?? [];
@@ -78,10 +74,9 @@ export function registerConsoleRoutes(router: Router, stores: Stores, keyUse: Ma
       users.set(u.accountId, list);
     }
     return { status: 200, body: { data: listAccounts(stores).map((a) => adminAccountView(a, users.get(a.id) ?? [])) } };
-  });
+  }, { admin: true });
 
   router.add('PUT', '/console/api/accounts/:id', (req) => {
-    requireAdmin(req);
     const id = /^[1-9][0-9]{0,9}$/.test(req.params.id) ? Number(req.params.id) : 0;
     if (id === 0) throw invalidParameter('id', 'must be a positive integer');
     const body = objectBody(req.body, ['quota'], ['id', 'name', 'routes_created', 'quota_remaining', 'created_at', 'admin', 'users']);
@@ -99,5 +94,5 @@ export function registerConsoleRoutes(router: Router, stores: Stores, keyUse: Ma
     if (!updated) throw new AppError('not_found', `account ${id} does not exist`, 'id');
     const users = [...stores.users.getRange()].filter(({ value }) => value.accountId === id).map(({ value }) => ({ email: value.email, admin: value.admin }));
     return { status: 200, body: adminAccountView(updated, users) };
-  });
+  }, { admin: true });
 }

@@ -13,7 +13,8 @@
 // session_invalid); every one that is not a GET must carry the session's
 // CSRF token in X-CSRF-Token and, if the browser sends an Origin, come from
 // this host (403 csrf_failed). Errors use the /v1 body {"error","code","field"}.
-// A console user's admin flag (not the account's) decides the admin pages.
+// A console user's own admin flag (not the account's) decides the admin pages
+// and endpoints; see http/dispatch.ts.
 import { accountView } from '../api/account.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
@@ -21,11 +22,11 @@ import { parseJson, readBody } from '../http/body.js';
 import type { SharedRateLimiter } from '../http/rate-limit.js';
 import { type Exchange, exchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
 import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
-import { type ApiReply, type ApiRequest, Router } from '../http/router.js';
+import { type Answer, dispatch } from '../http/dispatch.js';
+import type { ApiReply, Router } from '../http/router.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../http/uws.js';
 import { log } from '../log.js';
-import type { Account, ApiKey, ConsoleSession, Stores, User } from '../store/db.js';
-import { registerConsoleRoutes } from './api.js';
+import type { Account, ConsoleSession, Stores, User } from '../store/db.js';
 import { credentials, login } from './login.js';
 import { CLEAR_COOKIE, COOKIE, csrfMatches, readCookie, sessionCookie, Sessions } from './sessions.js';
 import { loadStatic, SECURITY_HEADERS } from './static.js';
@@ -33,12 +34,10 @@ import { loadStatic, SECURITY_HEADERS } from './static.js';
 export interface ConsoleDeps {
   config: Config;
   stores: Stores;
-  /** The /v1 route table; the console runs its handlers. */
+  /** The endpoint table (the /v1 endpoints and the console's own, console/api.ts). */
   router: Router;
   /** Failed logins per client address and per email, shared by every thread. */
   loginLimiter: SharedRateLimiter;
-  /** The thread's unflushed API key uses (hash → ms), for "last used". */
-  keyUse: Map<string, number>;
   inflight: { count: number };
 }
 
@@ -52,16 +51,9 @@ interface Call extends RequestBasics {
 
 const API = '/console/api';
 
-/** Handlers are written for API keys; a console request stands in with this one. */
-function sessionKey(accountId: number): ApiKey {
-  return { id: 'console', accountId, name: 'console session', hash: '', prefix: '', createdAt: '', lastUsedAt: null, revokedAt: null };
-}
-
 export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const { config, stores } = deps;
   const sessions = new Sessions(stores, config.sessionIdleMinutes);
-  const own = new Router();
-  registerConsoleRoutes(own, stores, deps.keyUse);
   const { index, files } = loadStatic();
 
   const reply = (x: Exchange, status: number, body: unknown, headers: Headers = {}) => {
@@ -72,8 +64,10 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   };
 
-  /** Runs `work` after the request's JSON body has arrived (a change handler's input). */
-  const withBody = (x: Exchange, call: Call, work: (body: unknown) => ApiReply | Promise<ApiReply>, headers: Headers = {}) => {
+  const answer: Answer = { reply: (x, out, headers) => reply(x, out.status, out.body, { ...headers, ...out.headers }), fail };
+
+  /** Runs `work` after the sign-in's JSON body has arrived. */
+  const withBody = (x: Exchange, call: Call, work: (body: unknown) => Promise<ApiReply>) => {
     if (!/^application\/json\s*(;|$)/i.test(call.contentType)) {
       throw new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
     }
@@ -81,10 +75,7 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     watchAbort(x);
     readBody(x, call.contentLength)
       .then((buf) => work(parseJson(buf)))
-      .then(
-        (out) => reply(x, out.status, out.body, { ...out.headers, ...headers }),
-        (err) => fail(x, err, headers),
-      )
+      .then((out) => answer.reply(x, out, {}), (err) => fail(x, err))
       .finally(() => deps.inflight.count--);
   };
 
@@ -148,41 +139,10 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
       return;
     }
 
-    const v1 = rest.startsWith('/v1/');
-    const path = v1 ? rest : call.path;
-    // To a user without the admin flag the admin endpoints do not exist: no
-    // 405 listing their methods, no 400 for a body they would have read.
-    const hidden = !user.admin && /^\/(?:v1\/admin|accounts)(?:\/|$)/.test(rest);
-    const match = hidden ? ({ kind: 'none' } as const) : (v1 ? deps.router : own).match(call.method, path);
-    if (match.kind === 'none') throw new AppError('not_found', `no endpoint ${call.method} ${call.path}`);
-    if (match.kind === 'method') {
-      const allow = match.allow.join(', ');
-      throw Object.assign(new AppError('method_not_allowed', `${call.path} allows ${allow}`), { headers: { Allow: allow } });
-    }
-    const req: ApiRequest = {
-      method: call.method,
-      path,
-      params: match.params,
-      query: call.query,
-      body: undefined,
-      account: { ...account, admin: user.admin },
-      key: sessionKey(account.id),
-    };
-    if (match.route.body) {
-      withBody(x, call, (body) => {
-        req.body = body;
-        return match.route.handler(req);
-      });
-      return;
-    }
-    const out = match.route.handler(req);
-    if (out instanceof Promise) {
-      deps.inflight.count++;
-      watchAbort(x);
-      out.then((o) => reply(x, o.status, o.body, o.headers), (err) => fail(x, err)).finally(() => deps.inflight.count--);
-    } else {
-      reply(x, out.status, out.body, out.headers);
-    }
+    // /console/api/v1/... runs the /v1 handler itself; the console's own
+    // endpoints are registered under their /console/api/... paths.
+    const path = rest.startsWith('/v1/') ? rest : call.path;
+    dispatch(deps.router, x, call, path, { account, admin: user.admin }, answer, {}, deps.inflight);
   };
 
   const api = (res: HttpResponse, req: HttpRequest) => {

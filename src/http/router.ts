@@ -1,7 +1,8 @@
-// The /v1 route table, free of uWebSockets.js: api/ modules register plain
-// handlers here; app.ts does the HTTP around them. Patterns are literal
-// segments and :params.
-import type { Account, ApiKey } from '../store/db.js';
+// The endpoint table, free of uWebSockets.js: api/ and console/ modules
+// register plain handlers here with their rights and body rules, and
+// dispatch.ts runs them for both ways in (API keys and console sessions).
+// Patterns are literal segments and :params.
+import type { Account } from '../store/db.js';
 
 export interface ApiRequest {
   method: string;
@@ -12,7 +13,12 @@ export interface ApiRequest {
   body: unknown;
   /** The authenticated account as of this request (handlers that change it re-read it in their transaction). */
   account: Account;
-  key: ApiKey;
+  /**
+   * Whether the caller holds admin rights: the API key's own rights, or the
+   * console user's (auth.ts rightsOf). Never the account's: a key carries no
+   * more rights than the person who made it.
+   */
+  admin: boolean;
 }
 
 export interface ApiReply {
@@ -34,6 +40,8 @@ interface Route {
    * that know only `body` treat it as a route without a body).
    */
   optionalBody: boolean;
+  /** Only callers with admin rights see the route; to anyone else it does not exist (404, never 405). */
+  admin: boolean;
 }
 
 type Found = { kind: 'found'; route: Route; params: Record<string, string> };
@@ -59,11 +67,12 @@ export class Router {
    * A route; POST and PUT take a JSON body unless `body: false` (the body is
    * then ignored) or `body: 'optional'` (an empty body is no body; a
    * non-empty one must be JSON and is passed on for the handler to check).
+   * `admin: true` hides the route from callers without admin rights.
    */
-  add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler, options: { body?: boolean | 'optional' } = {}): this {
+  add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler, options: { body?: boolean | 'optional'; admin?: boolean } = {}): this {
     const body = options.body ?? (method === 'POST' || method === 'PUT');
     const segments = pattern.split('/').filter(Boolean);
-    const route: Route = { method, segments, handler, body: body === true, optionalBody: body === 'optional' };
+    const route: Route = { method, segments, handler, body: body === true, optionalBody: body === 'optional', admin: options.admin === true };
     const literal = segments.every((p) => p.charCodeAt(0) !== 58);
     if (literal && !this.#routes.some((r) => r.method === method && matchSegments(r.segments, segments))) {
       const path = `/${segments.join('/')}`;
@@ -74,16 +83,19 @@ export class Router {
     return this;
   }
 
-  match(method: string, path: string): Match {
+  /** The route for a call; routes marked admin exist only when `admin` is true. */
+  match(method: string, path: string, admin = true): Match {
     const literal = this.#literal.get(path);
     if (literal !== undefined) {
       for (let i = 0; i < literal.length; i++) {
-        if (literal[i].route.method === method) return literal[i];
+        const found = literal[i];
+        if (found.route.method === method && (admin || !found.route.admin)) return found;
       }
     }
     const parts = path.split('/').filter(Boolean);
     const allow: string[] = [];
     for (const route of this.#routes) {
+      if (route.admin && !admin) continue;
       const params = matchSegments(route.segments, parts);
       if (!params) continue;
       if (route.method === method) return { kind: 'found', route, params };

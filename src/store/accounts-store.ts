@@ -38,8 +38,12 @@ export function listAccounts(stores: Stores): Account[] {
   return [...stores.accounts.getRange().map(({ value }) => value)];
 }
 
-/** Creates a key; the returned token is the only copy of the secret. */
-export function createKey(stores: Stores, accountId: number, name: string): { token: string; key: ApiKey } {
+/**
+ * Creates a key; the returned token is the only copy of the secret. `admin`
+ * is the rights of whoever makes it (a console user's own flag; for the CLI,
+ * run by the operator, the account's), never more.
+ */
+export function createKey(stores: Stores, accountId: number, name: string, admin: boolean): { token: string; key: ApiKey } {
   const token = newToken();
   const key: ApiKey = {
     id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
@@ -50,6 +54,7 @@ export function createKey(stores: Stores, accountId: number, name: string): { to
     createdAt: new Date().toISOString(),
     lastUsedAt: null,
     revokedAt: null,
+    admin,
   };
   // No memo holds the new key, but a busy thread's read snapshot may predate
   // it: the signal makes every thread renew its snapshot, so the key works
@@ -132,19 +137,19 @@ export function revokeKey(stores: Stores, id: string): ApiKey | undefined {
   });
 }
 
-/** Replaces one key by a new secret under the same name; the old one stops working at once. */
+/** Replaces one key by a new secret under the same name and rights; the old one stops working at once. */
 export function resetKey(stores: Stores, id: string): { token: string; key: ApiKey } | undefined {
   const old = getKeyById(stores, id);
   if (!old || old.revokedAt) return undefined;
   revokeKey(stores, id);
-  return createKey(stores, old.accountId, old.name);
+  return createKey(stores, old.accountId, old.name, old.admin);
 }
 
-/** Revokes every live key of an account and issues one new key (CLI `key reset`). */
+/** Revokes every live key of an account and issues one new key with the account's rights (CLI `key reset`). */
 export function resetAccountKeys(stores: Stores, accountId: number): { token: string; key: ApiKey } {
   const live = listKeys(stores, accountId).filter((k) => !k.revokedAt);
   for (const k of live) revokeKey(stores, k.id);
-  return createKey(stores, accountId, live[0]?.name ?? 'default');
+  return createKey(stores, accountId, live[0]?.name ?? 'default', Boolean(stores.accounts.get(accountId)?.admin));
 }
 
 export interface Authenticated {

@@ -15,7 +15,11 @@ import type { Route } from './routes-store.js';
 export interface Account {
   id: number;
   name: string;
-  /** Operator accounts may use the admin API (/v1/admin/...). */
+  /**
+   * An operator account: keys the CLI makes for it carry admin rights. The
+   * rights themselves are the key's (ApiKey.admin) or the console user's
+   * (User.admin), never read from here at request time.
+   */
   admin?: boolean;
   quota: number;
   /** Routes ever created (the lifetime quota counts these; deleting does not give one back). */
@@ -36,6 +40,8 @@ export interface ApiKey {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Admin rights (/v1/admin/...): those of whoever made the key, fixed at creation. */
+  admin: boolean;
 }
 
 export interface User {
@@ -113,7 +119,7 @@ export interface DayStats {
   check_failed: number;
 }
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const MIGRATIONS: ((s: Stores) => void)[] = [
   // 0 → 1: the initial layout; nothing to move.
@@ -123,6 +129,13 @@ const MIGRATIONS: ((s: Stores) => void)[] = [
     for (const { value: account } of s.accounts.getRange()) {
       const routesActive = s.accountRoutes.getCount({ start: [account.id, 0], end: [account.id, Number.MAX_SAFE_INTEGER] });
       s.accounts.putSync(account.id, { ...account, routesActive });
+    }
+  },
+  // 2 → 3: a key carries its own admin rights. Keys made before knew only
+  // their account's flag, so they keep it.
+  (s) => {
+    for (const { key, value } of s.keys.getRange()) {
+      if (typeof value.admin !== 'boolean') s.keys.putSync(key, { ...value, admin: Boolean(s.accounts.get(value.accountId)?.admin) });
     }
   },
 ];

@@ -24,15 +24,15 @@ const made = stores.root.transactionSync(() => {
   const accounts = [];
   for (let i = 0; i < Number(plain); i++) {
     const account = createAccount(stores, `fuzz ${i}`);
-    accounts.push({ account, key: createKey(stores, account.id, 'fuzz').token });
+    accounts.push({ account, key: createKey(stores, account.id, 'fuzz', false).token });
   }
   for (let i = 0; i < Number(admins); i++) {
     const account = createAccount(stores, `fuzz admin ${i}`, undefined, true);
-    out.admins.push({ id: account.id, key: createKey(stores, account.id, 'fuzz').token, routes: [] });
+    out.admins.push({ id: account.id, key: createKey(stores, account.id, 'fuzz', true).token, routes: [] });
   }
   for (let i = 0; i < 2; i++) {
     const account = createAccount(stores, `fuzz revoked ${i}`);
-    const old = createKey(stores, account.id, 'fuzz').token;
+    const old = createKey(stores, account.id, 'fuzz', false).token;
     resetAccountKeys(stores, account.id);
     out.revoked.push(old);
   }

@@ -41,6 +41,6 @@ describe('schema migration 1 → 2', () => {
     const s = openStores(dir);
     s.meta.putSync('schema_version', SCHEMA_VERSION + 1);
     await s.root.close();
-    expect(() => openStores(dir)).toThrow(/schema version 3, newer than this splitguard \(2\)/);
+    expect(() => openStores(dir)).toThrow(`schema version ${SCHEMA_VERSION + 1}, newer than this splitguard (${SCHEMA_VERSION})`);
   });
 });

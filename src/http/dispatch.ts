@@ -1,0 +1,102 @@
+// The one dispatcher of the endpoint table, for both ways in: an API key
+// (/v1/..., app.ts) and a console session (/console/api/..., console/server.ts).
+// Each way in authenticates its caller and then hands the call here, which
+// finds the route (routes marked admin exist only for callers with admin
+// rights), reads the body the route takes, runs the handler, and answers
+// through the caller's `Answer` (the two differ only in the headers they add).
+import { AppError } from '../errors.js';
+import type { Account } from '../store/db.js';
+import { parseJson, readBody } from './body.js';
+import type { RequestBasics } from './request.js';
+import { type Exchange, type Headers, watchAbort } from './respond.js';
+import type { ApiReply, ApiRequest, Router } from './router.js';
+
+/** Who is calling, as the way in authenticated them. */
+export interface Caller {
+  account: Account;
+  /** The caller's own admin rights (auth.ts rightsOf): the key's, or the console user's. */
+  admin: boolean;
+}
+
+export interface Answer {
+  /** Sends a handler's reply; `headers` are the dispatcher's (Allow, rate-limit headers), the reply's own win. */
+  reply(x: Exchange, out: ApiReply, headers: Headers): void;
+  /** Sends an error (AppError as it is, anything else as `internal`). */
+  fail(x: Exchange, err: unknown, headers: Headers): void;
+}
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+const contentTypeError = () => new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
+
+/**
+ * Runs one call. `path` is the route path (the console strips its
+ * /console/api prefix from /v1 calls); `inflight` counts answers still being
+ * computed, which a graceful shutdown waits for.
+ */
+export function dispatch(
+  router: Router,
+  x: Exchange,
+  call: RequestBasics,
+  path: string,
+  caller: Caller,
+  answer: Answer,
+  headers: Headers,
+  inflight: { count: number },
+): void {
+  const match = router.match(call.method, path, caller.admin);
+  if (match.kind === 'none') {
+    answer.fail(x, new AppError('not_found', `no endpoint ${call.method} ${call.path}`), headers);
+    return;
+  }
+  if (match.kind === 'method') {
+    headers.Allow = match.allow.join(', ');
+    answer.fail(x, new AppError('method_not_allowed', `${call.path} allows ${headers.Allow}`), headers);
+    return;
+  }
+  const route = match.route;
+  const req: ApiRequest = {
+    method: call.method,
+    path,
+    params: match.params,
+    query: call.query,
+    body: undefined,
+    account: caller.account,
+    admin: caller.admin,
+  };
+  const settle = (work: Promise<ApiReply>) => {
+    inflight.count++;
+    watchAbort(x);
+    work
+      .then((out) => answer.reply(x, out, headers), (err) => answer.fail(x, err, headers))
+      .finally(() => inflight.count--);
+  };
+
+  if (route.body || route.optionalBody) {
+    const jsonType = call.contentType === '' || JSON_TYPE.test(call.contentType);
+    // An optional body is judged once it has arrived: an empty one with any
+    // Content-Type (curl -d '' sends a form type) is no body.
+    if (!jsonType && !route.optionalBody) {
+      answer.fail(x, contentTypeError(), headers);
+      return;
+    }
+    settle(
+      readBody(x, call.contentLength).then((buf) => {
+        if (buf.length === 0 && route.optionalBody) req.body = undefined;
+        else if (!jsonType) throw contentTypeError();
+        else req.body = parseJson(buf);
+        return route.handler(req);
+      }),
+    );
+    return;
+  }
+  let out: ApiReply | Promise<ApiReply>;
+  try {
+    out = route.handler(req);
+  } catch (err) {
+    answer.fail(x, err, headers);
+    return;
+  }
+  if (out instanceof Promise) settle(out);
+  else answer.reply(x, out, headers);
+}

@@ -1,0 +1,46 @@
+// The console's JSON API without a browser: sign in with email and password,
+// then call /console/api/... with the session cookie and CSRF token, as the
+// console's own script does. For tests of rights and limits, where a real
+// Chromium adds nothing; the console's pages are tested in test/browser/.
+import { request, type Response } from './client.js';
+import type { TestServer } from './server.js';
+
+export interface ConsoleSession {
+  cookie: string;
+  csrf: string;
+  call(method: string, path: string, json?: unknown): Promise<Response>;
+}
+
+/** POST /console/api/session/login; the raw answer, for tests of the sign-in itself. */
+export function signInRequest(server: TestServer, email: string, password: string, options: { localAddress?: string; thread?: number } = {}): Promise<Response> {
+  return request({
+    port: server.ports[options.thread ?? 0],
+    ca: server.ca,
+    method: 'POST',
+    path: '/console/api/session/login',
+    json: { email, password },
+    localAddress: options.localAddress,
+    timeoutMs: 30_000,
+  });
+}
+
+/** A signed-in session (throws unless the sign-in answers 200). */
+export async function consoleSession(server: TestServer, email: string, password: string): Promise<ConsoleSession> {
+  const res = await signInRequest(server, email, password);
+  if (res.status !== 200) throw new Error(`sign-in as ${email} answered ${res.status}: ${res.body}`);
+  const cookie = String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
+  const csrf = String(res.json.csrf_token);
+  return {
+    cookie,
+    csrf,
+    call: (method, path, json) =>
+      request({
+        port: server.ports[0],
+        ca: server.ca,
+        method,
+        path: `/console/api${path}`,
+        json,
+        headers: { Cookie: cookie, 'X-CSRF-Token': csrf },
+      }),
+  };
+}

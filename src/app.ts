@@ -1,16 +1,18 @@
 // Builds the uWebSockets.js app from its dependencies. It never listens:
 // server.worker.ts does, so tests and benchmarks can build the same app.
 //
-// Order of checks for /v1 (contract §3): failed-authentication limit for the
-// client address, authentication, the account's rolling-minute limit, the
-// route (404 / 405), the body, the handler.
+// Order of checks for /v1 (contract §3): authentication (a failure is
+// counted against the client address, and past the limit answered 429
+// instead of 401), the account's rolling-minute limit, then the endpoint
+// table (http/dispatch.ts: route, rights, body, handler).
 import type { Config } from './config.js';
 import { type ConsoleDeps, registerConsole } from './console/server.js';
 import { AppError } from './errors.js';
 import type { IpDatabase } from './ipdb/database.js';
 import { M, type Metrics } from './metrics.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
-import { addressKey, type SharedRateLimiter } from './http/rate-limit.js';
+import type { FailureLimiter } from './http/failure-limiter.js';
+import type { SharedRateLimiter } from './http/rate-limit.js';
 import { type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, send, sendJson, STATUS_LINE } from './http/respond.js';
 import { COOKIE, FORWARDED_FOR, readRequest, type RequestBasics, requestAddress } from './http/request.js';
 import { type Answer, dispatch } from './http/dispatch.js';
@@ -30,7 +32,8 @@ export interface AppDeps {
   metrics: Metrics;
   router: Router;
   accountLimiter: SharedRateLimiter;
-  authFailureLimiter: SharedRateLimiter;
+  /** Failed authentications per exact client address, shared by every thread. */
+  authFailures: FailureLimiter;
   /** The database serving now (it can be swapped between requests). */
   database(): IpDatabase | null;
   tls: { certFile: string; keyFile: string };
@@ -61,8 +64,6 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   };
 
-  const clientKey = (x: Exchange, req: HttpRequest) => addressKey(requestAddress(x.res, req, config.trustProxy));
-
   const answer: Answer = {
     reply: (x, out, headers) => reply(x, out.status, out.body, out.headers ? Object.assign(headers, out.headers) : headers),
     fail,
@@ -70,20 +71,6 @@ export function buildApp(deps: AppDeps): TemplatedApp {
 
   const handleApi = (x: Exchange, call: RequestBasics, httpReq: HttpRequest) => {
     const now = Date.now();
-    const failures = deps.authFailureLimiter;
-    // The client address (a system call and a copy) is read only when some
-    // address could be over the limit, or to count a failure.
-    let ipKey = 0;
-    if (failures.mayRefuse(AUTH_FAILURE_LIMIT, now)) {
-      ipKey = clientKey(x, httpReq);
-      if (!failures.allows(ipKey, AUTH_FAILURE_LIMIT, now)) {
-        const gate = failures.hit(ipKey, AUTH_FAILURE_LIMIT, now, false);
-        fail(x, new AppError('rate_limited', 'too many failed authentications from this address'), {
-          'Retry-After': String(gate.resetSeconds),
-        });
-        return;
-      }
-    }
     // The memo is keyed by the whole header: a known one skips the parse.
     let auth: Authenticated | null | undefined = deps.keyCache.cached(call.authorization, now);
     let wellFormed = true;
@@ -93,8 +80,16 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       auth = bearer ? deps.keyCache.authenticate(call.authorization, bearer[1]) : null;
     }
     if (!auth) {
-      failures.hit(ipKey === 0 ? clientKey(x, httpReq) : ipKey, AUTH_FAILURE_LIMIT, now);
+      // Failures are counted per exact client address (read only now: a
+      // system call and a copy). A valid key is never refused for them:
+      // keys are 256-bit random, so the limit is about load, and callers
+      // sharing an address (a NAT, a proxy) must not lock each other out.
       metrics.inc(M.authFailures);
+      const verdict = deps.authFailures.hit(requestAddress(x.res, httpReq, config.trustProxy), AUTH_FAILURE_LIMIT, now);
+      if (!verdict.allowed) {
+        fail(x, new AppError('rate_limited', 'too many failed authentications from this address'), { 'Retry-After': String(verdict.retryAfter) });
+        return;
+      }
       const why = call.authorization === ''
         ? 'the Authorization header is missing'
         : wellFormed ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';

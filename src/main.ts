@@ -17,7 +17,9 @@ import { cleanRefreshLeftovers, databaseGeneration, nextDue, nextRefreshAt, Refr
 import { prune, publish } from './ipdb/serving.js';
 import { log } from './log.js';
 import { M, Metrics } from './metrics.js';
+import { FailureLimiter } from './http/failure-limiter.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
+import { PasswordWork } from './console/password-work.js';
 import type { KeywordTables } from './quality/classifier.js';
 import { keywordTablesFor } from './quality/keyword-cache.js';
 import { builtInLists } from './quality/lists.js';
@@ -111,8 +113,13 @@ export async function serve(config: Config, options: { announce?: (text: string)
 
   const shared = {
     accounts: SharedRateLimiter.allocate(1 << 16),
-    authFailures: SharedRateLimiter.allocate(1 << 14),
-    loginFailures: SharedRateLimiter.allocate(1 << 12),
+    // Failure tables hold 8 keys a set: 32,768 client addresses for the API,
+    // 8,192 each for console sign-ins by address and by email at an address.
+    authFailures: FailureLimiter.allocate(1 << 12),
+    loginAddresses: FailureLimiter.allocate(1 << 10),
+    loginEmailAtAddress: FailureLimiter.allocate(1 << 10),
+    loginEmails: FailureLimiter.allocate(1 << 8),
+    passwordWork: PasswordWork.allocate(),
     // One region per server thread plus one for this thread.
     metrics: Metrics.allocate(config.threads + 1),
     routes: RouteCache.allocate(),

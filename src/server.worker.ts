@@ -17,7 +17,9 @@ import type { Config } from './config.js';
 import { IpDatabase } from './ipdb/database.js';
 import { log, setLogThread } from './log.js';
 import { M, Metrics } from './metrics.js';
+import { FailureLimiter } from './http/failure-limiter.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
+import { PasswordWork } from './console/password-work.js';
 import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
 import { KeyCache, recordKeyUse } from './store/accounts-store.js';
@@ -30,9 +32,14 @@ export interface WorkerInput {
   tls: { certFile: string; keyFile: string };
   shared: {
     accounts: SharedArrayBuffer;
+    /** FailureLimiter: failed API authentications per client address. */
     authFailures: SharedArrayBuffer;
-    /** Failed console logins per client address and per email. */
-    loginFailures: SharedArrayBuffer;
+    /** FailureLimiter tables of failed console sign-ins (console/login.ts). */
+    loginAddresses: SharedArrayBuffer;
+    loginEmailAtAddress: SharedArrayBuffer;
+    loginEmails: SharedArrayBuffer;
+    /** PasswordWork: password hashes running, process-wide. */
+    passwordWork: SharedArrayBuffer;
     metrics: SharedArrayBuffer;
     routes: SharedArrayBuffer;
     /** Int32: the auth signal (Stores.authSignal). */
@@ -110,8 +117,8 @@ const deps: AppDeps = {
   keyCache: new KeyCache(stores),
   metrics,
   router,
-  accountLimiter: new SharedRateLimiter(input.shared.accounts, true),
-  authFailureLimiter: new SharedRateLimiter(input.shared.authFailures, false),
+  accountLimiter: new SharedRateLimiter(input.shared.accounts),
+  authFailures: new FailureLimiter(input.shared.authFailures),
   database: () => database,
   tls: input.tls,
   keyUse,
@@ -121,7 +128,12 @@ const deps: AppDeps = {
     config: input.config,
     stores,
     router,
-    loginLimiter: new SharedRateLimiter(input.shared.loginFailures, false),
+    loginLimits: {
+      addresses: new FailureLimiter(input.shared.loginAddresses),
+      emailAtAddress: new FailureLimiter(input.shared.loginEmailAtAddress),
+      emails: new FailureLimiter(input.shared.loginEmails),
+      work: new PasswordWork(input.shared.passwordWork),
+    },
     inflight,
   },
 };

@@ -1,16 +1,42 @@
-// Console login: an email and password checked against the user's scrypt
-// hash (store/accounts-store.ts writes them as scrypt$N$r$p$salt$hash), with
-// the scrypt run in libuv's thread pool so a login does not stall the server
-// thread for the ~50-100 ms it costs. Failed logins are limited per client
-// address and per email over a rolling minute, on every thread together.
+// Console sign-in: an email and password checked against the user's scrypt
+// hash (store/accounts-store.ts writes them as scrypt$N$r$p$salt$hash), run
+// in libuv's thread pool so a sign-in does not stall the server thread for
+// the ~50-100 ms it costs.
+//
+// Limits, on every thread together, each over a rolling minute:
+// - per client address (exact): 20 failed sign-ins;
+// - per email at one address: 5 (an attacker elsewhere cannot lock the owner
+//   out: the owner's own address has its own count);
+// - per email from anywhere: past 5 failures every attempt for that email is
+//   answered EMAIL_DELAY_MS later: it slows a spread-out attacker and never
+//   refuses the owner.
+// An attempt is counted before its password is checked, so concurrent
+// attempts cannot all pass the check, and taken back when it succeeds.
+// Password hashing is bounded process-wide (PasswordWork), so a burst of
+// sign-ins cannot take the thread pool from the API's storage writes.
 import { scrypt, timingSafeEqual } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { AppError, invalidParameter } from '../errors.js';
-import { addressKey, type SharedRateLimiter } from '../http/rate-limit.js';
+import { type FailureLimiter, failureKey } from '../http/failure-limiter.js';
 import type { Stores, User } from '../store/db.js';
 import { objectBody } from '../api/validate.js';
+import type { PasswordWork } from './password-work.js';
 
 export const FAILURES_PER_ADDRESS = 20;
-export const FAILURES_PER_EMAIL = 5;
+export const FAILURES_PER_EMAIL_AT_ADDRESS = 5;
+/** Failures of one email, from anywhere, after which its sign-ins are slowed. */
+export const EMAIL_SLOWDOWN_AFTER = 5;
+export const EMAIL_DELAY_MS = 1000;
+const UNCAPPED = 0x7fffffff;
+
+export interface LoginLimits {
+  addresses: FailureLimiter;
+  /** Keyed by failureKey(email, address). */
+  emailAtAddress: FailureLimiter;
+  /** Keyed by failureKey(email). */
+  emails: FailureLimiter;
+  work: PasswordWork;
+}
 
 // An unknown email is checked against this (it never matches), so that the
 // answer takes as long as for a known one and does not reveal which exist.
@@ -29,13 +55,6 @@ function verify(password: string, stored: string): Promise<boolean> {
   });
 }
 
-/** A 32-bit key for an email in the shared limiter (FNV-1a; tagged so it differs from an address's). */
-function emailKey(email: string): number {
-  let h = 0x811c9dc5 ^ 0x65;
-  for (let i = 0; i < email.length; i++) h = Math.imul(h ^ email.charCodeAt(i), 0x01000193);
-  return h | 0 || 1;
-}
-
 export interface Credentials {
   email: string;
   password: string;
@@ -48,24 +67,42 @@ export function credentials(body: unknown): Credentials {
   return { email: b.email.trim().toLowerCase(), password: b.password };
 }
 
+function tooMany(retryAfter: number): AppError {
+  const err = new AppError('rate_limited', 'too many failed sign-ins; wait a minute and try again');
+  err.headers = { 'Retry-After': String(retryAfter) };
+  return err;
+}
+
 /** The user for these credentials; throws rate_limited or login_failed. */
-export async function login(stores: Stores, limiter: SharedRateLimiter, ip: Uint8Array, c: Credentials): Promise<User> {
+export async function login(stores: Stores, limits: LoginLimits, ip: Uint8Array, c: Credentials): Promise<User> {
   const now = Date.now();
-  const byAddress = addressKey(ip);
-  const byEmail = emailKey(c.email);
-  const a = limiter.hit(byAddress, FAILURES_PER_ADDRESS, now, false);
-  const e = limiter.hit(byEmail, FAILURES_PER_EMAIL, now, false);
-  if (!a.allowed || !e.allowed) {
-    const err = new AppError('rate_limited', 'too many failed sign-ins; wait a minute and try again');
-    err.headers = { 'Retry-After': String(Math.max(a.allowed ? 1 : a.resetSeconds, e.allowed ? 1 : e.resetSeconds)) };
+  const atAddress = failureKey(c.email, ip);
+  const byAddress = limits.addresses.hit(ip, FAILURES_PER_ADDRESS, now);
+  if (!byAddress.allowed) throw tooMany(byAddress.retryAfter);
+  const byPair = limits.emailAtAddress.hit(atAddress, FAILURES_PER_EMAIL_AT_ADDRESS, now);
+  if (!byPair.allowed) {
+    limits.addresses.release(ip, now);
+    throw tooMany(byPair.retryAfter);
+  }
+  const email = failureKey(c.email);
+  let ok = false;
+  let user: User | undefined;
+  try {
+    if (limits.emails.count(email, now) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
+    user = stores.users.get(c.email);
+    const stored = user?.passwordHash ?? DECOY;
+    ok = await limits.work.run(() => verify(c.password, stored));
+  } catch (err) {
+    // Not checked (the server is busy hashing): not a failure either.
+    limits.addresses.release(ip, now);
+    limits.emailAtAddress.release(atAddress, now);
     throw err;
   }
-  const user = stores.users.get(c.email);
-  const ok = await verify(c.password, user?.passwordHash ?? DECOY);
-  if (!user || !ok) {
-    limiter.hit(byAddress, FAILURES_PER_ADDRESS, Date.now());
-    limiter.hit(byEmail, FAILURES_PER_EMAIL, Date.now());
-    throw new AppError('login_failed');
+  if (user && ok) {
+    limits.addresses.release(ip, now);
+    limits.emailAtAddress.release(atAddress, now);
+    return user;
   }
-  return user;
+  limits.emails.hit(email, UNCAPPED);
+  throw new AppError('login_failed');
 }

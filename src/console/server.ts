@@ -19,7 +19,6 @@ import { accountView } from '../api/account.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { parseJson, readBody } from '../http/body.js';
-import type { SharedRateLimiter } from '../http/rate-limit.js';
 import { type Exchange, exchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
 import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
 import { type Answer, dispatch } from '../http/dispatch.js';
@@ -27,7 +26,7 @@ import type { ApiReply, Router } from '../http/router.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../http/uws.js';
 import { log } from '../log.js';
 import type { Account, ConsoleSession, Stores, User } from '../store/db.js';
-import { credentials, login } from './login.js';
+import { credentials, login, type LoginLimits } from './login.js';
 import { CLEAR_COOKIE, COOKIE, csrfMatches, readCookie, sessionCookie, Sessions } from './sessions.js';
 import { loadStatic, SECURITY_HEADERS } from './static.js';
 
@@ -36,8 +35,8 @@ export interface ConsoleDeps {
   stores: Stores;
   /** The endpoint table (the /v1 endpoints and the console's own, console/api.ts). */
   router: Router;
-  /** Failed logins per client address and per email, shared by every thread. */
-  loginLimiter: SharedRateLimiter;
+  /** Sign-in limits and the bound on password hashing, shared by every thread. */
+  loginLimits: LoginLimits;
   inflight: { count: number };
 }
 
@@ -106,7 +105,7 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     if (rest === '/session/login') {
       if (call.method !== 'POST') throw Object.assign(new AppError('method_not_allowed', `${call.path} allows POST`), { headers: { Allow: 'POST' } });
       withBody(x, call, async (body) => {
-        const user = await login(stores, deps.loginLimiter, call.ip, credentials(body));
+        const user = await login(stores, deps.loginLimits, call.ip, credentials(body));
         const account = stores.accounts.get(user.accountId);
         if (!account) throw new AppError('login_failed', 'the login has no account');
         const { id, session } = sessions.create(user.email);

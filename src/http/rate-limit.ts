@@ -11,13 +11,9 @@
 // second by second and costs O(1) amortised. A slot is guarded by a spin lock
 // (the critical section is a few dozen instructions, never an await).
 //
-// Keyed tables (accounts) find a slot by open addressing on the key; a key,
-// once placed, stays. Hashed tables (client IPs) index by hash alone and
-// share a slot on collision, which can only make the limit stricter. A
-// hashed table also counts every counted hit in one more slot after the
-// others, the sum: since each slot counts a subset of those hits, a sum
-// under a limit means no key can be at it (mayRefuse), and a gate can skip
-// computing the key at all.
+// A slot is found by open addressing on the key (an account id); a key,
+// once placed, stays. Failures per client address, which strangers choose,
+// use the bounded, evicting table of failure-limiter.ts instead.
 
 const WINDOW = 60;
 const SLOT_INTS = 4 + WINDOW;
@@ -25,7 +21,6 @@ const KEY = 0;
 const LOCK = 1;
 const LAST = 2;
 const TOTAL = 3;
-const UNCAPPED = 0x7fffffff;
 
 export interface Verdict {
   allowed: boolean;
@@ -38,28 +33,22 @@ export interface Verdict {
 export class SharedRateLimiter {
   readonly #a: Int32Array;
   readonly #mask: number;
-  readonly #keyed: boolean;
-  /** Base of the sum slot (hashed tables). */
-  readonly #sum: number;
 
-  /** capacity (of keys or hash slots) must be a power of two; one more slot holds the sum. */
+  /** capacity (of keys) must be a power of two. */
   static allocate(capacity: number): SharedArrayBuffer {
     if (capacity <= 0 || (capacity & (capacity - 1)) !== 0) throw new Error('capacity must be a power of two');
-    return new SharedArrayBuffer((capacity + 1) * SLOT_INTS * 4);
+    return new SharedArrayBuffer(capacity * SLOT_INTS * 4);
   }
 
-  constructor(buffer: SharedArrayBuffer, keyed: boolean) {
+  constructor(buffer: SharedArrayBuffer) {
     this.#a = new Int32Array(buffer);
-    this.#mask = this.#a.length / SLOT_INTS - 2;
-    this.#sum = (this.#mask + 1) * SLOT_INTS;
-    this.#keyed = keyed;
+    this.#mask = this.#a.length / SLOT_INTS - 1;
   }
 
   #slot(key: number): number {
     const a = this.#a;
     let h = Math.imul(key, 0x9e3779b1) >>> 0;
     h ^= h >>> 15;
-    if (!this.#keyed) return (h & this.#mask) * SLOT_INTS;
     for (let probe = 0; probe <= this.#mask; probe++) {
       const base = ((h + probe) & this.#mask) * SLOT_INTS;
       const k = Atomics.load(a, base + KEY);
@@ -73,25 +62,6 @@ export class SharedRateLimiter {
   }
 
   /**
-   * Whether one more request for `key` would fit, without counting it: the
-   * cheap form of hit(key, limit, now, false) for a gate that almost always
-   * passes.
-   */
-  allows(key: number, limit: number, nowMs = Date.now()): boolean {
-    const base = this.#slot(key | 0 || 1);
-    return base < 0 || this.#fits(base, limit, nowMs);
-  }
-
-  /**
-   * Hashed tables: whether any key could be refused at `limit` now. False
-   * when the sum of every hit counted in the last minute is under it.
-   * Keyed tables keep no sum and always answer true.
-   */
-  mayRefuse(limit: number, nowMs = Date.now()): boolean {
-    return this.#keyed || !this.#fits(this.#sum, limit, nowMs);
-  }
-
-  /**
    * Counts one request for `key` (a non-zero 32-bit integer) if it fits under
    * `limit` in the last minute; with count = false only tells whether one
    * more would fit. A full keyed table lets the request through.
@@ -99,16 +69,7 @@ export class SharedRateLimiter {
   hit(key: number, limit: number, nowMs = Date.now(), count = true): Verdict {
     const base = this.#slot(key | 0 || 1);
     if (base < 0) return { allowed: true, limit, remaining: limit, resetSeconds: WINDOW };
-    const verdict = this.#hitSlot(base, limit, nowMs, count);
-    if (count && verdict.allowed && !this.#keyed) this.#hitSlot(this.#sum, UNCAPPED, nowMs, true);
-    return verdict;
-  }
-
-  /** A slot's `total` only shrinks as the window rolls: one under the limit (read without the lock) is a sure yes. */
-  #fits(base: number, limit: number, nowMs: number): boolean {
-    const a = this.#a;
-    if (Math.floor(nowMs / 1000) - a[base + LAST] >= WINDOW || a[base + TOTAL] < limit) return true;
-    return this.#hitSlot(base, limit, nowMs, false).allowed;
+    return this.#hitSlot(base, limit, nowMs, count);
   }
 
   #hitSlot(base: number, limit: number, nowMs: number, count: boolean): Verdict {
@@ -152,11 +113,4 @@ export class SharedRateLimiter {
     }
     return { allowed, limit, remaining: Math.max(0, limit - total), resetSeconds: reset };
   }
-}
-
-/** A 32-bit hash of an address's 16 bytes (FNV-1a), never 0. */
-export function addressKey(a: Uint8Array): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < a.length; i++) h = Math.imul(h ^ a[i], 0x01000193);
-  return h | 0 || 1;
 }

@@ -1,0 +1,65 @@
+// A bound on password hashing for the whole process. scrypt runs in libuv's
+// thread pool (4 threads, shared by every server thread with LMDB's
+// asynchronous commits and file I/O): a burst of sign-ins queued there would
+// hold up every POST /v1/routes behind it. At most MAX_RUNNING hashes run at
+// once, process-wide (one shared counter); each server thread keeps at most
+// MAX_WAITING more in its own queue and refuses the rest at once.
+import { AppError } from '../errors.js';
+
+export const MAX_RUNNING = 2;
+export const MAX_WAITING = 16;
+/** How often a thread with waiters looks for a slot freed by another thread. */
+const POLL_MS = 5;
+
+export class PasswordWork {
+  /** [0]: hashes running now, in every thread together. */
+  readonly #running: Int32Array;
+  readonly #waiting: (() => void)[] = [];
+  #poll: NodeJS.Timeout | null = null;
+
+  static allocate(): SharedArrayBuffer {
+    return new SharedArrayBuffer(4);
+  }
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.#running = new Int32Array(buffer);
+  }
+
+  /** Runs `work` when a slot is free; rejects with rate_limited when this thread's queue is full. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#waiting.length > 0 || !this.#acquire()) {
+      if (this.#waiting.length >= MAX_WAITING) {
+        const err = new AppError('rate_limited', 'too many sign-ins are being checked at once; try again in a second');
+        err.headers = { 'Retry-After': '1' };
+        throw err;
+      }
+      await new Promise<void>((resolve) => {
+        this.#waiting.push(resolve);
+        this.#poll ??= setInterval(() => this.#drain(), POLL_MS);
+      });
+    }
+    try {
+      return await work();
+    } finally {
+      Atomics.sub(this.#running, 0, 1);
+      this.#drain();
+    }
+  }
+
+  #acquire(): boolean {
+    for (;;) {
+      const now = Atomics.load(this.#running, 0);
+      if (now >= MAX_RUNNING) return false;
+      if (Atomics.compareExchange(this.#running, 0, now, now + 1) === now) return true;
+    }
+  }
+
+  /** Hands free slots to this thread's waiters, first come first served. */
+  #drain(): void {
+    while (this.#waiting.length > 0 && this.#acquire()) this.#waiting.shift()!();
+    if (this.#waiting.length === 0 && this.#poll !== null) {
+      clearInterval(this.#poll);
+      this.#poll = null;
+    }
+  }
+}

@@ -56,6 +56,7 @@ constexpr StatusInfo kStatusTable[] = {
     {"ipdb_string_out_of_range", "an organization string lies outside the string table"},
     {"ipdb_bad_utf8", "an organization string is not valid UTF-8"},
     {"ipdb_bad_ranges", "the range table is not increasing from the zero address"},
+    {"ipdb_copy_failed", "the database file could not be copied into sealed memory"},
 };
 static_assert(sizeof(kStatusTable) / sizeof(kStatusTable[0]) ==
                   static_cast<size_t>(Status::kStatusCount),
@@ -489,7 +490,7 @@ void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* 
   for (; base < n; base++) out[base] = Lookup16(v, addrs + 16 * base);
 }
 
-Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int* err) {
+Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int* err, struct stat* st_out) {
   *err = 0;
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
   // forever; this way it reaches the S_ISREG check. Regular files ignore it.
@@ -520,7 +521,74 @@ Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int*
   ::close(fd);
   if (s == Status::kOk) {
     out->reset(new MappedFile(static_cast<const uint8_t*>(p), static_cast<size_t>(st.st_size)));
+    if (st_out != nullptr) *st_out = st;
   }
+  return s;
+}
+
+Status MappedFile::SealedCopy(const char* path, int* fd_out, int* err) {
+  *err = 0;
+  *fd_out = -1;
+  int src = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (src < 0) {
+    *err = errno;
+    return Status::kOpenFailed;
+  }
+  struct stat st;
+  Status s = Status::kOk;
+  if (::fstat(src, &st) != 0) {
+    *err = errno;
+    s = Status::kOpenFailed;
+  } else if (!S_ISREG(st.st_mode)) {
+    s = Status::kNotAFile;
+  } else if (static_cast<uint64_t>(st.st_size) < kHeaderSize) {
+    s = Status::kTruncated;
+  } else if (static_cast<uint64_t>(st.st_size) > kMaxFileSize) {
+    s = Status::kTooLarge;
+  }
+  int dst = -1;
+  if (s == Status::kOk) {
+    dst = ::memfd_create("splitguard-ipdb", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (dst < 0) {
+      *err = errno;
+      s = Status::kCopyFailed;
+    }
+  }
+  // Copy exactly st_size bytes: a source that shrinks meanwhile is a short
+  // read (refused), one that grows is copied up to the size seen.
+  uint64_t left = s == Status::kOk ? static_cast<uint64_t>(st.st_size) : 0;
+  std::unique_ptr<uint8_t[]> buf(left > 0 ? new uint8_t[1 << 20] : nullptr);
+  while (left > 0 && s == Status::kOk) {
+    ssize_t n = ::read(src, buf.get(), left < (1u << 20) ? static_cast<size_t>(left) : (1u << 20));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *err = n < 0 ? errno : 0;
+      s = n < 0 ? Status::kCopyFailed : Status::kTruncated;
+      break;
+    }
+    for (ssize_t done = 0; done < n && s == Status::kOk;) {
+      ssize_t w = ::write(dst, buf.get() + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        *err = w < 0 ? errno : 0;
+        s = Status::kCopyFailed;
+      } else {
+        done += w;
+      }
+    }
+    left -= static_cast<uint64_t>(n);
+  }
+  if (s == Status::kOk &&
+      ::fcntl(dst, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    *err = errno;
+    s = Status::kCopyFailed;
+  }
+  ::close(src);
+  if (s != Status::kOk) {
+    if (dst >= 0) ::close(dst);
+    return s;
+  }
+  *fd_out = dst;
   return s;
 }
 
@@ -558,11 +626,13 @@ std::map<FileIdentity, SharedEntry> g_shared;
 Status MappedFile::OpenShared(const char* path, const ValidateOptions& options, std::shared_ptr<const MappedFile>* out,
                               TrieView* view, int* err) {
   *err = 0;
+  // The file is mapped first and identified by fstat of the descriptor that
+  // was mapped; a mapping another thread holds of the same file is then used
+  // instead, and the new one dropped.
+  std::unique_ptr<MappedFile> file;
   struct stat st;
-  if (::stat(path, &st) != 0) {
-    *err = errno;
-    return Status::kOpenFailed;
-  }
+  Status s = Open(path, &file, err, &st);
+  if (s != Status::kOk) return s;
   FileIdentity id{st.st_dev, st.st_ino, st.st_size,
                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
   std::lock_guard<std::mutex> lock(g_shared_mutex);
@@ -578,9 +648,6 @@ Status MappedFile::OpenShared(const char* path, const ValidateOptions& options, 
       return Status::kOk;
     }
   }
-  std::unique_ptr<MappedFile> file;
-  Status s = Open(path, &file, err);
-  if (s != Status::kOk) return s;
   TrieView v;
   s = Validate(file->data(), file->size(), options, &v);
   if (s != Status::kOk) return s;
@@ -591,11 +658,7 @@ Status MappedFile::OpenShared(const char* path, const ValidateOptions& options, 
   // about a microsecond), and no thread's residue depends on start-up order.
   ::madvise(const_cast<uint8_t*>(file->data()), file->size(), MADV_DONTNEED);
   std::shared_ptr<const MappedFile> shared(std::move(file));
-  // The path may have been replaced between stat and open: key the entry by
-  // what was mapped only when it is still the same size.
-  if (static_cast<off_t>(shared->size()) == st.st_size) {
-    g_shared[id] = SharedEntry{shared, v, options.verify_checksum};
-  }
+  g_shared[id] = SharedEntry{shared, v, options.verify_checksum};
   *out = shared;
   *view = v;
   return Status::kOk;

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <sys/stat.h>
+
 #include <memory>
 
 #include "trie_format.h"
@@ -40,6 +42,7 @@ enum class Status : int {
   kStringOutOfRange,
   kBadUtf8,
   kBadRanges,
+  kCopyFailed,
   kStatusCount
 };
 
@@ -96,7 +99,10 @@ void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* 
 // mapped; the mapping lives until the object is destroyed.
 class MappedFile {
  public:
-  static Status Open(const char* path, std::unique_ptr<MappedFile>* out, int* err);
+  // Maps a regular file read-only. `st`, if given, receives fstat of the
+  // descriptor that was mapped (the identity of what is mapped, whatever the
+  // path names by now).
+  static Status Open(const char* path, std::unique_ptr<MappedFile>* out, int* err, struct stat* st = nullptr);
 
   // Maps and validates a trie file once per process: while any holder keeps
   // a mapping of the same file (same device, inode, size and mtime) alive,
@@ -105,6 +111,15 @@ class MappedFile {
   // rename is a new inode and gets a new mapping.
   static Status OpenShared(const char* path, const ValidateOptions& options, std::shared_ptr<const MappedFile>* out,
                            TrieView* view, int* err);
+
+  // Copies the regular file at `path` into an anonymous memory file (memfd)
+  // sealed against shrinking, growing and writing, and returns its
+  // descriptor in *fd (the caller closes it). Mapped through
+  // /proc/self/fd/<fd>, a database no one can truncate: a file in the data
+  // directory can be truncated by anyone who may write there, and reading a
+  // mapped page past the new end raises SIGBUS, which would end the process.
+  // Nothing is validated here; OpenShared does that.
+  static Status SealedCopy(const char* path, int* fd, int* err);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

@@ -239,11 +239,28 @@ Napi::Value TrimMemory(const Napi::CallbackInfo& info) {
 #endif
 }
 
+// sealedCopy(path: string) -> number: the descriptor of a sealed memory copy
+// of the file (MappedFile::SealedCopy); the caller closes it.
+Napi::Value SealedCopyJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) return ArgError(env, "sealedCopy(path) expects a string");
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  int fd = -1;
+  int err = 0;
+  Status s = MappedFile::SealedCopy(path.c_str(), &fd, &err);
+  if (s != Status::kOk) {
+    StatusError(env, s, path, err).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return Napi::Number::New(env, fd);
+}
+
 Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("IpTrie", IpTrieWrap::Init(env));
   exports.Set("crc32c", Napi::Function::New(env, Crc32cJs, "crc32c"));
   exports.Set("setIdleScheduling", Napi::Function::New(env, SetIdleScheduling, "setIdleScheduling"));
   exports.Set("trimMemory", Napi::Function::New(env, TrimMemory, "trimMemory"));
+  exports.Set("sealedCopy", Napi::Function::New(env, SealedCopyJs, "sealedCopy"));
   Napi::Object statuses = Napi::Object::New(env);
   for (int s = 0; s < static_cast<int>(Status::kStatusCount); s++) {
     statuses.Set(StatusName(static_cast<Status>(s)),

@@ -14,7 +14,7 @@ import { ensureCurrentDatabase } from './ipdb/current.js';
 import { IpDatabase } from './ipdb/database.js';
 import { DEFAULT_SOURCES, limitsFor } from './ipdb/fetch.js';
 import { cleanRefreshLeftovers, databaseGeneration, nextDue, nextRefreshAt, Refresher, storeNextDue } from './ipdb/refresh.js';
-import { prune, publish } from './ipdb/serving.js';
+import { publish, release, removeServingFiles, type ServingCopy } from './ipdb/serving.js';
 import { log } from './log.js';
 import { M, Metrics } from './metrics.js';
 import { FailureLimiter } from './http/failure-limiter.js';
@@ -98,18 +98,20 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const tls = ensureTls(config.dataDir, { cert: config.tlsCert, key: config.tlsKey }, [config.baseUrl, config.shortBase]);
   if (tls.generated) log('info', 'tls_self_signed', { cert: tls.certFile });
 
-  // The database the threads start with: a private serving copy (serving.ts)
+  // The database the threads start with: a sealed serving copy (serving.ts)
   // and its keyword tables. A damaged current.trie leaves the threads without
   // a database: they keep serving, redirects fail open, /healthz says 503.
-  let servingFile = '';
+  let serving: ServingCopy | null = null;
   let tables: KeywordTables | null = null;
   try {
-    servingFile = publish(config.dataDir, currentFile);
-    tables = tablesFor(servingFile, config.dataDir);
+    serving = publish(currentFile);
+    tables = tablesFor(serving.path, config.dataDir);
   } catch (err) {
+    release(serving);
+    serving = null;
     log('error', 'database_unavailable', { file: currentFile, error: err });
   }
-  prune(config.dataDir, new Set([servingFile]));
+  removeServingFiles(config.dataDir);
 
   const shared = {
     accounts: SharedRateLimiter.allocate(1 << 16),
@@ -140,23 +142,23 @@ export async function serve(config: Config, options: { announce?: (text: string)
   let generation = databaseGeneration(stores);
   let swapping: Promise<void> = Promise.resolve();
 
-  /** Moves every thread to a new database file, then drops the old copies. */
-  const swapAll = (file: string, t: KeywordTables) => {
+  /** Moves every thread to a new serving copy, then lets the old one go. */
+  const swapAll = (copy: ServingCopy, t: KeywordTables) => {
     swapping = swapping.then(async () => {
       const acks = workers.map(
         (w, thread) =>
           new Promise<WorkerMessage>((resolve) => {
             swapWaiters.set(thread, resolve);
-            w.postMessage({ type: 'swap', file, tables: t } satisfies MainMessage);
+            w.postMessage({ type: 'swap', file: copy.path, tables: t } satisfies MainMessage);
           }),
       );
       const results = await Promise.all(acks);
       const failed = results.filter((r) => r.type === 'swapped' && r.error);
-      if (failed.length === 0) {
-        servingFile = file;
-        prune(config.dataDir, new Set([file]));
-      }
-      log(failed.length ? 'error' : 'info', 'ipdb_swapped', { file, threads: results.length, failed: failed.length });
+      // Every thread has mapped the new copy or kept the old mapping: no one
+      // opens the old copy again.
+      release(serving);
+      serving = copy;
+      log(failed.length ? 'error' : 'info', 'ipdb_swapped', { threads: results.length, failed: failed.length });
     });
     return swapping;
   };
@@ -168,7 +170,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
     limits: limitsFor(config.ipdbFetchTimeoutMs),
     onInstalled: async (result) => {
       generation = databaseGeneration(stores);
-      await swapAll(publish(config.dataDir, currentFile), result.tables);
+      await swapAll(publish(currentFile), result.tables);
     },
   });
 
@@ -214,8 +216,8 @@ export async function serve(config: Config, options: { announce?: (text: string)
     if (g === generation) return;
     generation = g;
     try {
-      const file = publish(config.dataDir, currentFile);
-      void swapAll(file, tablesFor(file, config.dataDir));
+      const copy = publish(currentFile);
+      void swapAll(copy, tablesFor(copy.path, config.dataDir));
     } catch (err) {
       log('error', 'ipdb_swap_failed', { error: err });
     }
@@ -226,7 +228,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const allListening = new Promise<void>((resolve, reject) => {
     let ready = 0;
     for (let thread = 0; thread < config.threads; thread++) {
-      const input: WorkerInput = { thread, config, dbFile: servingFile, tls, shared, tables };
+      const input: WorkerInput = { thread, config, dbFile: serving?.path ?? '', tls, shared, tables };
       const w = new Worker(WORKER_FILE, { workerData: input, resourceLimits: { maxYoungGenerationSizeMb: SERVER_THREAD_YOUNG_GENERATION_MB } });
       workers.push(w);
       w.on('message', (m: WorkerMessage) => {
@@ -269,6 +271,10 @@ export async function serve(config: Config, options: { announce?: (text: string)
   }
   arm();
   log('info', 'listening', { host: config.host, ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
+  // Serving without a database (current.trie damaged): repair it now, from
+  // the configured sources (the installed package last), instead of waiting
+  // for the schedule. Until then redirects fail open.
+  if (serving === null) void startRefresh('repair');
 
   // Every caller gets the same promise, resolved when everything is closed.
   function stop(): Promise<void> {

@@ -45,6 +45,8 @@ interface Binding {
   setIdleScheduling(): boolean;
   /** malloc_trim(0): the C heap's free memory back to the system; true if any was released. */
   trimMemory(): boolean;
+  /** A sealed, unshrinkable memory copy of a file (memfd); returns its descriptor, which the caller closes. */
+  sealedCopy(path: string): number;
   statuses: Record<string, string>;
   formatVersion: number;
 }

@@ -5,7 +5,7 @@
 // serving. The outcome of every attempt, per node, is kept in LMDB for
 // GET /v1/ip/database, and the next due time is stored so that the schedule
 // survives restarts.
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -73,7 +73,12 @@ export class Refresher {
     const started = new Date();
     const work = path.join(dataDir, 'ipdb', `refresh-${started.getTime()}`);
     mkdirSync(work, { recursive: true });
-    const known = (stores.meta.get(META_VALIDATORS) as Record<string, Validators> | undefined) ?? {};
+    // The validators say what was downloaded last, not what is installed: a
+    // current.trie that is missing or damaged since is rebuilt whatever they
+    // say (no conditional request, so an unchanged source answers 200).
+    const damage = installedDamage(currentDatabasePath(dataDir));
+    if (damage !== null) log('warn', 'ipdb_installed_invalid', { file: currentDatabasePath(dataDir), error: damage });
+    const known = damage === null ? ((stores.meta.get(META_VALIDATORS) as Record<string, Validators> | undefined) ?? {}) : {};
     const nodes: NodeOutcome[] = [];
     let record: Omit<RefreshRecord, 'finished_at'> | null = null;
     log('info', 'ipdb_refresh_started', { trigger, nodes: this.#o.sources.map(nodeName) });
@@ -168,6 +173,17 @@ export class Refresher {
     } finally {
       candidate.close();
     }
+  }
+}
+
+/** Why the installed database cannot serve (its ipdb_* code, or ipdb_missing), or null when it opens and validates. */
+export function installedDamage(file: string): string | null {
+  if (!existsSync(file)) return 'ipdb_missing';
+  try {
+    IpDatabase.open(file).close();
+    return null;
+  } catch (err) {
+    return (err as { code?: string }).code ?? 'ipdb_open_failed';
   }
 }
 

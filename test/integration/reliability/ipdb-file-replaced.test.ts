@@ -4,15 +4,16 @@
 // classified as before on every thread. The bad file is reported where it is
 // read next: `splitguard ipdb info` exits 1 naming it; a restart logs
 // database_unavailable for it and serves without a database (/healthz 503,
-// redirects fail open and count check_failed); a refresh installs a good
-// database again without a restart.
+// redirects fail open and count check_failed) while no source can repair it;
+// a restart with a source that answers repairs it at once, without a trigger.
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
 import { runCli } from '../../helpers/cli.js';
-import { databaseStatus, refreshNow } from '../../helpers/refresh.js';
+import { databaseStatus } from '../../helpers/refresh.js';
+import { closedPortNode } from '../../helpers/sources.js';
 import { createRoute, NO_RATE_LIMIT, PAGE_A, PAGE_B, RedirectClient, routeStats, TRUST_LOOPBACK, waitUntil } from '../../helpers/routes.js';
 import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
 
@@ -56,8 +57,8 @@ it('keeps serving from its private copy, then reports the bad file on the next r
   expect(info.stderr).toBe(`splitguard: the file is not a splitguard IP database (bad magic): ${current}\n`);
   expect(await s.stop()).toBe(0);
 
-  // The restart reports it, and fails open.
-  const again = await startServer({ dataDir, threads: 2, env });
+  // The restart reports it, and fails open while its repair finds no source.
+  const again = await startServer({ dataDir, threads: 2, env: { ...env, SPLITGUARD_IPDB_SOURCES: await closedPortNode() } });
   servers.push(again);
   const reported = again.logs().filter((l) => l.event === 'database_unavailable');
   expect(reported.length).toBeGreaterThan(0);
@@ -71,10 +72,16 @@ it('keeps serving from its private copy, then reports the bad file on the next r
   }
   await waitUntil(() => routeStats(again, route.id), (st) => st.rule_hits.check_failed === before + 2, 5000);
 
-  // A refresh installs a good database; every thread classifies again.
-  const status = await refreshNow(again, again.apiKey);
-  expect(status).toMatchObject({ available: true, last_refresh: { outcome: 'updated' } });
-  for (let thread = 0; thread < 2; thread++) expect((await call(again.ports[thread], again.ca, 'GET', '/healthz')).status).toBe(200);
-  await expectClassified(again, route.code, open);
   open.close();
+  expect(await again.stop()).toBe(0);
+
+  // With a source that answers, the start repairs it: every thread classifies again.
+  const repaired = await startServer({ dataDir, threads: 2, env });
+  servers.push(repaired);
+  const status = await waitUntil(() => databaseStatus(repaired), (st) => st.available && st.last_refresh?.outcome === 'updated', 30_000);
+  expect(status.value).toMatchObject({ available: true, last_refresh: { trigger: 'repair', outcome: 'updated' } });
+  for (let thread = 0; thread < 2; thread++) expect((await call(repaired.ports[thread], repaired.ca, 'GET', '/healthz')).status).toBe(200);
+  const after = new RedirectClient(repaired);
+  await expectClassified(repaired, route.code, after);
+  after.close();
 });

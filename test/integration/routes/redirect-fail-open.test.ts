@@ -1,5 +1,6 @@
 // Fail open: with no usable IP database (the data directory's
-// ipdb/current.trie is corrupt) the server logs database_unavailable, answers
+// ipdb/current.trie is corrupt, and the refresh that repairs it at start has
+// no source that answers) the server logs database_unavailable, answers
 // /healthz 503, and keeps serving: an Amazon visitor, who would be
 // intercepted, is split as a real visitor, and stats count check_failed.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
 import { createRoute, NO_RATE_LIMIT, pageOf, RedirectClient, routeStats, TRUST_LOOPBACK, visitorId, waitUntil } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
+import { closedPortNode } from '../../helpers/sources.js';
 
 let dataDir: string;
 let server: TestServer;
@@ -18,7 +20,7 @@ beforeAll(async () => {
   mkdirSync(path.join(dataDir, 'ipdb'));
   // Not a trie file: wrong magic, far too short for a header.
   writeFileSync(path.join(dataDir, 'ipdb', 'current.trie'), 'this is not an IP database\n'.repeat(8));
-  server = await startServer({ dataDir, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK } });
+  server = await startServer({ dataDir, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK, SPLITGUARD_IPDB_SOURCES: await closedPortNode() } });
   client = new RedirectClient(server);
 });
 afterAll(async () => {

@@ -16,6 +16,7 @@ import type { SharedRateLimiter } from './http/rate-limit.js';
 import { type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, send, sendJson, STATUS_LINE } from './http/respond.js';
 import { COOKIE, FORWARDED_FOR, readRequest, type RequestBasics, requestAddress } from './http/request.js';
 import { type Answer, dispatch } from './http/dispatch.js';
+import { guardedRoutes } from './http/framing.js';
 import type { Router } from './http/router.js';
 import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
 import { NOT_FOUND_PAGE, type Redirector } from './redirect/redirect.js';
@@ -46,13 +47,25 @@ export interface AppDeps {
   console?: ConsoleDeps;
 }
 
+/**
+ * TLS 1.2 suites offered: ECDHE with AEAD only (no CBC, no SHA-1 MACs, no
+ * static RSA key exchange), for ECDSA and RSA certificates alike. TLS 1.3
+ * suites are all AEAD and set apart by OpenSSL; uSockets refuses TLS < 1.2.
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
 const NOT_FOUND_HEADERS: Headers = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' };
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
 export function buildApp(deps: AppDeps): TemplatedApp {
   const { config, metrics } = deps;
-  const app = uws.SSLApp({ cert_file_name: deps.tls.certFile, key_file_name: deps.tls.keyFile });
+  const app = uws.SSLApp({ cert_file_name: deps.tls.certFile, key_file_name: deps.tls.keyFile, ssl_ciphers: TLS12_CIPHERS });
+  const routes = guardedRoutes(app);
   const trustProxy = config.trustProxy.length > 0;
 
   const reply = (x: Exchange, status: number, body: unknown, headers: Headers = {}) => {
@@ -115,7 +128,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
 
   const isHead = (req: HttpRequest) => req.getMethod().toLowerCase() === 'head';
 
-  app.any('/v1/*', (res, req) => {
+  routes.any('/v1/*', (res, req) => {
     const x = exchange(res, isHead(req));
     try {
       handleApi(x, readRequest(req), req);
@@ -139,7 +152,8 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       count,
     );
     if (status === 302) {
-      res.writeStatus(STATUS_LINE[302]).writeHeader(HEADER_BYTES.location, r.location).writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.privateNoStore);
+      res.writeStatus(STATUS_LINE[302]).writeHeader(HEADER_BYTES.location, r.location).writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.privateNoStore)
+        .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue);
       if (r.setCookie !== '') res.writeHeader(HEADER_BYTES.setCookie, r.setCookie);
       if (count) res.end();
       else res.endWithoutBody();
@@ -147,10 +161,10 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       send(exchange(res, !count), 404, NOT_FOUND_HEADERS, NOT_FOUND_PAGE);
     }
   };
-  app.get('/r/:code', (res, req) => redirect(res, req, true));
-  app.head('/r/:code', (res, req) => redirect(res, req, false));
+  routes.get('/r/:code', (res, req) => redirect(res, req, true));
+  routes.head('/r/:code', (res, req) => redirect(res, req, false));
 
-  app.get('/healthz', (res) => {
+  routes.get('/healthz', (res) => {
     const x = exchange(res);
     const db = deps.database();
     if (!db) {
@@ -160,7 +174,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     sendJson(x, 200, { status: 'ok', database: { version: db.info.version, built_at: db.info.builtAt } });
   });
 
-  app.get('/metrics', (res) => {
+  routes.get('/metrics', (res) => {
     const x = exchange(res);
     const peer = normalizeAddress(res.getRemoteAddress());
     if (!inCidrs(peer, config.metricsFrom.length ? config.metricsFrom : LOOPBACK)) {
@@ -178,9 +192,9 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     send(x, 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }, metrics.render(gauges));
   });
 
-  if (deps.console) registerConsole(app, deps.console);
+  if (deps.console) registerConsole(routes, deps.console);
 
-  app.any('/*', (res, req) => {
+  routes.any('/*', (res, req) => {
     const x = exchange(res, isHead(req));
     const path = req.getUrl();
     sendJson(x, 404, new AppError('not_found', `no such path: ${path.length > 100 ? `${path.slice(0, 100)}...` : path}`).body());

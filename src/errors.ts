@@ -39,6 +39,8 @@ export const catalogue = {
   ipdb_source_invalid: { status: 500, message: fixed('the database source is invalid') },
   ipdb_source_unreadable: { status: 500, message: fixed('the database source could not be read') },
   ipdb_missing: { status: 500, message: fixed('no IP database is installed') },
+  // The API asked for a lookup while no database is loaded (Retry-After: a repair is under way).
+  database_unavailable: { status: 503, message: fixed('no IP database is loaded yet; try again shortly') },
 
   // The data directory's LMDB store cannot be opened (read-only, no permission, ...).
   storage_unavailable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
@@ -65,12 +67,13 @@ export class AppError extends Error {
   /** Extra response headers (e.g. Retry-After). */
   headers: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, detail = '', field: string | null = null, options?: { cause?: unknown }) {
-    super(catalogue[code].message(detail), options);
+  constructor(code: ErrorCode, detail = '', field: string | null = null, options?: { cause?: unknown; headers?: Record<string, string> }) {
+    super(catalogue[code].message(detail), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = catalogue[code].status;
     this.field = field;
+    this.headers = options?.headers;
   }
 
   body(): ErrorBody {

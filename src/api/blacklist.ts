@@ -9,7 +9,7 @@ import { invalidParameter } from '../errors.js';
 import type { Router } from '../http/router.js';
 import { addCustomEntry, listBlacklist, removeCustomEntry, setEnabled } from '../quality/blacklist-store.js';
 import type { Stores } from '../store/db.js';
-import { objectBody, pageParams } from './validate.js';
+import { objectBody, pageParams, queryParams } from './validate.js';
 
 function asnParam(value: string): number {
   const m = /^(?:AS)?([0-9]{1,10})$/i.exec(value);
@@ -22,8 +22,7 @@ const ADMIN = { admin: true };
 
 export function registerBlacklistRoutes(router: Router, stores: Stores): void {
   router.add('GET', '/v1/admin/blacklist', (req) => {
-    const q = new URLSearchParams(req.query);
-    for (const key of q.keys()) if (key !== 'q' && key !== 'page' && key !== 'limit') throw invalidParameter(key, 'is not a known parameter');
+    const q = queryParams(req.query, ['q', 'page', 'limit']);
     const { page, limit } = pageParams(q);
     const term = (q.get('q') ?? '').trim().toLowerCase();
     const asnTerm = /^(?:as)?([0-9]+)$/.exec(term)?.[1];

@@ -3,7 +3,7 @@ import { AppError, invalidParameter } from '../errors.js';
 import type { Router } from '../http/router.js';
 import type { CheckResult, Classifier } from '../quality/classifier.js';
 import { type Level, LEVELS, parseLevel } from '../quality/lists.js';
-import { objectBody } from './validate.js';
+import { objectBody, queryParams } from './validate.js';
 
 export const BATCH_LIMIT = 50;
 
@@ -24,12 +24,11 @@ function checkOne(classifier: Classifier, ip: unknown, field: string, lvl: Level
 export function registerIpRoutes(router: Router, classifier: () => Classifier | null): void {
   const current = () => {
     const c = classifier();
-    if (!c) throw new AppError('ipdb_missing');
+    if (!c) throw new AppError('database_unavailable', '', null, { headers: { 'Retry-After': '5' } });
     return c;
   };
   router.add('GET', '/v1/ip/check', (req) => {
-    const q = new URLSearchParams(req.query);
-    for (const key of q.keys()) if (key !== 'ip' && key !== 'level') throw invalidParameter(key, 'is not a known parameter');
+    const q = queryParams(req.query, ['ip', 'level']);
     if (!q.has('ip')) throw invalidParameter('ip', 'is required');
     const lvl = level(q.get('level') ?? undefined, 'level');
     return { status: 200, body: checkOne(current(), q.get('ip'), 'ip', lvl) };

@@ -8,7 +8,7 @@ import type { RouteCache } from '../redirect/route-cache.js';
 import { LEVELS, parseLevel } from '../quality/lists.js';
 import type { Stores } from '../store/db.js';
 import { createRoute, deleteRoute, getRoute, listRoutes, type Route, type RouteSettings, updateRoute } from '../store/routes-store.js';
-import { objectBody, pageParams, stringField } from './validate.js';
+import { objectBody, pageParams, queryParams, stringField } from './validate.js';
 
 const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level'] as const;
 const READ_ONLY = ['id', 'code', 'short_url', 'status', 'created_at', 'updated_at', 'stats'] as const;
@@ -94,9 +94,7 @@ export function registerRouteRoutes(router: Router, stores: Stores, routes: Rout
   });
 
   router.add('GET', '/v1/routes', (req) => {
-    const q = new URLSearchParams(req.query);
-    for (const key of q.keys()) if (key !== 'page' && key !== 'limit') throw invalidParameter(key, 'is not a known parameter');
-    const { page, limit } = pageParams(q);
+    const { page, limit } = pageParams(queryParams(req.query, ['page', 'limit']));
     const { data, total } = listRoutes(stores, req.account.id, page, limit);
     return { status: 200, body: { data: data.map(view), pagination: { page, limit, total, pages: Math.ceil(total / limit) } } };
   });

@@ -29,6 +29,22 @@ export function stringField(value: unknown, field: string, min: number, max: num
   return s;
 }
 
+/**
+ * The query string's parameters: each of `allowed` at most once; an unknown
+ * or repeated parameter is 400 naming it (a repeated one would otherwise be
+ * read as its first value, silently).
+ */
+export function queryParams(query: string, allowed: readonly string[]): URLSearchParams {
+  const q = new URLSearchParams(query);
+  const seen = new Set<string>();
+  for (const key of q.keys()) {
+    if (!allowed.includes(key)) throw invalidParameter(key, 'is not a known parameter');
+    if (seen.has(key)) throw invalidParameter(key, 'is given more than once');
+    seen.add(key);
+  }
+  return q;
+}
+
 /** page (>= 1, default 1) and limit (1-100, default 20) from a query string. */
 export function pageParams(q: URLSearchParams): { page: number; limit: number } {
   const int = (name: string, fallback: number, min: number, max: number) => {

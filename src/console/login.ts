@@ -68,9 +68,7 @@ export function credentials(body: unknown): Credentials {
 }
 
 function tooMany(retryAfter: number): AppError {
-  const err = new AppError('rate_limited', 'too many failed sign-ins; wait a minute and try again');
-  err.headers = { 'Retry-After': String(retryAfter) };
-  return err;
+  return new AppError('rate_limited', 'too many failed sign-ins; wait a minute and try again', null, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
 /** The user for these credentials; throws rate_limited or login_failed. */

@@ -29,9 +29,7 @@ export class PasswordWork {
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.#waiting.length > 0 || !this.#acquire()) {
       if (this.#waiting.length >= MAX_WAITING) {
-        const err = new AppError('rate_limited', 'too many sign-ins are being checked at once; try again in a second');
-        err.headers = { 'Retry-After': '1' };
-        throw err;
+        throw new AppError('rate_limited', 'too many sign-ins are being checked at once; try again in a second', null, { headers: { 'Retry-After': '1' } });
       }
       await new Promise<void>((resolve) => {
         this.#waiting.push(resolve);

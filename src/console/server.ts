@@ -23,7 +23,8 @@ import { type Exchange, exchange, type Headers, send, sendJson, watchAbort, publ
 import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
 import { type Answer, dispatch } from '../http/dispatch.js';
 import type { ApiReply, Router } from '../http/router.js';
-import type { HttpRequest, HttpResponse, TemplatedApp } from '../http/uws.js';
+import type { Routes } from '../http/framing.js';
+import type { HttpRequest, HttpResponse } from '../http/uws.js';
 import { log } from '../log.js';
 import type { Account, ConsoleSession, Stores, User } from '../store/db.js';
 import { credentials, login, type LoginLimits } from './login.js';
@@ -50,7 +51,7 @@ interface Call extends RequestBasics {
 
 const API = '/console/api';
 
-export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
+export function registerConsole(app: Routes, deps: ConsoleDeps): void {
   const { config, stores } = deps;
   const sessions = new Sessions(stores, config.sessionIdleMinutes);
   const { index, files } = loadStatic();

@@ -27,6 +27,11 @@ export const HEADER_BYTES = {
   json: latin1(JSON_TYPE),
   location: latin1('Location'),
   setCookie: latin1('Set-Cookie'),
+  // Every answer: the service is HTTPS only. Browsers ignore it over a
+  // certificate they had to be told to accept (RFC 6797 8.1), so a
+  // self-signed test setup is not locked in.
+  hsts: latin1('Strict-Transport-Security'),
+  hstsValue: latin1('max-age=31536000'),
 };
 /** Names of headers sent on most API answers (names are code literals, so the lookup hashes nothing). */
 const NAMES = new Map<string, Buffer>(
@@ -91,7 +96,7 @@ export function send(x: Exchange, status: number, headers: Headers, body?: strin
   x.done = true;
   x.res.cork(() => {
     const res = x.res;
-    res.writeStatus(STATUS_LINE[status] ?? String(status));
+    res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue);
     for (const name in headers) res.writeHeader(NAMES.get(name) ?? name, headers[name]);
     if (json) {
       res.writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore);
@@ -133,12 +138,13 @@ export function sendError(x: Exchange, err: AppError, headers: Headers = {}): vo
 }
 
 /**
- * The error a client may see: client errors (4xx) as they are; anything else
+ * The error a client may see: client errors (4xx) and the deliberate 503s
+ * (a part the answer needs is not available yet) as they are; anything else
  * as the one fixed `internal` body, with the details (a stack, a path, a
  * native status) logged and never sent.
  */
 export function publicError(err: unknown): AppError {
-  if (err instanceof AppError && err.status < 500) return err;
+  if (err instanceof AppError && (err.status < 500 || err.status === 503)) return err;
   log('error', 'unhandled_error', { error: err });
   return new AppError('internal');
 }

@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { SCHEMA_VERSION } from '../../../src/store/db.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cannotMountExt4, type Ext4, ext4 } from '../../helpers/faults.js';
 import { api, createRoute, NO_RATE_LIMIT, PAGE_A, PAGE_B, RedirectClient, routeStats, TRUST_LOOPBACK, waitUntil } from '../../helpers/routes.js';
@@ -95,7 +96,7 @@ describe.skipIf(skip !== null)('storage turning read-only while the server runs'
     expect(fs.checkAndRemount()).toBeLessThanOrEqual(1);
     const check = spawnSync(process.execPath, [path.join(ROOT, 'test', 'stress', 'store-check.js'), dataDir], { encoding: 'utf8' });
     expect(check.status, check.stderr).toBe(0);
-    expect(JSON.parse(check.stdout)).toMatchObject({ routes: 1, codes: 1, accountRoutes: 1, schema_version: 2 });
+    expect(JSON.parse(check.stdout)).toMatchObject({ routes: 1, codes: 1, accountRoutes: 1, schema_version: SCHEMA_VERSION });
     server = await startServer({ dataDir, env: NO_RATE_LIMIT });
     const after = await api(server, 'GET', `/v1/routes/${route.id}`);
     expect(after.json).toMatchObject({ name: 'before the fault', split_ratio: 1, default_group: 'b', code: route.code });

@@ -40,7 +40,7 @@ function expectRedirect(a: RawAnswer, expected: string): void {
   expect(a.status, a.raw).toBe(302);
   expect(header(a, 'Location')).toBe(expected);
   const names = a.headers.map(([n]) => n.toLowerCase()).sort();
-  for (const n of names) expect(['cache-control', 'content-length', 'date', 'location', 'set-cookie', 'uwebsockets'], a.raw).toContain(n);
+  for (const n of names) expect(['cache-control', 'content-length', 'date', 'location', 'set-cookie', 'strict-transport-security', 'uwebsockets'], a.raw).toContain(n);
   for (const [n, v] of a.headers) {
     expect(v, `${n} carries a control character`).not.toMatch(/[\u0000-\u001f\u007f]/);
     if (n.toLowerCase() === 'set-cookie') expect(v).toMatch(/^sg_vid=[A-Za-z0-9_-]+; /);

@@ -57,6 +57,15 @@ export const catalogue = {
 
 export type ErrorCode = keyof typeof catalogue;
 
+/**
+ * Whether an error of this status reaches a client as it is: client errors
+ * (4xx) and the deliberate 503s (a part the answer needs is not available
+ * yet). Anything else is sent as the one fixed `internal` body (publicError).
+ */
+export function sentAsIs(status: number): boolean {
+  return status < 500 || status === 503;
+}
+
 /** The codes only the web console's API (/console/api) answers with; /v1 never does. */
 export const CONSOLE_CODES: readonly ErrorCode[] = ['login_failed', 'session_invalid', 'csrf_failed'];
 

@@ -111,6 +111,7 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
     num("entries", v.entries);
     num("records", v.records);
     num("dirCount", v.dir_count);
+    num("feedCount", v.feed_count);
     num("stringBytes", v.string_bytes);
     num("sourceOffset", v.source_off);
     num("sourceLength", v.source_len);

@@ -20,6 +20,7 @@ export interface NativeInfo {
   entries: number;
   records: number;
   dirCount: number;
+  feedCount: number;
   stringBytes: number;
   sourceOffset: number;
   sourceLength: number;
@@ -63,6 +64,7 @@ export const Section = {
   v6Starts: 7,
   records: 8,
   strings: 9,
+  feeds: 10,
 } as const;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

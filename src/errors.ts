@@ -38,6 +38,8 @@ export const catalogue = {
   // with their own fixed message from native/trie_reader.cc; see IpdbError.
   ipdb_source_invalid: { status: 500, message: fixed('the database source is invalid') },
   ipdb_source_unreadable: { status: 500, message: fixed('the database source could not be read') },
+  // A range or ASN feed file that cannot be used (src/ipdb/feeds/parse.ts).
+  feed_invalid: { status: 500, message: fixed('the feed is invalid') },
   ipdb_missing: { status: 500, message: fixed('no IP database is installed') },
   // The API asked for a lookup while no database is loaded (Retry-After: a repair is under way).
   database_unavailable: { status: 503, message: fixed('no IP database is loaded yet; try again shortly') },

@@ -38,6 +38,8 @@ export const M = {
   interceptAsn: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'asn_blacklist' }),
   interceptKeyword: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'org_keyword' }),
   interceptVpn: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'vpn_proxy' }),
+  interceptFeed: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'range_feed' }),
+  interceptCrawler: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'crawler' }),
   checkFailed: counter('splitguard_check_failed_total', 'IP checks that failed and let the visitor through'),
   refreshUpdated: counter('splitguard_ipdb_refresh_total', 'Database refreshes by outcome', { outcome: 'updated' }),
   refreshUnchanged: counter('splitguard_ipdb_refresh_total', 'Database refreshes by outcome', { outcome: 'unchanged' }),

@@ -2,7 +2,8 @@
 // database, storage, TLS, then SPLITGUARD_THREADS server threads on one port.
 // The only module that makes threads listen and the only one that handles
 // signals. The main thread serves nothing itself: it coordinates database
-// refreshes (schedule, API triggers, refreshes made by the CLI) and swaps.
+// refreshes (schedule, API triggers, refreshes made by the CLI) and swaps,
+// and runs the connection guard over the threads' connections.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
@@ -17,6 +18,7 @@ import { cleanRefreshLeftovers, databaseGeneration, nextDue, nextRefreshAt, Refr
 import { prune, publish } from './ipdb/serving.js';
 import { log } from './log.js';
 import { M, Metrics } from './metrics.js';
+import { type GuardRunner, prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
 import type { KeywordTables } from './quality/classifier.js';
 import { keywordTablesFor } from './quality/keyword-cache.js';
@@ -74,6 +76,8 @@ const SERVER_THREAD_YOUNG_GENERATION_MB = 3;
 export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
   prepareDataDir(config.dataDir);
   const started = performance.now();
+  // Before anything opens descriptors: the soft open-file limit up to the hard one.
+  const connectionLimits = prepareConnectionLimits(config);
   await assertPortFree(config.host, config.port);
   cleanRefreshLeftovers(config.dataDir);
   const { file: currentFile, built, replacedVersion } = ensureCurrentDatabase(config.dataDir);
@@ -128,6 +132,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const swapWaiters = new Map<number, (m: WorkerMessage) => void>();
   const exited = new Set<Worker>();
   let stopping: Promise<void> | null = null;
+  let guard: GuardRunner | null = null;
 
   // --- refresh and swap ---------------------------------------------------
   let generation = databaseGeneration(stores);
@@ -261,6 +266,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
     throw err;
   }
   arm();
+  guard = startConnectionGuard(ports, connectionLimits.limits, metrics);
   log('info', 'listening', { host: config.host, ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
 
   // Every caller gets the same promise, resolved when everything is closed.
@@ -271,6 +277,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   async function stopAll(): Promise<void> {
     clearTimeout(timer);
     clearInterval(poll);
+    guard?.stop();
     log('info', 'shutting_down', {});
     await Promise.all(
       workers.map((w) => {

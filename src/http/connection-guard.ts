@@ -207,8 +207,17 @@ export function startConnectionGuard(ports: readonly number[], limits: GuardLimi
   const policy = new ConnectionGuard(limits);
   // A failing listing is logged when it starts failing and when it recovers, not every second.
   let failing = false;
+  // Set by a look that closed non-reading connections. Their answers were
+  // buffered in large blocks in the server threads' malloc arenas; freed,
+  // they mostly stay there (glibc returns only the top of an arena), so the
+  // next look, once the threads have closed them, hands the free pages back.
+  let trimPending = false;
 
   const tick = () => {
+    if (trimPending) {
+      trimPending = false;
+      binding.trimMemory();
+    }
     const listen = [...new Set(ports.filter((p) => p > 0))];
     if (listen.length === 0) return;
     let shut: Record<ShedReason, number>;
@@ -231,6 +240,7 @@ export function startConnectionGuard(ports: readonly number[], limits: GuardLimi
     const total = shut.per_address + shut.global + shut.not_reading;
     if (total === 0) return;
     for (const reason of Object.keys(shut) as ShedReason[]) metrics.inc(SHED_COUNTER[reason], shut[reason]);
+    trimPending = shut.not_reading > 0;
     log('warn', 'connections_shed', { ...shut, connections });
   };
 

@@ -282,6 +282,110 @@ GuardStatus ConnectionGuard::ReadFdDir(std::vector<std::pair<int, uint64_t>>* so
 }
 
 // ---------------------------------------------------------------------------
+// Parsing one datagram of the answer
+
+// Messages follow each other, each aligned to 4 bytes:
+//   nlmsghdr {len, type, flags, seq, pid}       len covers header + payload
+//   payload (type SOCK_DIAG_BY_FAMILY):
+//     inet_diag_msg {family, state, ..., sockid {sport, dport, src, dst, ...},
+//                    expires, rqueue, wqueue, uid, inode}
+//     rtattr {len, type} + data, repeated, each aligned to 4 bytes
+//   NLMSG_DONE (payload: the dump's result, an int) ends the answer;
+//   NLMSG_ERROR (payload: nlmsgerr) refuses the request.
+GuardStatus ParseDiagDatagram(const uint8_t* buf, size_t len, uint32_t seq, int family,
+                              const std::vector<bool>& port_set, std::vector<Connection>* out,
+                              bool* done, int* sys_errno) {
+  *done = false;
+  if (port_set.size() < 65536) return GuardStatus::kInvalidPort;
+  size_t off = 0;
+  while (off < len) {
+    // A message: a header, whose length covers itself and its payload and
+    // lies inside what was received; the next one starts at the aligned end.
+    if (len - off < sizeof(nlmsghdr)) return GuardStatus::kNetlinkMalformed;
+    nlmsghdr h;
+    std::memcpy(&h, buf + off, sizeof(h));
+    if (h.nlmsg_len < sizeof(nlmsghdr) || h.nlmsg_len > len - off)
+      return GuardStatus::kNetlinkMalformed;
+    const uint8_t* payload = buf + off + NLMSG_HDRLEN;
+    const size_t payload_len = h.nlmsg_len - NLMSG_HDRLEN;
+    size_t step = NLMSG_ALIGN(h.nlmsg_len);
+    off += step < len - off ? step : len - off;
+
+    // Parts of an earlier, abandoned request: not this answer.
+    if (h.nlmsg_seq != seq) continue;
+    if (h.nlmsg_type == NLMSG_DONE) {
+      // A dump's end marker carries the dump's own result; negative is an errno.
+      int32_t result = 0;
+      if (payload_len >= sizeof(result)) std::memcpy(&result, payload, sizeof(result));
+      *done = true;
+      if (result >= 0) return GuardStatus::kOk;
+      *sys_errno = result > -4096 ? -result : 0;
+      return GuardStatus::kNetlinkError;
+    }
+    if (h.nlmsg_type == NLMSG_ERROR) {
+      nlmsgerr e;
+      if (payload_len < sizeof(e)) return GuardStatus::kNetlinkMalformed;
+      std::memcpy(&e, payload, sizeof(e));
+      if (e.error == 0) continue;  // an acknowledgement, not an error
+      *sys_errno = e.error < 0 && e.error > -4096 ? -e.error : 0;
+      return GuardStatus::kNetlinkError;
+    }
+    if (h.nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
+
+    inet_diag_msg m;
+    if (payload_len < sizeof(m)) return GuardStatus::kNetlinkMalformed;
+    std::memcpy(&m, payload, sizeof(m));
+    if (m.idiag_family != family) return GuardStatus::kNetlinkMalformed;
+    // The request's state mask is a filter the kernel applies; check it again.
+    if (m.idiag_state >= 32 || ((1u << m.idiag_state) & kStates) == 0) continue;
+    uint16_t local_port = ntohs(m.id.idiag_sport);
+    if (!port_set[local_port]) continue;
+    if (out->size() >= kMaxConnections) return GuardStatus::kTooManyConnections;
+
+    Connection c;
+    c.inode = m.idiag_inode;
+    c.local_port = local_port;
+    c.remote_port = ntohs(m.id.idiag_dport);
+    c.state = m.idiag_state;
+    c.send_queue = m.idiag_wqueue;
+    c.receive_queue = m.idiag_rqueue;
+    if (family == AF_INET) {
+      std::memcpy(c.address, kMapped, 12);
+      std::memcpy(c.address + 12, &m.id.idiag_dst[0], 4);  // network order, as it travels
+    } else {
+      std::memcpy(c.address, m.id.idiag_dst, 16);
+    }
+
+    // Attributes: each rtattr's length covers itself and lies inside the
+    // payload; INET_DIAG_INFO is a struct tcp_info, of whatever length this
+    // kernel writes (older kernels: shorter; newer: longer).
+    size_t a = NLMSG_ALIGN(sizeof(inet_diag_msg));
+    while (a < payload_len && payload_len - a >= sizeof(rtattr)) {
+      rtattr attr;
+      std::memcpy(&attr, payload + a, sizeof(attr));
+      if (attr.rta_len < sizeof(rtattr) || attr.rta_len > payload_len - a)
+        return GuardStatus::kNetlinkMalformed;
+      if (attr.rta_type == INET_DIAG_INFO) {
+        size_t info_len = attr.rta_len - RTA_LENGTH(0);
+        tcp_info info;
+        std::memset(&info, 0, sizeof(info));
+        std::memcpy(&info, payload + a + RTA_LENGTH(0), std::min(info_len, sizeof(info)));
+        if (info_len >= offsetof(tcp_info, tcpi_bytes_acked) + sizeof(info.tcpi_bytes_acked)) {
+          c.has_tcp_info = true;
+          c.bytes_acked = info.tcpi_bytes_acked;
+          c.last_data_received_ms = info.tcpi_last_data_recv;
+        }
+      }
+      size_t next = RTA_ALIGN(attr.rta_len);
+      if (next >= payload_len - a) break;
+      a += next;
+    }
+    out->push_back(c);
+  }
+  return GuardStatus::kOk;
+}
+
+// ---------------------------------------------------------------------------
 // Listing
 
 GuardStatus ConnectionGuard::List(const uint16_t* ports, size_t port_count,
@@ -373,91 +477,10 @@ GuardStatus ConnectionGuard::Dump(int family, const std::vector<bool>& port_set,
     // Only the kernel (port id 0) answers dumps; anything else is not ours.
     if (msg.msg_namelen < sizeof(sockaddr_nl) || from.nl_pid != 0) continue;
 
-    const size_t len = static_cast<size_t>(n);
-    size_t off = 0;
-    while (off < len) {
-      // A message: a header, whose length covers itself and its payload and
-      // lies inside what was received; the next one starts at the aligned end.
-      if (len - off < sizeof(nlmsghdr)) return GuardStatus::kNetlinkMalformed;
-      nlmsghdr h;
-      std::memcpy(&h, buf + off, sizeof(h));
-      if (h.nlmsg_len < sizeof(nlmsghdr) || h.nlmsg_len > len - off)
-        return GuardStatus::kNetlinkMalformed;
-      const uint8_t* payload = buf + off + NLMSG_HDRLEN;
-      const size_t payload_len = h.nlmsg_len - NLMSG_HDRLEN;
-      size_t step = NLMSG_ALIGN(h.nlmsg_len);
-      off += step < len - off ? step : len - off;
-
-      // Parts of an earlier, abandoned request: not this answer.
-      if (h.nlmsg_seq != seq) continue;
-      if (h.nlmsg_type == NLMSG_DONE) {
-        // A dump's end marker carries the dump's own result; negative is an errno.
-        int32_t result = 0;
-        if (payload_len >= sizeof(result)) std::memcpy(&result, payload, sizeof(result));
-        if (result >= 0) return GuardStatus::kOk;
-        *sys_errno = result > -4096 ? -result : 0;
-        return GuardStatus::kNetlinkError;
-      }
-      if (h.nlmsg_type == NLMSG_ERROR) {
-        nlmsgerr e;
-        if (payload_len < sizeof(e)) return GuardStatus::kNetlinkMalformed;
-        std::memcpy(&e, payload, sizeof(e));
-        if (e.error == 0) continue;  // an acknowledgement, not an error
-        *sys_errno = e.error < 0 && e.error > -4096 ? -e.error : 0;
-        return GuardStatus::kNetlinkError;
-      }
-      if (h.nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
-
-      inet_diag_msg m;
-      if (payload_len < sizeof(m)) return GuardStatus::kNetlinkMalformed;
-      std::memcpy(&m, payload, sizeof(m));
-      if (m.idiag_family != family) return GuardStatus::kNetlinkMalformed;
-      // The request's state mask is a filter the kernel applies; check it again.
-      if (m.idiag_state >= 32 || ((1u << m.idiag_state) & kStates) == 0) continue;
-      uint16_t local_port = ntohs(m.id.idiag_sport);
-      if (!port_set[local_port]) continue;
-      if (out->size() >= kMaxConnections) return GuardStatus::kTooManyConnections;
-
-      Connection c;
-      c.inode = m.idiag_inode;
-      c.local_port = local_port;
-      c.remote_port = ntohs(m.id.idiag_dport);
-      c.state = m.idiag_state;
-      c.send_queue = m.idiag_wqueue;
-      c.receive_queue = m.idiag_rqueue;
-      if (family == AF_INET) {
-        std::memcpy(c.address, kMapped, 12);
-        std::memcpy(c.address + 12, &m.id.idiag_dst[0], 4);  // network order, as it travels
-      } else {
-        std::memcpy(c.address, m.id.idiag_dst, 16);
-      }
-
-      // Attributes: each rtattr's length covers itself and lies inside the
-      // payload; INET_DIAG_INFO is a struct tcp_info, of whatever length this
-      // kernel writes (older kernels: shorter; newer: longer).
-      size_t a = NLMSG_ALIGN(sizeof(inet_diag_msg));
-      while (a < payload_len && payload_len - a >= sizeof(rtattr)) {
-        rtattr attr;
-        std::memcpy(&attr, payload + a, sizeof(attr));
-        if (attr.rta_len < sizeof(rtattr) || attr.rta_len > payload_len - a)
-          return GuardStatus::kNetlinkMalformed;
-        if (attr.rta_type == INET_DIAG_INFO) {
-          size_t info_len = attr.rta_len - RTA_LENGTH(0);
-          tcp_info info;
-          std::memset(&info, 0, sizeof(info));
-          std::memcpy(&info, payload + a + RTA_LENGTH(0), std::min(info_len, sizeof(info)));
-          if (info_len >= offsetof(tcp_info, tcpi_bytes_acked) + sizeof(info.tcpi_bytes_acked)) {
-            c.has_tcp_info = true;
-            c.bytes_acked = info.tcpi_bytes_acked;
-            c.last_data_received_ms = info.tcpi_last_data_recv;
-          }
-        }
-        size_t next = RTA_ALIGN(attr.rta_len);
-        if (next >= payload_len - a) break;
-        a += next;
-      }
-      out->push_back(c);
-    }
+    bool done = false;
+    GuardStatus s = ParseDiagDatagram(buf, static_cast<size_t>(n), seq, family, port_set, out, &done,
+                                      sys_errno);
+    if (s != GuardStatus::kOk || done) return s;
   }
   return GuardStatus::kTooManyConnections;
 }

@@ -120,6 +120,17 @@ class ConnectionGuard {
   std::vector<uint8_t> buffer_;
 };
 
+// Parses one datagram of a sock_diag dump answer, the bytes one recv()
+// returned, for the request numbered `seq` over `family` (AF_INET or
+// AF_INET6): appends the connections whose local port is set in `port_set`
+// (65536 entries) to *out, and sets *done when the answer's NLMSG_DONE was
+// in it. Messages of other requests are skipped; any length that does not
+// add up refuses the datagram as a whole. Used by List(); on its own for the
+// fuzz harness (native/fuzz/fuzz_sock_diag.cc).
+GuardStatus ParseDiagDatagram(const uint8_t* data, size_t len, uint32_t seq, int family,
+                              const std::vector<bool>& port_set, std::vector<Connection>* out,
+                              bool* done, int* sys_errno);
+
 // Raises the soft RLIMIT_NOFILE to the hard limit (to fs.nr_open when the
 // hard limit is unlimited) and reports both afterwards.
 GuardStatus RaiseFileLimit(uint64_t* soft, uint64_t* hard, int* sys_errno);

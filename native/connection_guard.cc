@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace splitguard {
@@ -397,11 +396,8 @@ GuardStatus ConnectionGuard::List(const uint16_t* ports, size_t port_count,
     if (ports[i] == 0) return GuardStatus::kInvalidPort;
     port_set[ports[i]] = true;
   }
-  std::vector<std::pair<int, uint64_t>> held;
-  GuardStatus s = ReadFdDir(&held, sys_errno);
-  if (s != GuardStatus::kOk) return s;
   for (int family : {AF_INET, AF_INET6}) {
-    s = Dump(family, port_set, out, sys_errno);
+    GuardStatus s = Dump(family, port_set, out, sys_errno);
     if (s != GuardStatus::kOk) {
       out->clear();
       // The kernel may still hold the rest of this dump for the socket, and
@@ -416,10 +412,6 @@ GuardStatus ConnectionGuard::List(const uint16_t* ports, size_t port_count,
       return s;
     }
   }
-  std::unordered_set<uint64_t> inodes;
-  inodes.reserve(held.size());
-  for (const auto& h : held) inodes.insert(h.second);
-  for (Connection& c : *out) c.held = c.inode != 0 && inodes.count(c.inode) != 0;
   return GuardStatus::kOk;
 }
 

@@ -73,7 +73,7 @@ class ConnectionGuardWrap : public Napi::ObjectWrap<ConnectionGuardWrap> {
     return true;
   }
 
-  // list(ports: number[]) -> {inode, address, port, localPort, state, held,
+  // list(ports: number[]) -> {inode, address, port, localPort, state,
   //   sendQueue, receiveQueue, bytesAcked, lastReceiveMs}[]
   // bytesAcked and lastReceiveMs are -1 when the kernel sent no tcp_info.
   Napi::Value List(const Napi::CallbackInfo& info) {
@@ -106,7 +106,6 @@ class ConnectionGuardWrap : public Napi::ObjectWrap<ConnectionGuardWrap> {
       o.Set("port", Napi::Number::New(env, c.remote_port));
       o.Set("localPort", Napi::Number::New(env, c.local_port));
       o.Set("state", Napi::Number::New(env, c.state));
-      o.Set("held", Napi::Boolean::New(env, c.held));
       o.Set("sendQueue", Napi::Number::New(env, c.send_queue));
       o.Set("receiveQueue", Napi::Number::New(env, c.receive_queue));
       o.Set("bytesAcked", Napi::Number::New(env, c.has_tcp_info ? static_cast<double>(c.bytes_acked) : -1));

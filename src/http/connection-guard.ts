@@ -28,7 +28,7 @@ import { M, type Metrics } from '../metrics.js';
 import { inCidrs } from './client-ip.js';
 
 /** What the policy reads of a connection (a NativeConnection has more). */
-export type GuardedConnection = Pick<NativeConnection, 'inode' | 'address' | 'port' | 'held' | 'sendQueue' | 'bytesAcked' | 'lastReceiveMs'>;
+export type GuardedConnection = Pick<NativeConnection, 'inode' | 'address' | 'port' | 'sendQueue' | 'bytesAcked' | 'lastReceiveMs'>;
 
 export type ShedReason = 'per_address' | 'global' | 'not_reading';
 
@@ -46,7 +46,7 @@ export interface GuardLimits {
 export interface TickResult {
   /** Inodes to shut down, by the rule that picked them; each inode appears once. */
   shed: Record<ShedReason, number[]>;
-  /** Connections the process holds (before shedding). */
+  /** Connections accepted (before shedding). */
   connections: number;
 }
 
@@ -76,11 +76,11 @@ export class ConnectionGuard {
 
   /**
    * Decides what to shed given the current list; `nowMs` is a monotonic
-   * clock (performance.now()). Connections the process holds no descriptor
-   * for (still in the listen queue) are neither counted nor shed.
+   * clock (performance.now()). Connections not accepted yet (inode 0: still
+   * in a listen queue, no descriptor) are neither counted nor shed.
    */
   tick(list: readonly GuardedConnection[], nowMs: number): TickResult {
-    const held = list.filter((c) => c.held && c.inode > 0);
+    const accepted = list.filter((c) => c.inode > 0);
     const shed: TickResult['shed'] = { per_address: [], global: [], not_reading: [] };
     const picked = new Set<number>();
     const pick = (reason: ShedReason, c: GuardedConnection) => {
@@ -93,7 +93,7 @@ export class ConnectionGuard {
     const { stallMs, perAddress, global, trusted } = this.#limits;
     const waiting = new Set<number>();
     if (stallMs > 0) {
-      for (const c of held) {
+      for (const c of accepted) {
         if (c.sendQueue === 0 || c.bytesAcked < 0) continue;
         waiting.add(c.inode);
         const peer = `${c.address} ${c.port}`;
@@ -110,7 +110,7 @@ export class ConnectionGuard {
     // per address
     if (perAddress > 0) {
       const byAddress = new Map<string, GuardedConnection[]>();
-      for (const c of held) {
+      for (const c of accepted) {
         if (picked.has(c.inode)) continue;
         let group = byAddress.get(c.address);
         if (!group) byAddress.set(c.address, (group = []));
@@ -127,13 +127,13 @@ export class ConnectionGuard {
 
     // global
     if (global > 0) {
-      const rest = held.filter((c) => !picked.has(c.inode));
+      const rest = accepted.filter((c) => !picked.has(c.inode));
       if (rest.length > global) {
         rest.sort(idlestFirst);
         for (let i = 0; i < rest.length - global; i++) pick('global', rest[i]);
       }
     }
-    return { shed, connections: held.length };
+    return { shed, connections: accepted.length };
   }
 }
 

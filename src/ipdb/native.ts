@@ -41,7 +41,7 @@ export interface NativeTrie {
 
 /** One TCP connection as the kernel lists it (native/connection_guard.h). */
 export interface NativeConnection {
-  /** The socket's inode: what shutdown() takes. */
+  /** The socket's inode: what shutdown() takes; 0 while the connection waits in a listen queue (not accepted yet). */
   inode: number;
   /** The remote address as text: dotted IPv4 (also for IPv4-mapped IPv6), else IPv6. */
   address: string;
@@ -50,8 +50,6 @@ export interface NativeConnection {
   localPort: number;
   /** The kernel's TCP state: 1 ESTABLISHED, 3 SYN_RECV, 8 CLOSE_WAIT, ... */
   state: number;
-  /** This process has a descriptor on the socket (false: still in a listen queue, or someone else's). */
-  held: boolean;
   /** Bytes written by the server and not yet acknowledged by the client. */
   sendQueue: number;
   /** Bytes received and not yet read by the server. */

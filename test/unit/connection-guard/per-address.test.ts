@@ -1,6 +1,6 @@
 // Per-address cap: more connections than the cap from one address lose the
 // excess, idlest first (longest since the client last sent data); other
-// addresses, connections still in the listen queue (not held) and addresses
+// addresses, connections still in the listen queue (inode 0) and addresses
 // inside the trusted proxies are left alone.
 import { expect, it } from 'vitest';
 import { parseCidr } from '../../../src/config.js';
@@ -30,10 +30,10 @@ it('breaks ties between equally idle connections by age (smaller inode first)', 
   expect(guard.tick(list, 0).shed.per_address).toEqual([5, 6]);
 });
 
-it('neither counts nor sheds connections the process does not hold', () => {
+it('neither counts nor sheds connections not accepted yet', () => {
   const guard = new ConnectionGuard({ ...NO_LIMITS, perAddress: 2 });
   const held = [conn('203.0.113.9'), conn('203.0.113.9')];
-  const queued = [conn('203.0.113.9', { held: false, lastReceiveMs: 50_000 }), conn('203.0.113.9', { held: false, inode: 0 })];
+  const queued = [conn('203.0.113.9', { inode: 0, lastReceiveMs: 50_000 }), conn('203.0.113.9', { inode: 0 })];
   const r = guard.tick([...held, ...queued], 0);
   expect(r.connections).toBe(2);
   expect(r.shed.per_address).toEqual([]);

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 
+#include "connection_guard_wrap.h"
 #include "crc32c.h"
 #include "trie_reader.h"
 
@@ -269,6 +270,7 @@ Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   }
   exports.Set("statuses", statuses);
   exports.Set("formatVersion", Napi::Number::New(env, kFormatVersion));
+  InitConnectionGuard(env, exports);
   return exports;
 }
 

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseIp } from './ipdb/address.js';
+import { FEEDS, type FeedDefinition } from './ipdb/feeds/registry.js';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -34,6 +35,13 @@ export interface Config {
   ipdbRefreshHours: number;
   /** How long a database source may stay silent (connecting, answering, between reads) before its node fails. */
   ipdbFetchTimeoutMs: number;
+  /** The feeds folded into the database (SPLITGUARD_FEEDS), in the registry's priority order. */
+  feeds: readonly FeedDefinition[];
+  /**
+   * Where feeds are fetched from (SPLITGUARD_FEED_SOURCES): the publishers,
+   * `off` (never: the shipped snapshots stay), or per feed a list of nodes.
+   */
+  feedSources: 'publishers' | 'off' | ReadonlyMap<string, readonly string[]>;
   trustProxy: Cidr[];
   /** Addresses allowed to read /metrics; empty means loopback only. */
   metricsFrom: Cidr[];
@@ -127,6 +135,47 @@ function urls(env: NodeJS.ProcessEnv, name: string): string[] | null {
   });
 }
 
+/** SPLITGUARD_FEEDS: `all` (default), `none`, or a comma-separated list of feed names. */
+function feedList(env: NodeJS.ProcessEnv, name: string): readonly FeedDefinition[] {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '' || raw === 'all') return FEEDS;
+  if (raw === 'none') return [];
+  const names = raw.split(',').map((n) => n.trim());
+  for (const n of names) {
+    if (!FEEDS.some((f) => f.name === n)) throw new ConfigError(name, `all, none, or a comma-separated list of feed names (${FEEDS.map((f) => f.name).join(', ')})`, n);
+  }
+  return FEEDS.filter((f) => names.includes(f.name));
+}
+
+/**
+ * SPLITGUARD_FEED_SOURCES: unset for the publishers, `off` to fetch nothing,
+ * or `name=node,node;name=node` to fetch named feeds elsewhere (a mirror, a
+ * test server); a node is a URL or URLs joined by "|".
+ */
+function feedSources(env: NodeJS.ProcessEnv, name: string): Config['feedSources'] {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return 'publishers';
+  if (raw === 'off') return 'off';
+  const out = new Map<string, string[]>();
+  for (const entry of raw.split(';').map((e) => e.trim()).filter(Boolean)) {
+    const eq = entry.indexOf('=');
+    const feed = eq < 0 ? '' : entry.slice(0, eq).trim();
+    if (!FEEDS.some((f) => f.name === feed)) throw new ConfigError(name, 'off, or name=url[,url...] entries joined by ";" naming known feeds', entry);
+    const nodes = entry.slice(eq + 1).split(',').map((n) => n.trim()).filter(Boolean);
+    for (const url of nodes.flatMap((n) => n.split('|'))) {
+      let ok = false;
+      try {
+        ok = ['http:', 'https:', 'file:'].includes(new URL(url).protocol);
+      } catch {
+        ok = false;
+      }
+      if (!ok) throw new ConfigError(name, `http:, https: or file: URLs for feed ${feed}`, url);
+    }
+    out.set(feed, nodes);
+  }
+  return out;
+}
+
 function file(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
@@ -183,6 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ipdbSources: urls(env, 'SPLITGUARD_IPDB_SOURCES'),
     ipdbRefreshHours: positiveNumber(env, 'SPLITGUARD_IPDB_REFRESH_HOURS', 24, 24 * 365),
     ipdbFetchTimeoutMs: integer(env, 'SPLITGUARD_IPDB_FETCH_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    feeds: feedList(env, 'SPLITGUARD_FEEDS'),
+    feedSources: feedSources(env, 'SPLITGUARD_FEED_SOURCES'),
     trustProxy: cidrs(env, 'SPLITGUARD_TRUST_PROXY'),
     metricsFrom: cidrs(env, 'SPLITGUARD_METRICS_FROM'),
     rateLimitPerMin: integer(env, 'SPLITGUARD_RATE_LIMIT_PER_MIN', 60, 1, 10_000_000),

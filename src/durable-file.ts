@@ -1,25 +1,61 @@
-// Small files that must survive a crash of the machine whole or not at all
-// (the self-signed TLS pair, the first-start secrets): written to a
-// temporary file, fsynced, renamed into place, and the directory fsynced.
-// Without this, a crash in the seconds after writing leaves an empty file.
-import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+// Files that must survive a crash of the machine whole or not at all (the
+// self-signed TLS pair, the first-start secrets, database files, the feed
+// cache): written to a temporary sibling, fsynced, renamed into place, and
+// the directory fsynced. Without this, a crash in the seconds after writing
+// leaves an empty or partial file under the final name.
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
-export function writeFileDurably(file: string, text: string, mode: number): void {
-  const tmp = `${file}.tmp`;
-  const fd = openSync(tmp, 'w', mode);
+/**
+ * Writes `data` to `file` durably. `check`, if given, runs on the complete
+ * temporary file before the rename (a database is validated there): when it
+ * throws, nothing is renamed and the temporary file is removed.
+ */
+export function writeFileDurably(file: string, data: string | Uint8Array, mode = 0o644, check?: (tmp: string) => void): void {
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
-    writeSync(fd, text);
-    fchmodSync(fd, mode);
+    const fd = openSync(tmp, 'w', mode);
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      let at = 0;
+      while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+      fchmodSync(fd, mode);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    check?.(tmp);
+    renameSync(tmp, file);
+  } catch (err) {
+    // The cleanup must not hide the cause (in a missing or non-directory
+    // parent, removing the temporary file fails too).
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing was written there
+    }
+    throw err;
+  }
+  syncDirectory(path.dirname(file));
+}
+
+/** Moves a complete file into place durably: the file fsynced, renamed, the directory fsynced. */
+export function moveFileDurably(from: string, to: string): void {
+  const fd = openSync(from, 'r');
+  try {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
-  renameSync(tmp, file);
-  const dir = openSync(path.dirname(file), 'r');
+  renameSync(from, to);
+  syncDirectory(path.dirname(to));
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
   try {
-    fsyncSync(dir);
+    fsyncSync(fd);
   } finally {
-    closeSync(dir);
+    closeSync(fd);
   }
 }

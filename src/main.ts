@@ -13,8 +13,8 @@ import { AppError } from './errors.js';
 import type { Config } from './config.js';
 import { ensureCurrentDatabase } from './ipdb/current.js';
 import { IpDatabase } from './ipdb/database.js';
-import { DEFAULT_SOURCES, limitsFor } from './ipdb/fetch.js';
-import { cleanRefreshLeftovers, databaseGeneration, nextDue, nextRefreshAt, Refresher, storeNextDue } from './ipdb/refresh.js';
+import { cleanRefreshLeftovers, databaseGeneration, nextDue, nextRefreshAt, Refresher, type RefreshScope, storeNextDue } from './ipdb/refresh.js';
+import { dueFeeds } from './ipdb/feeds/update.js';
 import { publish, release, removeServingFiles, type ServingCopy } from './ipdb/serving.js';
 import { log } from './log.js';
 import { M, Metrics } from './metrics.js';
@@ -33,6 +33,8 @@ import type { MainMessage, WorkerInput, WorkerMessage } from './server.worker.js
 const WORKER_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.worker.js');
 /** How often the main thread looks for a database installed by another process (the CLI). */
 const GENERATION_POLL_MS = 1000;
+/** How often the main thread looks for feeds whose refresh is due. */
+const FEED_POLL_MS = 60_000;
 
 export interface RunningServer {
   ports: number[];
@@ -82,7 +84,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const connectionLimits = prepareConnectionLimits(config);
   await assertPortFree(config.host, config.port);
   cleanRefreshLeftovers(config.dataDir);
-  const { file: currentFile, built, replacedVersion } = ensureCurrentDatabase(config.dataDir);
+  const { file: currentFile, built, replacedVersion } = ensureCurrentDatabase(config.dataDir, undefined, config.feeds);
   if (built) {
     // An undefined field is left out of the line.
     const replacedFormatVersion = replacedVersion ?? undefined;
@@ -168,19 +170,13 @@ export async function serve(config: Config, options: { announce?: (text: string)
     return swapping;
   };
 
-  const refresher = new Refresher({
-    dataDir: config.dataDir,
-    stores,
-    sources: config.ipdbSources ?? DEFAULT_SOURCES,
-    limits: limitsFor(config.ipdbFetchTimeoutMs),
-    onInstalled: async (result) => {
-      generation = databaseGeneration(stores);
-      await swapAll(publish(currentFile), result.tables);
-    },
+  const refresher = Refresher.forConfig(config, stores, async (result) => {
+    generation = databaseGeneration(stores);
+    await swapAll(publish(currentFile), result.tables);
   });
 
-  const startRefresh = (trigger: string) => {
-    const run = refresher.start(trigger);
+  const startRefresh = (trigger: string, scope: RefreshScope = 'all') => {
+    const run = refresher.start(trigger, scope);
     // An API trigger already claimed the slot with its own time; keep it.
     Atomics.compareExchange(refreshSince, 0, 0n, BigInt(refresher.runningSince));
     void run
@@ -193,11 +189,19 @@ export async function serve(config: Config, options: { announce?: (text: string)
       })
       .finally(async () => {
         Atomics.store(refreshSince, 0, 0n);
-        await storeNextDue(stores, nextDue(Date.now(), config.ipdbRefreshHours));
+        if (scope === 'all') await storeNextDue(stores, nextDue(Date.now(), config.ipdbRefreshHours));
         arm();
       });
     return run;
   };
+
+  // Each feed has its own schedule (Tor hourly): due feeds are fetched
+  // between the daily refreshes, and a change is folded into the database.
+  const feedTimer = setInterval(() => {
+    if (refresher.runningSince !== 0 || stopping || config.feedSources === 'off') return;
+    if (dueFeeds(config.feeds, stores, Date.now()).length > 0) void startRefresh('feed schedule', 'feeds');
+  }, FEED_POLL_MS);
+  feedTimer.unref();
 
   // The daily schedule; the due time lives in LMDB so a restart keeps it.
   let timer: NodeJS.Timeout | undefined;
@@ -290,6 +294,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   async function stopAll(): Promise<void> {
     clearTimeout(timer);
     clearInterval(poll);
+    clearInterval(feedTimer);
     guard?.stop();
     log('info', 'shutting_down', {});
     await Promise.all(

@@ -108,7 +108,7 @@ registerIpdbRoutes(router, stores, () => database, {
     port.postMessage({ type: 'refresh', thread: input.thread, accountId } satisfies WorkerMessage);
     return { started: true, startedAt: now };
   },
-});
+}, input.config.feeds);
 
 const inflight = { count: 0 };
 const deps: AppDeps = {

@@ -4,6 +4,8 @@
 import { AppError } from '../errors.js';
 import type { Router } from '../http/router.js';
 import type { IpDatabase } from '../ipdb/database.js';
+import type { FeedDefinition } from '../ipdb/feeds/registry.js';
+import { feedState } from '../ipdb/feeds/state.js';
 import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
 import type { Stores } from '../store/db.js';
 import { objectBody } from './validate.js';
@@ -20,7 +22,29 @@ export interface RefreshControl {
   trigger(accountId: number, now: number): { started: boolean; startedAt: number };
 }
 
-export function registerIpdbRoutes(router: Router, stores: Stores, database: () => IpDatabase | null, control: RefreshControl): void {
+/**
+ * The configured feeds as the serving database holds them (version, fetch
+ * time, ranges) with each one's last refresh outcome (feeds/state.ts); a
+ * feed the database does not hold (no snapshot, never fetched) has nulls.
+ */
+function feedViews(feeds: readonly FeedDefinition[], db: IpDatabase | null, stores: Stores) {
+  return feeds.map((def) => {
+    const held = db?.info.feeds.find((f) => f.name === def.name) ?? null;
+    const state = feedState(stores, def.name);
+    return {
+      name: def.name,
+      label: def.label,
+      version: held?.version ?? null,
+      fetched_at: held?.fetchedAt ?? null,
+      ranges: held?.count ?? null,
+      last_outcome: state.last_outcome,
+      last_error: state.last_error,
+      next_refresh_at: state.next_due_at,
+    };
+  });
+}
+
+export function registerIpdbRoutes(router: Router, stores: Stores, database: () => IpDatabase | null, control: RefreshControl, feeds: readonly FeedDefinition[]): void {
   router.add(
     'POST',
     '/v1/ip/update',
@@ -72,6 +96,7 @@ export function registerIpdbRoutes(router: Router, stores: Stores, database: () 
         refresh_running: since !== 0,
         last_refresh: lastRefresh(stores),
         next_refresh_at: next === null ? null : new Date(next).toISOString(),
+        feeds: feedViews(feeds, db, stores),
       },
     };
   });

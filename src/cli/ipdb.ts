@@ -5,7 +5,7 @@ import path from 'node:path';
 import { AppError } from '../errors.js';
 import { ensureCurrentDatabase } from '../ipdb/current.js';
 import { IpDatabase } from '../ipdb/database.js';
-import { DEFAULT_SOURCES, type FetchLimits } from '../ipdb/fetch.js';
+import type { Config } from '../config.js';
 import { buildFromFiles, installDatabaseFile } from '../ipdb/files.js';
 import { Refresher } from '../ipdb/refresh.js';
 import { activeBlacklist } from '../quality/blacklist-store.js';
@@ -94,11 +94,11 @@ async function info(io: Io, args: string[]): Promise<number> {
   return 0;
 }
 
-async function refresh(io: Io, args: string[], sources: string[] | null, limits?: FetchLimits): Promise<number> {
+async function refresh(io: Io, args: string[], config: Config): Promise<number> {
   parseCommand('ipdb refresh', args, {}, false);
-  ensureCurrentDatabase(io.dataDir, progressPrinter(io, 'building the IP database'));
+  ensureCurrentDatabase(io.dataDir, progressPrinter(io, 'building the IP database'), config.feeds);
   const stores = openStores(io.dataDir);
-  const refresher = new Refresher({ dataDir: io.dataDir, stores, sources: sources ?? DEFAULT_SOURCES, limits });
+  const refresher = Refresher.forConfig(config, stores);
   try {
     const record = await refresher.start('cli');
     io.out(JSON.stringify(record, null, 2));
@@ -113,7 +113,7 @@ async function refresh(io: Io, args: string[], sources: string[] | null, limits?
   }
 }
 
-export async function ipdbCommand(io: Io, args: string[], sources: string[] | null = null, limits?: FetchLimits): Promise<number> {
+export async function ipdbCommand(io: Io, args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'build':
@@ -123,7 +123,7 @@ export async function ipdbCommand(io: Io, args: string[], sources: string[] | nu
     case 'info':
       return info(io, rest);
     case 'refresh':
-      return refresh(io, rest, sources, limits);
+      return refresh(io, rest, config);
     default:
       throw new AppError('cli_usage', sub ? `unknown ipdb command "${sub}"\n${ipdbUsage}` : ipdbUsage);
   }

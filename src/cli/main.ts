@@ -4,7 +4,6 @@ import { AppError } from '../errors.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { accountCommand, adminUsage, keyCommand, userCommand } from './admin.js';
 import { backupCommand, backupUsage, restoreCommand } from './backup.js';
-import { limitsFor } from '../ipdb/fetch.js';
 import { ipdbCommand, ipdbUsage } from './ipdb.js';
 import { serveCommand } from './serve.js';
 import type { Io } from './io.js';
@@ -42,7 +41,7 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
       case 'restore':
         return await restoreCommand(full, rest);
       case 'ipdb':
-        return await ipdbCommand(full, rest, config.ipdbSources, limitsFor(config.ipdbFetchTimeoutMs));
+        return await ipdbCommand(full, rest, config);
       default:
         throw new AppError('cli_usage', `unknown command "${command}"\n\n${usage}`);
     }

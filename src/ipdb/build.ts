@@ -92,74 +92,84 @@ class Records {
   }
 }
 
-// Elementary segments of a cluster of overlapping rows, each owned by the
-// narrowest covering row (ties: lowest order).
-function resolveCluster<T>(cluster: Span<T>[], emit: (start: bigint, end: bigint, row: Span<T>) => void): void {
-  const points = new Set<bigint>();
-  for (const r of cluster) {
-    points.add(r.start);
-    points.add(r.end + 1n);
+/** Rows by width, narrowest first (ties: lowest order): the owner of an address is the first covering row. */
+function narrower<T>(a: Span<T>, b: Span<T>): boolean {
+  const wa = a.end - a.start;
+  const wb = b.end - b.start;
+  return wa < wb || (wa === wb && a.order < b.order);
+}
+
+/** A binary min-heap of rows, narrowest on top. */
+class RowHeap<T> {
+  readonly #a: Span<T>[] = [];
+
+  get top(): Span<T> | undefined {
+    return this.#a[0];
   }
-  const sorted = [...points].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (let k = 0; k + 1 < sorted.length; k++) {
-    const lo = sorted[k];
-    const hi = sorted[k + 1] - 1n;
-    let best: Span<T> | undefined;
-    for (const r of cluster) {
-      if (r.start > lo || r.end < hi) continue;
-      if (!best) {
-        best = r;
-        continue;
-      }
-      const w = r.end - r.start;
-      const bw = best.end - best.start;
-      if (w < bw || (w === bw && r.order < best.order)) best = r;
+
+  push(row: Span<T>): void {
+    const a = this.#a;
+    a.push(row);
+    for (let i = a.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (!narrower(a[i], a[p])) break;
+      [a[i], a[p]] = [a[p], a[i]];
+      i = p;
     }
-    if (best) emit(lo, hi, best);
+  }
+
+  pop(): void {
+    const a = this.#a;
+    const last = a.pop()!;
+    if (a.length === 0) return;
+    a[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < a.length && narrower(a[l], a[m])) m = l;
+      if (r < a.length && narrower(a[r], a[m])) m = r;
+      if (m === i) break;
+      [a[i], a[m]] = [a[m], a[i]];
+      i = m;
+    }
   }
 }
 
 /**
  * The segments of [0, max] that rows cover, each with the value of its
  * narrowest row; uncovered space is a segment with null. Adjacent segments
- * of one value (by identity) are merged.
+ * of one value (by identity) are merged. A sweep over the rows' starts with
+ * the covering rows in a heap: O(n log n) however deeply rows nest (feed
+ * ranges nest by the thousand inside a cloud's large prefixes).
  */
 function segments<T>(rows: Span<T>[], max: bigint): Segments<T> {
   rows.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.order - b.order));
   const starts: bigint[] = [];
   const values: (T | null)[] = [];
-  let next = 0n; // first address not yet tiled
-  const emit = (start: bigint, end: bigint, row: Span<T>) => {
-    if (start > next) {
-      starts.push(next);
-      values.push(null);
-    }
-    if (!(values.length > 0 && values[values.length - 1] === row.value && start === next)) {
-      starts.push(start);
-      values.push(row.value);
-    }
-    next = end + 1n;
-  };
+  const heap = new RowHeap<T>();
   let overlaps = 0;
+  let reach = -1n; // the furthest end of the rows seen so far
   let i = 0;
-  while (i < rows.length) {
-    let j = i + 1;
-    let clusterEnd = rows[i].end;
-    while (j < rows.length && rows[j].start <= clusterEnd) {
-      if (rows[j].end > clusterEnd) clusterEnd = rows[j].end;
-      j++;
+  let at = 0n;
+  for (;;) {
+    for (; i < rows.length && rows[i].start <= at; i++) {
+      if (rows[i].start <= reach) overlaps++;
+      if (rows[i].end > reach) reach = rows[i].end;
+      heap.push(rows[i]);
     }
-    if (j === i + 1) {
-      emit(rows[i].start, rows[i].end, rows[i]);
-    } else {
-      overlaps += j - i - 1;
-      resolveCluster(rows.slice(i, j), emit);
+    while (heap.top !== undefined && heap.top.end < at) heap.pop();
+    const top = heap.top;
+    const value = top?.value ?? null;
+    if (starts.length === 0 || values[values.length - 1] !== value) {
+      starts.push(at);
+      values.push(value);
     }
-    i = j;
-  }
-  if (next <= max || starts.length === 0) {
-    starts.push(next);
-    values.push(null);
+    // The owner changes only where a row starts or the owner ends.
+    let next = i < rows.length ? rows[i].start : max + 1n;
+    if (top !== undefined && top.end + 1n < next) next = top.end + 1n;
+    if (next > max) break;
+    at = next;
   }
   return { starts, values, overlaps };
 }

@@ -1,8 +1,9 @@
-// The piscina task that turns downloaded sources into a validated database
-// file, off the serving threads: parse, compile, write to `out` (a temporary
-// name: fsync, then the native reader validates it fully), and compute the
-// keyword tables the classifiers of every thread will share.
-import { buildFromFiles, type FileBuildReport, installDatabaseFile } from './files.js';
+// The piscina task that turns downloaded sources and feeds into a validated
+// database file, off the serving threads: parse, compile, write to `out` (a
+// temporary name: fsync, then the native reader validates it fully), and
+// compute the keyword tables the classifiers of every thread will share.
+import { buildFromFiles, type FileBuildReport, installDatabaseFile, rebuildWithFeeds } from './files.js';
+import type { FeedFile } from './feeds/state.js';
 import { IpDatabase } from './database.js';
 import type { KeywordTables } from '../quality/classifier.js';
 import { keywordTablesFor } from '../quality/keyword-cache.js';
@@ -16,7 +17,12 @@ import { binding } from './native.js';
 const idle = binding.setIdleScheduling();
 
 export interface BuildTask {
-  files: string[];
+  /** The ASN data: source files, or (when only feeds changed) the database file whose ASN data is kept. */
+  files?: string[];
+  database?: string;
+  /** The feeds to fold in, in priority order. */
+  feeds: FeedFile[];
+  excludeAsns: number[];
   out: string;
   /** Where keyword tables are cached (quality/keyword-cache.ts): the server finds them there after an install. */
   cacheDir: string;
@@ -33,7 +39,8 @@ export interface BuildResult {
 }
 
 export default function build(task: BuildTask): BuildResult {
-  const { bytes, report } = buildFromFiles(task.files, { sourceName: task.sourceName, dataVersion: task.dataVersion });
+  const options = { sourceName: task.sourceName, dataVersion: task.dataVersion, feeds: task.feeds, excludeAsns: task.excludeAsns };
+  const { bytes, report } = task.database !== undefined ? rebuildWithFeeds(task.database, options) : buildFromFiles(task.files ?? [], options);
   installDatabaseFile(bytes, task.out);
   const db = IpDatabase.open(task.out);
   try {

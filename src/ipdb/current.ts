@@ -4,6 +4,9 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { IpdbError } from '../errors.js';
 import { binding } from './native.js';
+import { FEEDS, type FeedDefinition } from './feeds/registry.js';
+import { feedFiles } from './feeds/state.js';
+import { excludedFromAsnFeeds } from '../quality/lists.js';
 import path from 'node:path';
 import { embeddedSource } from './embedded.js';
 import { buildFromFiles, installDatabaseFile, type FileBuildReport } from './files.js';
@@ -33,7 +36,7 @@ function otherFormatVersion(file: string): number | null {
 
 /**
  * Returns the path of the current database, building it from the embedded
- * package first when the data directory has none, or when the one it has was
+ * package (and the feeds' shipped snapshots) first when the data directory has none, or when the one it has was
  * written in another trie format version (an upgrade): `replacedVersion` then
  * names that version (else null). The next refresh brings the refreshed data
  * back.
@@ -41,6 +44,7 @@ function otherFormatVersion(file: string): number | null {
 export function ensureCurrentDatabase(
   dataDir: string,
   onProgress?: (phase: string, fraction: number) => void,
+  feeds: readonly FeedDefinition[] = FEEDS,
 ): { file: string; built: FileBuildReport | null; replacedVersion: number | null } {
   const file = currentDatabasePath(dataDir);
   const exists = existsSync(file);
@@ -54,7 +58,14 @@ export function ensureCurrentDatabase(
   if (exists && replacedVersion === null) return { file, built: null, replacedVersion };
   mkdirSync(path.dirname(file), { recursive: true });
   const source = embeddedSource();
-  const { bytes, report } = buildFromFiles(source.files, { sourceName: source.name, dataVersion: source.version, onProgress });
+  // The feeds as shipped (their snapshots): the first refresh brings them up to date.
+  const { bytes, report } = buildFromFiles(source.files, {
+    sourceName: source.name,
+    dataVersion: source.version,
+    onProgress,
+    feeds: feedFiles(feeds, null),
+    excludeAsns: excludedFromAsnFeeds(),
+  });
   installDatabaseFile(bytes, file);
   return { file, built: report, replacedVersion };
 }

@@ -250,6 +250,31 @@ export class IpDatabase {
     return slot === 0 ? null : this.info.feeds[slot - 1];
   }
 
+  /**
+   * Every range of a family with its record, in address order: the ranges
+   * tile the family (unannounced space included, with record 0). For
+   * rebuilding a database from this one (files.ts). Cold path.
+   */
+  *ranges(family: 4 | 6): Generator<{ start: bigint; end: bigint; record: number }> {
+    if (family === 4) {
+      const starts = this.#v4Starts;
+      for (let i = 0; i < starts.length; i++) {
+        const end = i + 1 < starts.length ? BigInt(starts[i + 1]) - 1n : 0xffffffffn;
+        yield { start: BigInt(starts[i]), end, record: this.lookup4(starts[i]) };
+      }
+      return;
+    }
+    const starts = this.#v6Starts;
+    const n = starts.length >>> 4;
+    const big = (i: number) => starts.subarray(16 * i, 16 * i + 16).reduce((v, b) => (v << 8n) | BigInt(b), 0n);
+    let start = big(0);
+    for (let i = 0; i < n; i++) {
+      const next = i + 1 < n ? big(i + 1) : 1n << 128n;
+      yield { start, end: next - 1n, record: this.lookupBytes(starts.subarray(16 * i, 16 * i + 16)) };
+      start = next;
+    }
+  }
+
   /** The range holding an address (16 bytes), as text. Cold path. */
   rangeOf(a: Uint8Array): { start: string; end: string } {
     const v4 = mappedIPv4(a);

@@ -1,8 +1,11 @@
 // Building a trie file from source files on disk and installing it safely.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileDurably } from '../durable-file.js';
 import path from 'node:path';
 import { AppError } from '../errors.js';
-import { buildDatabase, type BuildReport } from './build.js';
+import { buildDatabase, type BuildReport, type FeedInput } from './build.js';
+import { ASN_FORMATS, parseFeed } from './feeds/parse.js';
+import type { FeedFile } from './feeds/state.js';
 import { IpDatabase } from './database.js';
 import { parseSources, type ParsedSources } from './sources.js';
 
@@ -10,6 +13,10 @@ export interface BuildFromFilesOptions {
   sourceName?: string;
   dataVersion?: string;
   onProgress?: (phase: string, fraction: number) => void;
+  /** Feeds to fold in (feeds/state.ts feedFiles), in priority order. */
+  feeds?: FeedFile[];
+  /** ASNs no ASN feed may list (carriers; see quality/lists.ts excludedFromAsnFeeds). */
+  excludeAsns?: readonly number[];
 }
 
 export interface FileBuildReport extends BuildReport {
@@ -17,6 +24,72 @@ export interface FileBuildReport extends BuildReport {
   malformed: number;
   unrouted: number;
   malformedExamples: ParsedSources['malformedExamples'];
+  /** Feeds that could not be read and were left out, with why. */
+  feedErrors: { name: string; error: string }[];
+}
+
+/**
+ * Reads the feeds' files into build input. A feed whose files cannot be
+ * read or parsed is left out and reported: the ASN data and the other feeds
+ * still build.
+ */
+function feedInputs(feeds: readonly FeedFile[], exclude: ReadonlySet<number>): { inputs: FeedInput[]; errors: { name: string; error: string }[] } {
+  const inputs: FeedInput[] = [];
+  const errors: { name: string; error: string }[] = [];
+  for (const f of feeds) {
+    try {
+      const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
+      const asns: number[] = [];
+      for (const file of f.files) {
+        const parsed = parseFeed(f.format, readFileSync(file), `${f.name} (${path.basename(file)})`);
+        ranges.v4.push(...(parsed.ranges?.v4 ?? []));
+        ranges.v6.push(...(parsed.ranges?.v6 ?? []));
+        asns.push(...(parsed.asns ?? []).filter((a) => !exclude.has(a)));
+      }
+      const kind = ASN_FORMATS.includes(f.format) ? { asns } : { ranges };
+      inputs.push({ name: f.name, label: f.label, version: f.version, fetchedAt: f.fetchedAt, ...kind });
+    } catch (err) {
+      errors.push({ name: f.name, error: (err as Error).message });
+    }
+  }
+  return { inputs, errors };
+}
+
+function compile(parsed: ParsedSources, options: BuildFromFilesOptions & { sourceName: string; dataVersion: string }): { bytes: Uint8Array; report: FileBuildReport } {
+  const { inputs, errors } = feedInputs(options.feeds ?? [], new Set(options.excludeAsns ?? []));
+  const { bytes, report } = buildDatabase(parsed, {
+    sourceName: options.sourceName,
+    dataVersion: options.dataVersion,
+    onProgress: (f) => options.onProgress?.('build', f),
+    feeds: inputs,
+  });
+  return {
+    bytes,
+    report: { ...report, lines: parsed.lines, malformed: parsed.malformed, unrouted: parsed.unrouted, malformedExamples: parsed.malformedExamples, feedErrors: errors },
+  };
+}
+
+/**
+ * Compiles the ASN data of an existing database file again, with `feeds`:
+ * its ranges and records, its source and version (the feeds changed, the
+ * ASN data did not).
+ */
+export function rebuildWithFeeds(database: string, options: BuildFromFilesOptions = {}): { bytes: Uint8Array; report: FileBuildReport } {
+  const db = IpDatabase.open(database);
+  try {
+    const parsed: ParsedSources = { v4: [], v6: [], lines: 0, unrouted: 0, malformed: 0, malformedExamples: [] };
+    let order = 0;
+    for (const family of [4, 6] as const) {
+      for (const { start, end, record } of db.ranges(family)) {
+        const asn = db.asn(record);
+        if (asn !== 0) (family === 4 ? parsed.v4 : parsed.v6).push({ start, end, asn, org: db.organization(record), order: order++ });
+      }
+    }
+    parsed.lines = order;
+    return compile(parsed, { ...options, sourceName: db.info.source, dataVersion: db.info.version });
+  } finally {
+    db.close();
+  }
 }
 
 /** Parses and compiles source files (CSV/TSV, plain or gzip) into trie bytes. */
@@ -29,15 +102,11 @@ export function buildFromFiles(files: string[], options: BuildFromFilesOptions =
     }
   });
   const parsed = parseSources(inputs, (f) => options.onProgress?.('parse', f));
-  const { bytes, report } = buildDatabase(parsed, {
+  return compile(parsed, {
+    ...options,
     sourceName: options.sourceName ?? inputs.map((i) => i.name).join(', '),
     dataVersion: options.dataVersion ?? new Date().toISOString().slice(0, 10).replaceAll('-', ''),
-    onProgress: (f) => options.onProgress?.('build', f),
   });
-  return {
-    bytes,
-    report: { ...report, lines: parsed.lines, malformed: parsed.malformed, unrouted: parsed.unrouted, malformedExamples: parsed.malformedExamples },
-  };
 }
 
 /**
@@ -46,32 +115,9 @@ export function buildFromFiles(files: string[], options: BuildFromFilesOptions =
  * reader, then renamed over the target and the directory fsynced.
  */
 export function installDatabaseFile(bytes: Uint8Array, file: string): void {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
-    const fd = openSync(tmp, 'w', 0o644);
-    try {
-      let at = 0;
-      while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    IpDatabase.open(tmp).close();
-    renameSync(tmp, file);
-    const dirFd = openSync(path.dirname(file), 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    writeFileDurably(file, bytes, 0o644, (tmp) => IpDatabase.open(tmp).close());
   } catch (err) {
-    // The cleanup must not hide the cause (in a missing or non-directory
-    // parent, removing the temporary file fails too).
-    try {
-      rmSync(tmp, { force: true });
-    } catch {
-      // nothing was written there
-    }
     if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new AppError('ipdb_write_failed', `${file} (${code ?? (err as Error).message})`, null, { cause: err });

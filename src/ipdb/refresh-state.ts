@@ -3,6 +3,7 @@
 // the next due time, the validators of accepted downloads, and the database
 // generation that moves whenever a new database is installed.
 import type { Stores } from '../store/db.js';
+import type { FeedOutcome } from './feeds/update.js';
 
 export interface NodeOutcome {
   source: string;
@@ -19,6 +20,8 @@ export interface RefreshRecord {
   source: string | null;
   version: string | null;
   nodes: NodeOutcome[];
+  /** The feeds this refresh fetched, each with its outcome. */
+  feeds: FeedOutcome[];
   error: string | null;
 }
 

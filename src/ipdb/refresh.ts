@@ -5,7 +5,8 @@
 // serving. The outcome of every attempt, per node, is kept in LMDB for
 // GET /v1/ip/database, and the next due time is stored so that the schedule
 // survives restarts.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { moveFileDurably } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -15,8 +16,13 @@ import type { BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
-import { DEFAULT_LIMITS, type FetchLimits, fetchNode, nodeName, type Validators } from './fetch.js';
+import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchNode, limitsFor, nodeName, type Validators } from './fetch.js';
 import { databaseGeneration, META_GENERATION, META_LAST, META_NEXT, META_VALIDATORS, type NodeOutcome, type RefreshRecord } from './refresh-state.js';
+import type { Config } from '../config.js';
+import { excludedFromAsnFeeds } from '../quality/lists.js';
+import { type FeedDefinition, sourcesFor } from './feeds/registry.js';
+import { feedFiles } from './feeds/state.js';
+import { dueFeeds, type FeedOutcome, updateFeeds } from './feeds/update.js';
 
 export { databaseGeneration, lastRefresh, nextRefreshAt, type RefreshRecord } from './refresh-state.js';
 
@@ -32,11 +38,38 @@ export interface RefresherOptions {
   stores: Stores;
   sources: string[];
   limits?: FetchLimits;
+  /** The feeds folded into the database (enabled by configuration), in priority order. */
+  feeds?: readonly FeedDefinition[];
+  /** A feed's nodes (configuration may replace the publisher's; empty: never fetched). */
+  feedSources?: (feed: FeedDefinition) => readonly string[];
+  /** ASNs no ASN feed may list. */
+  excludeAsns?: readonly number[];
   /** Called with the installed file's keyword tables once current.trie is replaced. */
   onInstalled?: (result: BuildResult) => Promise<void>;
 }
 
+/**
+ * What a refresh covers: `all` fetches the ASN data and every feed (the
+ * daily schedule, a trigger, a repair); `feeds` only the feeds that are due
+ * (their own schedules), keeping the installed ASN data.
+ */
+export type RefreshScope = 'all' | 'feeds';
+
 export class Refresher {
+  /** The refresher a configuration asks for (the server's and the CLI's alike). */
+  static forConfig(config: Config, stores: Stores, onInstalled?: RefresherOptions['onInstalled']): Refresher {
+    return new Refresher({
+      dataDir: config.dataDir,
+      stores,
+      sources: config.ipdbSources ?? DEFAULT_SOURCES,
+      limits: limitsFor(config.ipdbFetchTimeoutMs),
+      feeds: config.feeds,
+      feedSources: (feed) => sourcesFor(config.feedSources, feed),
+      excludeAsns: excludedFromAsnFeeds(),
+      onInstalled,
+    });
+  }
+
   readonly #o: RefresherOptions;
   #running: Promise<RefreshRecord> | null = null;
   #startedAt = 0;
@@ -51,11 +84,11 @@ export class Refresher {
     return this.#running ? this.#startedAt : 0;
   }
 
-  /** Starts a refresh, or joins the one already running. */
-  start(trigger: string): Promise<RefreshRecord> {
+  /** Starts a refresh, or joins the one already running (whatever its scope). */
+  start(trigger: string, scope: RefreshScope = 'all'): Promise<RefreshRecord> {
     if (!this.#running) {
       this.#startedAt = Date.now();
-      this.#running = this.#run(trigger).finally(() => {
+      this.#running = this.#run(trigger, scope).finally(() => {
         this.#running = null;
       });
     }
@@ -68,58 +101,77 @@ export class Refresher {
     this.#pool = null;
   }
 
-  async #run(trigger: string): Promise<RefreshRecord> {
+  async #run(trigger: string, requested: RefreshScope): Promise<RefreshRecord> {
     const { stores, dataDir } = this.#o;
     const started = new Date();
     const work = path.join(dataDir, 'ipdb', `refresh-${started.getTime()}`);
     mkdirSync(work, { recursive: true });
+    const current = currentDatabasePath(dataDir);
     // The validators say what was downloaded last, not what is installed: a
     // current.trie that is missing or damaged since is rebuilt whatever they
     // say (no conditional request, so an unchanged source answers 200).
-    const damage = installedDamage(currentDatabasePath(dataDir));
-    if (damage !== null) log('warn', 'ipdb_installed_invalid', { file: currentDatabasePath(dataDir), error: damage });
+    const damage = installedDamage(current);
+    if (damage !== null) log('warn', 'ipdb_installed_invalid', { file: current, error: damage });
+    const scope: RefreshScope = damage === null ? requested : 'all';
     const known = damage === null ? ((stores.meta.get(META_VALIDATORS) as Record<string, Validators> | undefined) ?? {}) : {};
+    const feeds = this.#o.feeds ?? [];
     const nodes: NodeOutcome[] = [];
-    let record: Omit<RefreshRecord, 'finished_at'> | null = null;
-    log('info', 'ipdb_refresh_started', { trigger, nodes: this.#o.sources.map(nodeName) });
+    let feedOutcomes: FeedOutcome[] = [];
+    let installed: { source: string; version: string } | null = null;
+    let error: string | null = null;
+    log('info', 'ipdb_refresh_started', { trigger, scope, nodes: scope === 'all' ? this.#o.sources.map(nodeName) : [] });
     try {
-      for (const node of this.#o.sources) {
-        const t0 = performance.now();
-        const source = nodeName(node);
-        try {
-          const fetched = await fetchNode(node, work, known, this.#o.limits ?? DEFAULT_LIMITS);
-          if (fetched.unchanged) {
-            nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
-            record = { trigger, started_at: started.toISOString(), outcome: 'unchanged', source, version: null, nodes, error: null };
+      feedOutcomes = await updateFeeds(scope === 'all' ? feeds : dueFeeds(feeds, stores, Date.now()), {
+        stores, dataDir, work, limits: this.#o.limits ?? DEFAULT_LIMITS, sources: this.#o.feedSources ?? ((f) => f.sources),
+      });
+      const build = (base: Pick<BuildTask, 'files' | 'database'>, source: string, version: string) =>
+        this.#build({
+          ...base,
+          feeds: feedFiles(feeds, stores),
+          excludeAsns: [...(this.#o.excludeAsns ?? [])],
+          out: path.join(work, 'candidate.trie'),
+          cacheDir: path.dirname(current),
+          sourceName: source,
+          dataVersion: version,
+        });
+      if (scope === 'all') {
+        for (const node of this.#o.sources) {
+          const t0 = performance.now();
+          const source = nodeName(node);
+          try {
+            const fetched = await fetchNode(node, work, known, this.#o.limits ?? DEFAULT_LIMITS);
+            if (fetched.unchanged) {
+              nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
+              break;
+            }
+            const version = node === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
+            const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
+            this.#check(result);
+            for (const p of fetched.parts) known[p.url] = p.validators;
+            await this.#install(work, result, () => stores.meta.put(META_VALIDATORS, known));
+            nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
+            installed = { source, version };
             break;
+          } catch (err) {
+            const message = (err as Error).message;
+            nodes.push({ source, outcome: 'failed', error: message, ms: Math.round(performance.now() - t0) });
+            log('warn', 'ipdb_source_failed', { source, error: message });
           }
-          const version = node === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
-          const result = await this.#build({
-            files: fetched.parts.map((p) => p.file!),
-            out: path.join(work, 'candidate.trie'),
-            cacheDir: path.dirname(currentDatabasePath(dataDir)),
-            sourceName: source,
-            dataVersion: version,
-          });
-          this.#check(result);
-          const current = currentDatabasePath(dataDir);
-          mkdirSync(path.dirname(current), { recursive: true });
-          renameSync(path.join(work, 'candidate.trie'), current);
-          for (const p of fetched.parts) known[p.url] = p.validators;
-          await stores.root.transaction(() => {
-            stores.meta.put(META_VALIDATORS, known);
-            stores.meta.put(META_GENERATION, databaseGeneration(stores) + 1);
-          });
-          nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
-          record = { trigger, started_at: started.toISOString(), outcome: 'updated', source, version, nodes, error: null };
-          await this.#o.onInstalled?.(result);
-          break;
-        } catch (err) {
-          const error = (err as Error).message;
-          nodes.push({ source, outcome: 'failed', error, ms: Math.round(performance.now() - t0) });
-          log('warn', 'ipdb_source_failed', { source, error });
         }
+        if (nodes.every((n) => n.outcome === 'failed')) error = 'every source failed; the current database keeps serving';
       }
+      // The ASN data stays as installed; a feed changed: fold the feeds in again.
+      if (installed === null && feedOutcomes.some((f) => f.outcome === 'updated') && installedDamage(current) === null) {
+        const db = IpDatabase.open(current);
+        const { source, version } = db.info;
+        db.close();
+        const result = await build({ database: current }, source, version);
+        await this.#install(work, result);
+        installed = { source, version };
+      }
+    } catch (err) {
+      error = (err as Error).message;
+      log('error', 'ipdb_refresh_failed', { error });
     } finally {
       rmSync(work, { recursive: true, force: true });
       // The build thread ends with the refresh (a daily job; a new one
@@ -131,12 +183,34 @@ export class Refresher {
       binding.trimMemory();
     }
     const finished: RefreshRecord = {
-      ...(record ?? { trigger, started_at: started.toISOString(), outcome: 'failed', source: null, version: null, nodes, error: 'every source failed; the current database keeps serving' }),
+      trigger,
+      started_at: started.toISOString(),
+      outcome: installed !== null ? 'updated' : error !== null ? 'failed' : 'unchanged',
+      source: installed?.source ?? (nodes.find((n) => n.outcome === 'unchanged')?.source ?? null),
+      version: installed?.version ?? null,
+      nodes,
+      feeds: feedOutcomes,
+      error,
       finished_at: new Date().toISOString(),
     };
-    await stores.meta.put(META_LAST, finished);
-    log(finished.outcome === 'failed' ? 'error' : 'info', 'ipdb_refresh_finished', { outcome: finished.outcome, source: finished.source, nodes });
+    // The record of the last refresh is the ASN data's; feed-only runs keep
+    // their outcomes in each feed's state.
+    if (scope === 'all') await stores.meta.put(META_LAST, finished);
+    log(finished.outcome === 'failed' ? 'error' : 'info', 'ipdb_refresh_finished', { scope, outcome: finished.outcome, source: finished.source, nodes, feeds: feedOutcomes });
     return finished;
+  }
+
+  /** Moves a checked candidate into place as current.trie and tells every thread. */
+  async #install(work: string, result: BuildResult, alsoInTransaction?: () => unknown): Promise<void> {
+    const { stores, dataDir } = this.#o;
+    const current = currentDatabasePath(dataDir);
+    mkdirSync(path.dirname(current), { recursive: true });
+    moveFileDurably(path.join(work, 'candidate.trie'), current);
+    await stores.root.transaction(() => {
+      alsoInTransaction?.();
+      stores.meta.put(META_GENERATION, databaseGeneration(stores) + 1);
+    });
+    await this.#o.onInstalled?.(result);
   }
 
   async #build(task: BuildTask): Promise<BuildResult> {

@@ -3,7 +3,8 @@
 // file is named by the database checksum and a hash of the lists, so a new
 // database or a new release of the lists never reads a stale one.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { writeFileDurably } from '../durable-file.js';
 import path from 'node:path';
 import type { IpDatabase } from '../ipdb/database.js';
 import { computeKeywordTables, type KeywordTables } from './classifier.js';
@@ -45,8 +46,7 @@ export function keywordTablesFor(db: IpDatabase, lists: BuiltInLists, dir: strin
     put(t.vpn, 4 * n);
     put(t.carrierWord, 6 * n);
     put(t.carrierAsn, 8 * n);
-    writeFileSync(`${file}.tmp`, out);
-    renameSync(`${file}.tmp`, file);
+    writeFileDurably(file, out);
     for (const name of readdirSync(dir)) {
       if (name.startsWith(PREFIX) && path.join(dir, name) !== file) rmSync(path.join(dir, name), { force: true });
     }

@@ -100,6 +100,16 @@ export function builtInLists(): BuiltInLists {
   return cached;
 }
 
+/**
+ * ASNs no ASN feed may list, whatever the upstream lists say: the explicit
+ * carriers (real people; public hosting lists carry some of them) and the
+ * curated entries that intercept only at high (CDN, relay and transit
+ * networks that real people's traffic crosses).
+ */
+export function excludedFromAsnFeeds(lists: BuiltInLists = builtInLists()): number[] {
+  return [...new Set([...lists.carriers.map((c) => c.asn), ...lists.blacklist.filter((e) => e.level === 'high').map((e) => e.asn)])];
+}
+
 export function parseLevel(value: unknown): Level | null {
   return typeof value === 'string' && (LEVELS as readonly string[]).includes(value) ? (value as Level) : null;
 }

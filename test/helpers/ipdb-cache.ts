@@ -8,7 +8,7 @@
 // test runner never loads the native addon itself.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,12 +23,14 @@ export function embeddedPackageVersion(): string {
   return pkg.version;
 }
 
-/** Where the cached file lives: keyed by the package version and the builder's code. */
+/** Where the cached file lives: keyed by the package version, the builder's code and the feeds' snapshots. */
 export function cachedDatabasePath(): string {
   const builder = createHash('sha256');
-  for (const name of ['build.js', 'format.js', 'sources.js', 'files.js', 'current.js']) {
+  for (const name of ['build.js', 'format.js', 'sources.js', 'files.js', 'current.js', 'feeds/registry.js', 'feeds/parse.js', 'feeds/state.js']) {
     builder.update(readFileSync(path.join(ROOT, 'dist', 'ipdb', name)));
   }
+  const snapshots = path.join(ROOT, 'feeds', 'snapshots');
+  for (const name of readdirSync(snapshots).sort()) builder.update(name).update(readFileSync(path.join(snapshots, name)));
   const key = `${embeddedPackageVersion()}-${builder.digest('hex').slice(0, 12)}`;
   return path.join(os.tmpdir(), 'splitguard-test-ipdb', `asn-${key}.trie`);
 }

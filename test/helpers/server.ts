@@ -75,6 +75,9 @@ export function childEnv(dataDir: string, env: Env = {}): NodeJS.ProcessEnv {
     out[k] = v;
   }
   out.SPLITGUARD_DATA_DIR = dataDir;
+  // Tests reach no publisher: the feeds stay as shipped unless a test serves
+  // its own copies (SPLITGUARD_FEED_SOURCES=name=http://127.0.0.1:...).
+  out.SPLITGUARD_FEED_SOURCES = 'off';
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete out[k];
     else out[k] = v;

@@ -99,3 +99,10 @@ export const SNAPSHOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.
 export function snapshotFiles(feed: FeedDefinition): string[] {
   return (feed.snapshot?.files ?? []).map((f) => path.join(SNAPSHOT_DIR, f));
 }
+
+/** A feed's nodes under the SPLITGUARD_FEED_SOURCES setting: the publisher's, none (`off`), or the configured ones. */
+export function sourcesFor(setting: 'publishers' | 'off' | ReadonlyMap<string, readonly string[]>, feed: FeedDefinition): readonly string[] {
+  if (setting === 'publishers') return feed.sources;
+  if (setting === 'off') return [];
+  return setting.get(feed.name) ?? feed.sources;
+}

@@ -1,0 +1,133 @@
+// Fetching feeds from their publishers: each feed's nodes in order until one
+// yields a good download (failover), a conditional request while the last
+// good files exist, a size cap, the format's own checks (parse.ts) and a
+// sanity check against the last good data. A good download replaces the
+// cached files durably; a failure leaves them, and the feed keeps serving
+// its last good data and says why in its state.
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { moveFileDurably } from '../../durable-file.js';
+import { log } from '../../log.js';
+import type { Stores } from '../../store/db.js';
+import { type FetchLimits, fetchNode, nodeName } from '../fetch.js';
+import { parseFeed } from './parse.js';
+import type { FeedDefinition } from './registry.js';
+import { EMPTY_STATE, feedDir, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
+
+/** A new download must keep at least this share of the last good data's entries. */
+export const MIN_ENTRY_FRACTION = 0.5;
+/** A feed file is larger than any publisher's list by far past this (iCloud Private Relay's CSV is ~10 MB). */
+export const FEED_MAX_BYTES = 64 * 1024 * 1024;
+
+export interface FeedOutcome {
+  feed: string;
+  outcome: 'updated' | 'unchanged' | 'failed';
+  source: string | null;
+  error: string | null;
+  ms: number;
+}
+
+/** The feeds whose next refresh is due (or that never had one) at `now`. */
+export function dueFeeds(feeds: readonly FeedDefinition[], stores: Stores, now: number): FeedDefinition[] {
+  return feeds.filter((f) => {
+    const due = Date.parse(feedState(stores, f.name).next_due_at ?? '');
+    return Number.isNaN(due) || due <= now;
+  });
+}
+
+/**
+ * Fetches `feeds` one after the other into `work` (a scratch directory) and
+ * installs the good downloads under <data dir>/ipdb/feeds/. `sources`
+ * replaces a feed's nodes (configuration); an empty list means the feed is
+ * not fetched at all.
+ */
+export async function updateFeeds(
+  feeds: readonly FeedDefinition[],
+  options: { stores: Stores; dataDir: string; work: string; limits: FetchLimits; sources: (feed: FeedDefinition) => readonly string[] },
+): Promise<FeedOutcome[]> {
+  const outcomes: FeedOutcome[] = [];
+  for (const feed of feeds) {
+    const nodes = options.sources(feed);
+    if (nodes.length === 0) continue;
+    outcomes.push(await updateFeed(feed, nodes, options));
+  }
+  return outcomes;
+}
+
+async function updateFeed(
+  feed: FeedDefinition,
+  nodes: readonly string[],
+  options: { stores: Stores; dataDir: string; work: string; limits: FetchLimits },
+): Promise<FeedOutcome> {
+  const t0 = performance.now();
+  const before = feedState(options.stores, feed.name);
+  const good = hasGoodData(before);
+  const now = new Date();
+  const next = new Date(now.getTime() + feed.refreshHours * 3_600_000).toISOString();
+  const errors: string[] = [];
+  for (const node of nodes) {
+    const source = nodeName(node);
+    const dir = path.join(options.work, `feed-${feed.name}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    try {
+      const fetched = await fetchNode(node, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES });
+      if (fetched.unchanged) {
+        await saveFeedState(options.stores, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
+        return { feed: feed.name, outcome: 'unchanged', source, error: null, ms: Math.round(performance.now() - t0) };
+      }
+      let entries = 0;
+      const versions: string[] = [];
+      const digest = createHash('sha256');
+      for (const part of fetched.parts) {
+        const bytes = readFileSync(part.file!);
+        const parsed = parseFeed(feed.format, bytes, `${feed.name} (${part.url})`);
+        entries += parsed.entries - parsed.malformed;
+        if (parsed.version) versions.push(parsed.version);
+        digest.update(bytes);
+      }
+      if (good && entries < before.entries * MIN_ENTRY_FRACTION) {
+        throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download`);
+      }
+      const files = installParts(options.dataDir, feed.name, fetched.parts.map((p) => p.file!));
+      const state: FeedState = {
+        version: versions.length > 0 ? versions.join(' | ') : digest.digest('hex').slice(0, 12),
+        fetched_at: now.toISOString(),
+        entries,
+        files,
+        source,
+        validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
+        last_attempt_at: now.toISOString(),
+        last_outcome: 'updated',
+        last_error: null,
+        next_due_at: next,
+      };
+      await saveFeedState(options.stores, feed.name, state);
+      for (const old of before.files) if (!files.includes(old)) rmSync(old, { force: true });
+      return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
+    } catch (err) {
+      const error = (err as Error).message;
+      errors.push(`${source}: ${error}`);
+      log('warn', 'feed_source_failed', { feed: feed.name, source, error });
+    }
+  }
+  const error = errors.join('; ');
+  await saveFeedState(options.stores, feed.name, { ...EMPTY_STATE, ...before, last_attempt_at: now.toISOString(), last_outcome: 'failed', last_error: error, next_due_at: next });
+  return { feed: feed.name, outcome: 'failed', source: null, error, ms: Math.round(performance.now() - t0) };
+}
+
+/**
+ * Moves the downloaded parts into the feed cache under new names (the
+ * previous files stay until the state names the new ones).
+ */
+function installParts(dataDir: string, name: string, parts: string[]): string[] {
+  const dir = feedDir(dataDir);
+  mkdirSync(dir, { recursive: true });
+  const stamp = Date.now().toString(36);
+  return parts.map((part, i) => {
+    const file = path.join(dir, `${name}.${stamp}.${i}`);
+    moveFileDurably(part, file);
+    return file;
+  });
+}

@@ -30,6 +30,13 @@ export interface BuildOptions {
   onProgress?: (fraction: number) => void;
   /** Feeds, in priority order: between equally narrow ranges the earlier feed wins. */
   feeds?: FeedInput[];
+  /**
+   * ASNs that lists derived from ASNs must leave alone (carriers, CDN and
+   * transit networks): no ASN feed lists them, and no `hosting` range feed
+   * (aggregates built from ASN lists) applies to their addresses. Feeds of a
+   * publisher's own ranges (clouds, Tor, VPN servers, crawlers) still do.
+   */
+  excludeAsns?: readonly number[];
 }
 
 export interface BuildReport {
@@ -55,11 +62,13 @@ interface Tiled {
   overlaps: number;
 }
 
-/** A row of a tiling: [start, end] owns `value` unless a narrower row covers part of it. */
+/** A row of a tiling: [start, end] owns `value` unless a row of lower rank, or a narrower one, covers part of it. */
 interface Span<T> {
   start: bigint;
   end: bigint;
-  /** Tie-break between rows of equal width: the lower wins. */
+  /** Decides before width: relay ranges (rank 0) win over any feed range they overlap. */
+  rank: number;
+  /** Tie-break between rows of equal rank and width: the lower wins. */
   order: number;
   value: T;
 }
@@ -92,8 +101,9 @@ class Records {
   }
 }
 
-/** Rows by width, narrowest first (ties: lowest order): the owner of an address is the first covering row. */
+/** Rows by rank, then width, narrowest first (ties: lowest order): the owner of an address is the first covering row. */
 function narrower<T>(a: Span<T>, b: Span<T>): boolean {
+  if (a.rank !== b.rank) return a.rank < b.rank;
   const wa = a.end - a.start;
   const wb = b.end - b.start;
   return wa < wb || (wa === wb && a.order < b.order);
@@ -180,8 +190,8 @@ function segments<T>(rows: Span<T>[], max: bigint): Segments<T> {
  * result; a segment's record is (the ASN row's asn and organization, the
  * range feed covering it, the ASN feed listing that asn).
  */
-function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Records, asnFeedOf: (asn: number) => number): Tiled {
-  const base = segments(rows.map((r) => ({ start: r.start, end: r.end, order: r.order, value: r })), max);
+function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Records, asnFeedOf: (asn: number) => number, appliesTo: (slot: number, asn: number) => boolean): Tiled {
+  const base = segments(rows.map((r) => ({ start: r.start, end: r.end, rank: 0, order: r.order, value: r })), max);
   const over = segments(feedRanges, max);
   const starts: bigint[] = [];
   const recs: number[] = [];
@@ -190,7 +200,8 @@ function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Rec
   let at = 0n;
   for (;;) {
     const row = base.values[i];
-    const feed = over.values[j] ?? 0;
+    const slot = over.values[j] ?? 0;
+    const feed = slot !== 0 && row !== null && !appliesTo(slot, row.asn) ? 0 : slot;
     const rec = row === null && feed === 0 ? 0 : records.of(row?.asn ?? 0, row?.org ?? '', feed | (row === null ? 0 : asnFeedOf(row.asn) << 8));
     if (recs.length === 0 || recs[recs.length - 1] !== rec) {
       starts.push(at);
@@ -306,19 +317,22 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
   const feeds = options.feeds ?? [];
   if (feeds.length > MAX_FEEDS) throw new Error(`at most ${MAX_FEEDS} feeds fit in a database file, got ${feeds.length}`);
   // Slot = 1 + index in `feeds`; the earlier feed wins a tie (Span.order).
+  const excluded = new Set(options.excludeAsns ?? []);
   const feedSpans = { v4: [] as Span<number>[], v6: [] as Span<number>[] };
   const asnSlot = new Map<number, number>();
   feeds.forEach((f, i) => {
+    const rank = f.label === 'relay' ? 0 : 1;
     for (const family of ['v4', 'v6'] as const) {
-      for (const [start, end] of f.ranges?.[family] ?? []) feedSpans[family].push({ start, end, order: i, value: i + 1 });
+      for (const [start, end] of f.ranges?.[family] ?? []) feedSpans[family].push({ start, end, rank, order: i, value: i + 1 });
     }
-    for (const asn of f.asns ?? []) if (!asnSlot.has(asn)) asnSlot.set(asn, i + 1);
+    for (const asn of f.asns ?? []) if (!asnSlot.has(asn) && !excluded.has(asn)) asnSlot.set(asn, i + 1);
   });
   const asnFeedOf = (asn: number) => asnSlot.get(asn) ?? 0;
+  const appliesTo = (slot: number, asn: number) => feeds[slot - 1].label !== 'hosting' || !excluded.has(asn);
   const records = new Records();
-  const v4 = tile(parsed.v4, feedSpans.v4, 0xffffffffn, records, asnFeedOf);
+  const v4 = tile(parsed.v4, feedSpans.v4, 0xffffffffn, records, asnFeedOf, appliesTo);
   options.onProgress?.(0.3);
-  const v6 = tile(parsed.v6, feedSpans.v6, (1n << 128n) - 1n, records, asnFeedOf);
+  const v6 = tile(parsed.v6, feedSpans.v6, (1n << 128n) - 1n, records, asnFeedOf, appliesTo);
   options.onProgress?.(0.5);
   const trie = new TrieBuilder();
   const root4 = trie.family(v4, 2);

@@ -33,7 +33,7 @@ export interface FileBuildReport extends BuildReport {
  * read or parsed is left out and reported: the ASN data and the other feeds
  * still build.
  */
-function feedInputs(feeds: readonly FeedFile[], exclude: ReadonlySet<number>): { inputs: FeedInput[]; errors: { name: string; error: string }[] } {
+function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: { name: string; error: string }[] } {
   const inputs: FeedInput[] = [];
   const errors: { name: string; error: string }[] = [];
   for (const f of feeds) {
@@ -44,7 +44,7 @@ function feedInputs(feeds: readonly FeedFile[], exclude: ReadonlySet<number>): {
         const parsed = parseFeed(f.format, readFileSync(file), `${f.name} (${path.basename(file)})`);
         ranges.v4.push(...(parsed.ranges?.v4 ?? []));
         ranges.v6.push(...(parsed.ranges?.v6 ?? []));
-        asns.push(...(parsed.asns ?? []).filter((a) => !exclude.has(a)));
+        asns.push(...(parsed.asns ?? []));
       }
       const kind = ASN_FORMATS.includes(f.format) ? { asns } : { ranges };
       inputs.push({ name: f.name, label: f.label, version: f.version, fetchedAt: f.fetchedAt, ...kind });
@@ -56,12 +56,13 @@ function feedInputs(feeds: readonly FeedFile[], exclude: ReadonlySet<number>): {
 }
 
 function compile(parsed: ParsedSources, options: BuildFromFilesOptions & { sourceName: string; dataVersion: string }): { bytes: Uint8Array; report: FileBuildReport } {
-  const { inputs, errors } = feedInputs(options.feeds ?? [], new Set(options.excludeAsns ?? []));
+  const { inputs, errors } = feedInputs(options.feeds ?? []);
   const { bytes, report } = buildDatabase(parsed, {
     sourceName: options.sourceName,
     dataVersion: options.dataVersion,
     onProgress: (f) => options.onProgress?.('build', f),
     feeds: inputs,
+    excludeAsns: options.excludeAsns,
   });
   return {
     bytes,

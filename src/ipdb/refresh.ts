@@ -225,7 +225,8 @@ export class Refresher {
     const candidate = IpDatabase.open(result.info.path);
     try {
       for (const ip of WELL_KNOWN) {
-        if (candidate.lookupText(ip) <= 0) throw new Error(`the new database does not resolve ${ip}`);
+        // Resolved by the ASN data, not only by a feed's range around it.
+        if (candidate.asn(candidate.lookupText(ip)) === 0) throw new Error(`the new database does not resolve ${ip}`);
       }
       let current: IpDatabase | null = null;
       try {

@@ -75,12 +75,16 @@ export function listBlacklist(stores: Stores, listed?: ReadonlyMap<number, Liste
   return out.sort((a, b) => a.asn - b.asn);
 }
 
-/** The entries the classifier applies (`stores` null: the built-in ones, as shipped). */
+/**
+ * The entries the classifier applies (`stores` null: the built-in ones, as
+ * shipped), the operator's disabled built-in entries among them with
+ * `enabled: false` (they spare their ASN; see ActiveBlacklistEntry).
+ */
 export function activeBlacklist(stores: Stores | null, listed?: ReadonlyMap<number, ListedAsn>): ActiveBlacklistEntry[] {
   if (!stores) return builtInEntries(listed);
   return listBlacklist(stores, listed)
-    .filter((e) => e.enabled)
-    .map((e) => ({ asn: e.asn, category: e.category as BlacklistCategory, level: e.level }));
+    .filter((e) => e.enabled || e.built_in)
+    .map((e) => ({ asn: e.asn, category: e.category as BlacklistCategory, level: e.level, enabled: e.enabled }));
 }
 
 export interface CustomEntryInput {

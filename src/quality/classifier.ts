@@ -16,15 +16,16 @@
 // the verdicts are recomputed (a few ms) whenever the operator's blacklist
 // changes, and a new Classifier is made for a new database.
 //
-// The signals, most specific first (contract §6, §6a):
-//   range feed   the record's addresses are in a feed's published ranges:
-//                tor, vpn, crawler intercept from low; cloud, hosting from
-//                medium (from low when the ASN is blacklisted at low); relay
-//                (real people behind Private Relay) only at high, whatever
-//                else the record says. No whitelist cancels a feed.
+// The signals, in the order they decide (contract §6, §6a):
+//   relay        an address in a relay's egress ranges (real people behind
+//                iCloud Private Relay) is intercepted only at high, whatever
+//                else its record says.
 //   blacklist    the curated list, the operator's entries, and the ASNs the
 //                database's ASN feeds list (the hosting list, from medium);
 //                decisive at its level.
+//   range feed   the record's addresses are in a feed's published ranges:
+//                tor, vpn, crawler intercept from low; cloud, hosting from
+//                medium. No whitelist cancels a feed.
 //   keywords     strong and VPN words from medium, weak words at high, each
 //                cancelled by the carrier whitelist.
 // The user agent is judged apart, by the redirect (user-agent.ts).
@@ -55,6 +56,12 @@ export interface ActiveBlacklistEntry {
   asn: number;
   category: BlacklistCategory;
   level: 'low' | 'medium' | 'high';
+  /**
+   * False for a built-in entry the operator disabled: it intercepts nothing,
+   * and its ASN is spared the hosting aggregates too (range feeds labelled
+   * hosting, built from ASN lists), so that disabling an ASN lets it through.
+   */
+  enabled?: boolean;
 }
 
 /** An ASN that an ASN feed of the database lists (the hosting list), with its organization there. */
@@ -140,6 +147,8 @@ export class Classifier {
   readonly #kw: KeywordTables;
   /** Per record: blacklist level and kind, and the verdict at each level (layout above). */
   #packed: Uint16Array;
+  /** ASNs whose built-in entry the operator disabled. */
+  #spared: ReadonlySet<number> = new Set();
 
   /** `blacklist`: the entries in force (the curated list, the operator's, and `listed`, minus what the operator disabled). */
   constructor(database: IpDatabase, lists: BuiltInLists, blacklist: Iterable<ActiveBlacklistEntry> | ((listed: ReadonlyMap<number, ListedAsn>) => Iterable<ActiveBlacklistEntry>), keywordTables?: KeywordTables) {
@@ -157,7 +166,12 @@ export class Classifier {
   /** The per-record table for a blacklist: level, kind, and the verdict at each level. */
   #tables(blacklist: Iterable<ActiveBlacklistEntry>): Uint16Array {
     const byAsn = new Map<number, ActiveBlacklistEntry>();
-    for (const e of blacklist) byAsn.set(e.asn, e);
+    const spared = new Set<number>();
+    for (const e of blacklist) {
+      if (e.enabled === false) spared.add(e.asn);
+      else byAsn.set(e.asn, e);
+    }
+    this.#spared = spared;
     const db = this.database;
     const n = db.recordCount;
     const packed = new Uint16Array(n);
@@ -168,13 +182,14 @@ export class Classifier {
       const blKind = !entry ? 0 : entry.category === 'vpn' || entry.category === 'proxy' ? 1 : 2;
       let bits = (blLevel << 12) | (blKind << 14);
       const carrier = kw.carrierAsn[r] === 1 || kw.carrierWord[r] >= 0;
-      const feed = db.rangeFeed(r);
-      const feedLevel = feed === null ? 4 : feed.label === 'cloud' || feed.label === 'hosting' ? Math.min(FEED_LEVEL[feed.label], blLevel === 1 ? 1 : 4) : FEED_LEVEL[feed.label];
+      const feed = this.#rangeFeed(r);
+      const feedLevel = feed === null ? 4 : FEED_LEVEL[feed.label];
+      const relay = feed?.label === 'relay';
       for (let level = 1; level <= 3; level++) {
         let rule = RULE_PASS;
-        if (level >= feedLevel) rule = RULE_RANGE_FEED;
-        else if (feed?.label === 'relay') rule = RULE_PASS;
+        if (relay) rule = level >= feedLevel ? RULE_RANGE_FEED : RULE_PASS;
         else if (blLevel !== 0 && level >= blLevel) rule = RULE_ASN_BLACKLIST;
+        else if (level >= feedLevel) rule = RULE_RANGE_FEED;
         else if (level >= 2 && kw.vpn[r] >= 0) rule = RULE_VPN_PROXY;
         else if (level >= 2 && kw.strong[r] >= 0) rule = RULE_ORG_KEYWORD;
         else if (level >= 3 && kw.weak[r] >= 0) rule = RULE_ORG_KEYWORD;
@@ -184,6 +199,12 @@ export class Classifier {
       packed[r] = bits;
     }
     return packed;
+  }
+
+  /** The record's range feed, unless it is a hosting aggregate on an ASN the operator spared. */
+  #rangeFeed(record: number): FeedInfo | null {
+    const feed = this.database.rangeFeed(record);
+    return feed !== null && feed.label === 'hosting' && this.#spared.has(this.database.asn(record)) ? null : feed;
   }
 
   /** The decision for a record at a level index (0 off .. 3 high): a RULE_* code. Hot path. */
@@ -197,11 +218,14 @@ export class Classifier {
 
   category(record: number): Category {
     if (record === 0) return 'unknown';
-    const feed = this.database.rangeFeed(record);
-    if (feed !== null) return FEED_CATEGORY[feed.label];
-    if (this.database.asn(record) === 0) return 'unknown';
+    // A publisher's own ranges say what an address is; an aggregate hosting
+    // list says less than the blacklist entry of its ASN.
+    const feed = this.#rangeFeed(record);
+    if (feed !== null && feed.label !== 'hosting') return FEED_CATEGORY[feed.label];
     const bl = this.#packed[record] >>> 14;
     if (bl !== 0) return bl === 1 ? 'vpn_proxy' : 'datacenter';
+    if (feed !== null) return FEED_CATEGORY[feed.label];
+    if (this.database.asn(record) === 0) return 'unknown';
     const kw = this.#kw;
     if (kw.carrierAsn[record] === 1 || kw.carrierWord[record] >= 0) return 'carrier';
     if (kw.vpn[record] >= 0) return 'vpn_proxy';
@@ -231,7 +255,7 @@ export class Classifier {
       medium: isIntercept(this.verdict(record, 2)) || byAgent(2),
       high: isIntercept(this.verdict(record, 3)) || byAgent(3),
     };
-    const feed = db.rangeFeed(record);
+    const feed = this.#rangeFeed(record);
     return {
       ...found,
       category: this.category(record),

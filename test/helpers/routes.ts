@@ -106,7 +106,12 @@ export interface VisitOptions {
   forwardedFor?: string;
   /** The short link's query string, without "?". */
   query?: string;
+  /** The User-Agent (default BROWSER_UA: tests visit as people unless they say otherwise; '' sends none). */
+  userAgent?: string;
 }
+
+/** A desktop Chrome's User-Agent, the visitor tests stand in for. */
+export const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 
 export interface Visit {
   status: number;
@@ -143,6 +148,8 @@ export class RedirectClient {
     if (options.cookie !== undefined) headers.Cookie = options.cookie;
     else if (options.visitor !== undefined) headers.Cookie = `sg_vid=${options.visitor}`;
     if (options.forwardedFor !== undefined) headers['X-Forwarded-For'] = options.forwardedFor;
+    const ua = options.userAgent ?? BROWSER_UA;
+    if (ua !== '') headers['User-Agent'] = ua;
     const path = `/r/${code}${options.query === undefined ? '' : `?${options.query}`}`;
     return new Promise<Visit>((resolve, reject) => {
       const req = https.request(

@@ -578,7 +578,7 @@ describe('routes, the redirect, the IP endpoints and the admin blacklist match d
       clicks: { total: 3 },
       groups: { a: 2, b: 0 },
       intercepted: 1,
-      rule_hits: { asn_blacklist: 1, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0 },
+      rule_hits: { asn_blacklist: 1, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0, range_feed: 0, crawler: 0 },
     });
 
     await on('DELETE', `/v1/routes/${route.id}`);

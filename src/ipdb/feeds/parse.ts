@@ -16,7 +16,11 @@
 // more than MAX_MALFORMED_SHARE of its entries are malformed (a page of HTML
 // served in place of the list, a format change upstream). Malformed entries
 // of an accepted file are skipped and counted. Host bits set in a CIDR are
-// cleared (lists often write 1.2.3.4/24 for 1.2.3.0/24).
+// cleared (lists often write 1.2.3.4/24 for 1.2.3.0/24). A range wider than
+// /8 (IPv4) or /16 (IPv6) is malformed: no publisher's range is, and one
+// such line would intercept a continent. Ranges inside special-purpose space
+// (private, documentation, loopback, multicast: RFC 6890) are left out,
+// unannounced by definition; lists copy them by mistake.
 import { AppError } from '../../errors.js';
 import { parseIp } from '../address.js';
 import { decodeSource } from '../sources.js';
@@ -35,15 +39,24 @@ export interface ParsedFeed {
   version: string | null;
   entries: number;
   malformed: number;
+  /** Entries in special-purpose space, left out. */
+  special: number;
   /** The first few malformed entries, for the refresh record. */
   examples: string[];
 }
 
 const scratch = new Uint8Array(16);
+/** The widest prefix a feed range may have, per family. */
+const WIDEST = { 4: 8, 6: 16 } as const;
+
+// Special-purpose blocks (RFC 6890 and successors) as [start, end], IPv4 as
+// 32-bit values, IPv6 as 128-bit values.
+const SPECIAL_V4 = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/3'];
+const SPECIAL_V6 = ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'ff00::/8'];
 const V4_MAPPED = 0xffff00000000n;
 
 /** An address or CIDR as an inclusive range in the 128-bit space (IPv4 mapped), or null. */
-export function cidrRange(text: string): { family: 4 | 6; start: bigint; end: bigint } | null {
+export function cidrRange(text: string): { family: 4 | 6; start: bigint; end: bigint; prefix: number } | null {
   const slash = text.indexOf('/');
   const addr = slash < 0 ? text : text.slice(0, slash);
   const version = parseIp(addr, scratch);
@@ -61,7 +74,16 @@ export function cidrRange(text: string): { family: 4 | 6; start: bigint; end: bi
   const base = family === 4 ? value & 0xffffffffn : value;
   const size = 1n << BigInt(bits - prefix);
   const start = base - (base % size);
-  return { family, start, end: start + size - 1n };
+  return { family, start, end: start + size - 1n, prefix };
+}
+
+const special = (list: string[]) => list.map((c) => cidrRange(c)!);
+let specialRanges: { v4: { start: bigint; end: bigint }[]; v6: { start: bigint; end: bigint }[] } | null = null;
+
+/** Whether a range lies inside special-purpose space (private, documentation, ...). */
+function isSpecial(family: 4 | 6, start: bigint, end: bigint): boolean {
+  specialRanges ??= { v4: special(SPECIAL_V4), v6: special(SPECIAL_V6) };
+  return (family === 4 ? specialRanges.v4 : specialRanges.v6).some((s) => start >= s.start && end <= s.end);
 }
 
 class Collector {
@@ -70,6 +92,8 @@ class Collector {
   readonly asns: number[] = [];
   entries = 0;
   malformed = 0;
+  /** Ranges inside special-purpose space, left out. */
+  special = 0;
   readonly examples: string[] = [];
 
   bad(what: string): void {
@@ -80,7 +104,8 @@ class Collector {
   range(text: unknown): void {
     this.entries++;
     const r = typeof text === 'string' ? cidrRange(text.trim()) : null;
-    if (r === null) this.bad(String(text));
+    if (r === null || r.prefix < WIDEST[r.family]) this.bad(String(text));
+    else if (isSpecial(r.family, r.start, r.end)) this.special++;
     else (r.family === 4 ? this.v4 : this.v6).push([r.start, r.end]);
   }
 
@@ -170,12 +195,13 @@ export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): P
   if (c.malformed > c.entries * MAX_MALFORMED_SHARE) {
     throw new AppError('feed_invalid', `${name}: ${c.malformed} of ${c.entries} entries are malformed (e.g. "${c.examples[0]}")`);
   }
-  if (c.entries === 0) throw new AppError('feed_invalid', `${name} holds no ${ASN_FORMATS.includes(format) ? 'ASN' : 'address range'} in the ${format} format`);
+  if (c.entries - c.special === 0) throw new AppError('feed_invalid', `${name} holds no ${ASN_FORMATS.includes(format) ? 'ASN' : 'address range'} in the ${format} format`);
   return {
     ...(ASN_FORMATS.includes(format) ? { asns: c.asns } : { ranges: { v4: c.v4, v6: c.v6 } }),
     version,
     entries: c.entries,
     malformed: c.malformed,
+    special: c.special,
     examples: c.examples,
   };
 }

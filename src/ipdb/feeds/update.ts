@@ -83,7 +83,7 @@ async function updateFeed(
       for (const part of fetched.parts) {
         const bytes = readFileSync(part.file!);
         const parsed = parseFeed(feed.format, bytes, `${feed.name} (${part.url})`);
-        entries += parsed.entries - parsed.malformed;
+        entries += parsed.entries - parsed.malformed - parsed.special;
         if (parsed.version) versions.push(parsed.version);
         digest.update(bytes);
       }

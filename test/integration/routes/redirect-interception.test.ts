@@ -54,7 +54,7 @@ describe.concurrent.each(['a', 'b'] as const)('level medium, default group %s', 
     expect(await pageFrom(route, `::ffff:${CARRIER}`)).toBe(other);
     const stats = await settled(route, 3);
     expect(stats.intercepted).toBe(0);
-    expect(stats.rule_hits).toEqual({ asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0 });
+    expect(stats.rule_hits).toEqual({ asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0, range_feed: 0, crawler: 0 });
     expect(stats.groups).toEqual(group === 'a' ? { a: 0, b: 3 } : { a: 3, b: 0 });
   });
 });
@@ -74,7 +74,7 @@ it.concurrent('intercepts nobody at level off', async ({ expect }) => {
   for (const ip of [...DATA_CENTER, CARRIER]) expect(await pageFrom(route, ip), ip).toBe('b');
   const stats = await settled(route, DATA_CENTER.length + 1);
   expect(stats.intercepted).toBe(0);
-  expect(stats.rule_hits).toEqual({ asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0 });
+  expect(stats.rule_hits).toEqual({ asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0, range_feed: 0, crawler: 0 });
   expect(stats.groups).toEqual({ a: 0, b: DATA_CENTER.length + 1 });
 });
 

@@ -36,7 +36,7 @@ it('has the stats shape, zero-filled, for a fresh route', async () => {
   expect(stats.clicks.daily).toEqual([-6, -5, -4, -3, -2, -1, 0].map((o) => ({ date: from(today, o), clicks: 0 })));
   expect(stats.groups).toEqual({ a: 0, b: 0 });
   expect(stats.intercepted).toBe(0);
-  expect(stats.rule_hits).toEqual({ asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0 });
+  expect(stats.rule_hits).toEqual({ asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0, range_feed: 0, crawler: 0 });
 });
 
 it('counts visits on today, the last daily entry', async () => {

@@ -25,10 +25,20 @@ it.each([
 });
 
 it('skips and counts a few malformed entries in a large file', () => {
-  const lines = Array.from({ length: 500 }, (_, i) => `10.${i >> 8}.${i & 255}.0/24`);
+  const lines = Array.from({ length: 500 }, (_, i) => `11.${i >> 8}.${i & 255}.0/24`);
   lines.splice(100, 0, 'garbage', '300.1.1.1');
   const parsed = parseFeed('cidr-lines', bytes(lines.join('\n')), 'big.txt');
   expect(parsed.ranges!.v4).toHaveLength(500);
   expect(parsed.malformed).toBe(2);
   expect(parsed.examples).toEqual(['garbage', '300.1.1.1']);
+});
+
+it('refuses ranges wider than /8 or /16, and leaves special-purpose space out', () => {
+  const lines = ['0.0.0.0/0', ...Array.from({ length: 200 }, (_, i) => `11.${i}.0.0/16`)].join('\n');
+  expect(() => parseFeed('cidr-lines', bytes(lines), 'wide.txt')).not.toThrow();
+  expect(parseFeed('cidr-lines', bytes(lines), 'wide.txt')).toMatchObject({ malformed: 1, examples: ['0.0.0.0/0'] });
+  const special = parseFeed('cidr-lines', bytes('10.1.0.0/16\n192.168.1.1\n2001:db8::/32\n198.51.100.0/24\n8.8.8.0/24\n'), 'special.txt');
+  expect(special).toMatchObject({ special: 4, malformed: 0 });
+  expect(special.ranges!.v4).toHaveLength(1);
+  expect(special.ranges!.v6).toHaveLength(0);
 });

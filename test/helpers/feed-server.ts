@@ -1,0 +1,82 @@
+// A loopback stand-in for feed publishers: serves whatever body a test puts
+// at a path, with an ETag for conditional requests, or fails in a chosen way.
+// Every request is recorded (path, If-None-Match, status).
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type FeedReply =
+  | { body: string | Buffer; etag?: string }
+  | { status: number }
+  | 'refuse';
+
+export interface FeedServer {
+  base: string;
+  /** What each path answers; change it between refreshes. */
+  routes: Map<string, FeedReply>;
+  requests: { path: string; ifNoneMatch: string | undefined; status: number }[];
+  url(path: string): string;
+  close(): Promise<void>;
+}
+
+export async function startFeedServer(): Promise<FeedServer> {
+  const routes = new Map<string, FeedReply>();
+  const requests: FeedServer['requests'] = [];
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    const entry = { path, ifNoneMatch: req.headers['if-none-match'], status: 0 };
+    requests.push(entry);
+    const reply = routes.get(path);
+    if (reply === 'refuse') {
+      entry.status = -1;
+      req.socket.destroy();
+      return;
+    }
+    if (reply === undefined || 'status' in reply) {
+      entry.status = reply === undefined ? 404 : reply.status;
+      res.writeHead(entry.status, { 'Content-Type': 'text/plain' });
+      res.end('not here\n');
+      return;
+    }
+    const etag = reply.etag ?? `"${Buffer.byteLength(reply.body)}"`;
+    if (entry.ifNoneMatch === etag) {
+      entry.status = 304;
+      res.writeHead(304, { ETag: etag });
+      res.end();
+      return;
+    }
+    entry.status = 200;
+    res.writeHead(200, { ETag: etag, 'Content-Length': String(Buffer.byteLength(reply.body)) });
+    res.end(reply.body);
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    routes,
+    requests,
+    url: (path) => `${base}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A Tor bulk exit list as the Tor Project serves it: one IPv4 address a line. */
+export const torList = (ips: string[]): string => `${ips.join('\n')}\n`;
+
+/** An AWS ip-ranges.json with the given IPv4 prefixes. */
+export function awsRanges(prefixes: string[], syncToken = '1763000000'): string {
+  return JSON.stringify({
+    syncToken,
+    createDate: '2026-11-20-10-00-00',
+    prefixes: prefixes.map((p) => ({ ip_prefix: p, region: 'eu-west-1', service: 'AMAZON', network_border_group: 'eu-west-1' })),
+    ipv6_prefixes: [{ ipv6_prefix: '2600:1f00::/24', region: 'us-east-1', service: 'AMAZON', network_border_group: 'us-east-1' }],
+  }, null, 2);
+}

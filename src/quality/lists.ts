@@ -1,6 +1,6 @@
-// The built-in lists (src/quality/lists/*.json, data kept in the
-// repository), read and checked once. A malformed list stops start-up with a
-// message naming the file and the entry.
+// The built-in lists (src/quality/lists/*.json and hosting-asns.csv, data
+// kept in the repository), read and checked once. A malformed list stops
+// start-up with a message naming the file and the entry (or line).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,18 +35,41 @@ export interface Keywords {
   carrier: string[];
 }
 
+export const HOSTING_ASN_CATEGORIES = ['hosting', 'vpn'] as const;
+export type HostingAsnCategory = (typeof HOSTING_ASN_CATEGORIES)[number];
+/** The upstream lists hosting-asns.csv is compiled from (src/quality/lists/README.md). */
+export const HOSTING_ASN_SOURCES = ['brianhama', 'x4b-dc', 'x4b-vpn', 'oxl-hosting', 'oxl-vpn'] as const;
+
+/** A row of hosting-asns.csv: a hosting or VPN ASN from the public lists. */
+export interface HostingAsn {
+  asn: number;
+  name: string;
+  category: HostingAsnCategory;
+  sources: string[];
+}
+
 export interface BuiltInLists {
   blacklist: BlacklistEntry[];
   carriers: CarrierAsn[];
   keywords: Keywords;
+  hostingAsns: HostingAsn[];
 }
 
 // src/quality/lists from both src/quality and dist/quality.
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/quality/lists');
 
-function read(file: string): unknown {
+function readText(file: string): string {
   try {
-    return JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+    return readFileSync(path.join(dir, file), 'utf8');
+  } catch (err) {
+    throw new Error(`the built-in list ${file} could not be read: ${(err as Error).message}`);
+  }
+}
+
+function read(file: string): unknown {
+  const text = readText(file);
+  try {
+    return JSON.parse(text);
   } catch (err) {
     throw new Error(`the built-in list ${file} could not be read: ${(err as Error).message}`);
   }
@@ -76,6 +99,79 @@ function checkWords(raw: unknown, name: string): string[] {
   return raw as string[];
 }
 
+/**
+ * The fields of one CSV line: comma-separated, a field may be in double
+ * quotes (a doubled quote inside is one quote). Null when the quotes do not
+ * close or text follows a closing quote.
+ */
+function csvFields(line: string): string[] | null {
+  const out: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (line[i] === '"') {
+      let s = '';
+      i++;
+      for (;;) {
+        const q = line.indexOf('"', i);
+        if (q < 0) return null;
+        s += line.slice(i, q);
+        i = q + 1;
+        if (line[i] !== '"') break;
+        s += '"';
+        i++;
+      }
+      out.push(s);
+      if (i === line.length) return out;
+      if (line[i] !== ',') return null;
+      i++;
+    } else {
+      const comma = line.indexOf(',', i);
+      const field = comma < 0 ? line.slice(i) : line.slice(i, comma);
+      if (field.includes('"')) return null;
+      out.push(field);
+      if (comma < 0) return out;
+      i = comma + 1;
+    }
+  }
+}
+
+const HOSTING_HEADER = 'asn,name,category,sources';
+
+/**
+ * hosting-asns.csv: a header, then one `asn,name,category,sources` row a
+ * line, unique by ASN, none of them on the curated blacklist (which wins) or
+ * on the carrier list. `text` is the file's content; errors name the line.
+ */
+export function checkHostingAsns(text: string, blacklist: readonly BlacklistEntry[], carriers: readonly CarrierAsn[], file = 'hosting-asns.csv'): HostingAsn[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines[0]?.replace(/\r$/, '') !== HOSTING_HEADER) throw new Error(`${file} line 1: the header must be ${HOSTING_HEADER}`);
+  const listed = new Set(blacklist.map((e) => e.asn));
+  const carrierAsns = new Set(carriers.map((c) => c.asn));
+  const seen = new Set<number>();
+  const out: HostingAsn[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const where = `${file} line ${i + 1}`;
+    const f = csvFields(lines[i].replace(/\r$/, ''));
+    if (!f || f.length !== 4) throw new Error(`${where}: expected 4 fields (${HOSTING_HEADER})`);
+    const [asnText, name, category, sources] = f;
+    const asn = /^[1-9][0-9]{0,9}$/.test(asnText) ? Number(asnText) : NaN;
+    if (!isAsn(asn)) throw new Error(`${where}: asn must be an integer from 1 to 4294967295`);
+    if (seen.has(asn)) throw new Error(`${where}: AS${asn} is listed twice`);
+    seen.add(asn);
+    if (listed.has(asn)) throw new Error(`${where}: AS${asn} is on asn-blacklist.json, which decides it`);
+    if (carrierAsns.has(asn)) throw new Error(`${where}: AS${asn} is on carrier-asns.json`);
+    if (name.trim() === '') throw new Error(`${where}: name must not be empty`);
+    if (!(HOSTING_ASN_CATEGORIES as readonly string[]).includes(category)) throw new Error(`${where}: category must be ${HOSTING_ASN_CATEGORIES.join(' or ')}`);
+    const ids = sources.split(';');
+    if (sources === '' || !ids.every((s) => (HOSTING_ASN_SOURCES as readonly string[]).includes(s))) {
+      throw new Error(`${where}: sources must be ;-separated ids among ${HOSTING_ASN_SOURCES.join(', ')}`);
+    }
+    out.push({ asn, name, category: category as HostingAsnCategory, sources: ids });
+  }
+  return out;
+}
+
 let cached: BuiltInLists | null = null;
 
 export function builtInLists(): BuiltInLists {
@@ -87,9 +183,11 @@ export function builtInLists(): BuiltInLists {
     return { asn: c.asn, name: String(c.name ?? ''), country: String(c.country ?? ''), kind: String(c.kind ?? '') };
   });
   const k = read('keywords.json') as Record<string, unknown>;
+  const blacklist = checkBlacklist(read('asn-blacklist.json'));
   cached = {
-    blacklist: checkBlacklist(read('asn-blacklist.json')),
+    blacklist,
     carriers,
+    hostingAsns: checkHostingAsns(readText('hosting-asns.csv'), blacklist, carriers),
     keywords: {
       strong: checkWords(k.strong, 'strong'),
       weak: checkWords(k.weak, 'weak'),

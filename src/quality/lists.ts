@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keywordShape, words } from './keywords.js';
 
 export const LEVELS = ['off', 'low', 'medium', 'high'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -33,6 +34,10 @@ export interface Keywords {
   weak: string[];
   vpn_proxy: string[];
   carrier: string[];
+  /** Words no stem matches ("echostar" is not "…host…"). */
+  false_friends: string[];
+  /** Hosting words and stems a carrier word cannot cancel ("PowerHost Telecom"). */
+  outweigh_carrier: string[];
 }
 
 export const HOSTING_ASN_CATEGORIES = ['hosting', 'vpn'] as const;
@@ -92,11 +97,33 @@ function checkBlacklist(raw: unknown): BlacklistEntry[] {
   });
 }
 
-function checkWords(raw: unknown, name: string): string[] {
-  if (!Array.isArray(raw) || !raw.every((w) => typeof w === 'string' && w === w.toLowerCase().trim() && w !== '')) {
-    throw new Error(`keywords.json ${name} must be an array of lowercase words`);
-  }
+/**
+ * A keywords.json list: lowercase keywords, each whole words ("data center")
+ * or, where `stems` allows, a one-word stem with a star at its start, end or
+ * both ("host*", "*hosting", "*vps*"; keywords.ts). Errors name the entry.
+ */
+function checkWords(raw: unknown, name: string, stems: boolean): string[] {
+  if (!Array.isArray(raw)) throw new Error(`keywords.json ${name} must be an array of lowercase words`);
+  const seen = new Set<string>();
+  raw.forEach((w, i) => {
+    const where = `keywords.json ${name}[${i}]`;
+    if (typeof w !== 'string' || w !== w.toLowerCase().trim() || w === '') throw new Error(`${where} must be a lowercase word`);
+    const shape = keywordShape(w);
+    if (shape === null) throw new Error(`${where} (${JSON.stringify(w)}) must be whole words or one word with a leading and/or trailing *`);
+    if (shape !== 'words' && !stems) throw new Error(`${where} (${JSON.stringify(w)}) must be whole words: ${name} takes no stems`);
+    if (seen.has(w)) throw new Error(`${where} (${JSON.stringify(w)}) is listed twice`);
+    seen.add(w);
+  });
   return raw as string[];
+}
+
+/** keywords.json false_friends: single whole words. */
+function checkFalseFriends(raw: unknown): string[] {
+  const list = checkWords(raw, 'false_friends', false);
+  list.forEach((w, i) => {
+    if (words(w).length !== 1 || words(w)[0] !== w) throw new Error(`keywords.json false_friends[${i}] (${JSON.stringify(w)}) must be one word of letters and digits`);
+  });
+  return list;
 }
 
 /**
@@ -133,6 +160,20 @@ function csvFields(line: string): string[] | null {
       i = comma + 1;
     }
   }
+}
+
+/** keywords.json: the keyword lists (its `notes` are for people and not read). */
+export function checkKeywords(raw: unknown): Keywords {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('keywords.json must be an object');
+  const k = raw as Record<string, unknown>;
+  return {
+    strong: checkWords(k.strong, 'strong', true),
+    weak: checkWords(k.weak, 'weak', true),
+    vpn_proxy: checkWords(k.vpn_proxy, 'vpn_proxy', true),
+    carrier: checkWords(k.carrier, 'carrier', false),
+    false_friends: checkFalseFriends(k.false_friends),
+    outweigh_carrier: checkWords(k.outweigh_carrier, 'outweigh_carrier', true),
+  };
 }
 
 const HOSTING_HEADER = 'asn,name,category,sources';
@@ -182,18 +223,12 @@ export function builtInLists(): BuiltInLists {
     if (!isAsn(c?.asn)) throw new Error(`carrier-asns.json entry ${i}: asn must be an integer from 1 to 4294967295`);
     return { asn: c.asn, name: String(c.name ?? ''), country: String(c.country ?? ''), kind: String(c.kind ?? '') };
   });
-  const k = read('keywords.json') as Record<string, unknown>;
   const blacklist = checkBlacklist(read('asn-blacklist.json'));
   cached = {
     blacklist,
     carriers,
     hostingAsns: checkHostingAsns(readText('hosting-asns.csv'), blacklist, carriers),
-    keywords: {
-      strong: checkWords(k.strong, 'strong'),
-      weak: checkWords(k.weak, 'weak'),
-      vpn_proxy: checkWords(k.vpn_proxy, 'vpn_proxy'),
-      carrier: checkWords(k.carrier, 'carrier'),
-    },
+    keywords: checkKeywords(read('keywords.json')),
   };
   return cached;
 }

@@ -23,7 +23,8 @@
 //      "keep" for such an ASN is an error)
 //   3. a "drop" in src/quality/lists/hosting-asns-review.csv -> left out
 //   4. held (a carrier word in its ip-location-db name, listed by O-X-L as ISP or
-//      education, a CDN/transit name, a known ISP brand or an institution word):
+//      education, a CDN/transit name, a known ISP brand or an institution word,
+//      or an organization name that also holds an ISP or carrier ASN):
 //      kept only with a "keep" in the review file; otherwise left out and
 //      printed as undecided
 //   5. otherwise kept.
@@ -183,7 +184,7 @@ const CDN_NAME_EXCEPT = new Set([63949]);
 
 const tokens = (s) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
-function heldReasons(asn, name, neg) {
+function heldReasons(asn, name, neg, ispNamed) {
   const r = [];
   const carrierWords = tokens(name).filter((t) => CARRIER_WORDS.has(t));
   if (carrierWords.length) r.push(`carrier word (${[...new Set(carrierWords)].join('/')})`);
@@ -192,6 +193,8 @@ function heldReasons(asn, name, neg) {
   if (!CDN_NAME_EXCEPT.has(asn) && CDN_NAME.test(name)) r.push('CDN/relay/transit name');
   const m = ISP_OR_INSTITUTION.exec(name);
   if (m) r.push(`ISP brand or institution word (${m[0]})`);
+  const twin = ispNamed.get(name)?.find((a) => a !== asn);
+  if (twin !== undefined) r.push(`its organization also holds AS${twin}, an ISP or carrier`);
   return r;
 }
 
@@ -241,6 +244,16 @@ export function compile(args) {
   const blacklist = new Set(JSON.parse(readFileSync(path.join(LISTS, 'asn-blacklist.json'), 'utf8')).map((e) => e.asn));
   const carriers = readCarrierAsns();
   const review = readReview(args.review ?? path.join(LISTS, 'hosting-asns-review.csv'));
+  // Organizations (by their exact ip-location-db name) that also hold an ASN
+  // O-X-L lists as ISP or a listed carrier: a hosting ASN under such a name
+  // has often changed hands (X4BNet's "Empire Host" is now VERO S.A, a
+  // Brazilian ISP), so it is held for review.
+  const ispNamed = new Map();
+  for (const [asn, name] of names) {
+    if (!neg.isp.has(asn) && !carriers.has(asn)) continue;
+    if (/^AS\d+$/.test(name)) continue;
+    ispNamed.set(name, [...(ispNamed.get(name) ?? []), asn]);
+  }
 
   const union = new Map();
   for (const id of SOURCE_IDS) {
@@ -273,7 +286,7 @@ export function compile(args) {
       left.reviewDrop++;
       continue;
     }
-    const held = heldReasons(asn, name, neg);
+    const held = heldReasons(asn, name, neg, ispNamed);
     if (held.length && r?.decision !== 'keep') {
       left.undecided.push(`AS${asn} ${name} [${e.sources.join(';')}]: ${held.join('; ')}`);
       continue;

@@ -95,7 +95,6 @@ describe('the shipped list', () => {
     [46261, 'QuickPacket, LLC'],
     [20021, 'Ntirety, Inc.'],
     [12824, 'home.pl S.A.'],
-    [29119, 'AIRE NETWORKS DEL MEDITERRANEO SL UNIPERSONAL'],
     [57169, 'EDIS GmbH'],
   ])('holds AS%i %s, missed before (research: detection-sources.md)', (asn, name) => {
     expect(byAsn.get(asn)?.name).toBe(name);
@@ -108,6 +107,7 @@ describe('the shipped list', () => {
     [207279, 'Markahost Telekomunikasyon Ve Ticaret Limited Sirketi'],
     [216383, 'OnlineServer2 ONLINE SERVER TELEKOMUNIKASYON LIMITED SIRKETI'],
     [25369, 'Hydra Communications Ltd'],
+    [50340, 'JSC Selectel'],
   ])('keeps AS%i %s, a hoster with a telecom-style name (hosting-asns-review.csv)', (asn, name) => {
     expect(byAsn.get(asn)).toMatchObject({ name, category: 'hosting' });
   });
@@ -125,6 +125,8 @@ describe('the shipped list', () => {
     [36183, 'Akamai, iCloud Private Relay egress'],
     [13335, 'Cloudflare'],
     [37170, 'University of Lagos'],
+    [263032, 'VERO S.A, a Brazilian ISP listed under a stale hosting name'],
+    [29119, 'AIRE Networks, a wholesale carrier listed under a stale hosting name'],
   ])('leaves out AS%i (%s)', (asn) => {
     expect(byAsn.has(asn)).toBe(false);
   });

@@ -4,6 +4,8 @@
 //
 // Tables, one entry per database record (record 0 = "not in the database"):
 //   strong/weak/vpn/carrierWord  index of the first matching keyword, or -1
+//                                (carrierWord is -1 when the name also holds
+//                                an outweigh_carrier word: keywords.json)
 //   carrierAsn                   1 when the record's ASN is a listed carrier
 //   packed[record]               one u16 per record: the decision at level index
 //                                L = 0..3 (RULE_* below) in bits 3L .. 3L+2
@@ -113,12 +115,14 @@ export function computeKeywordTables(db: IpDatabase, lists: BuiltInLists): Keywo
     carrierWord: i16(),
     carrierAsn: new Uint8Array(new SharedArrayBuffer(n)),
   };
+  const k = lists.keywords;
   const sets: [KeywordSet, string[], Int16Array][] = [
-    [new KeywordSet(lists.keywords.strong), lists.keywords.strong, t.strong],
-    [new KeywordSet(lists.keywords.weak), lists.keywords.weak, t.weak],
-    [new KeywordSet(lists.keywords.vpn_proxy), lists.keywords.vpn_proxy, t.vpn],
-    [new KeywordSet(lists.keywords.carrier), lists.keywords.carrier, t.carrierWord],
+    [new KeywordSet(k.strong, k.false_friends), k.strong, t.strong],
+    [new KeywordSet(k.weak, k.false_friends), k.weak, t.weak],
+    [new KeywordSet(k.vpn_proxy, k.false_friends), k.vpn_proxy, t.vpn],
+    [new KeywordSet(k.carrier), k.carrier, t.carrierWord],
   ];
+  const outweighCarrier = new KeywordSet(k.outweigh_carrier, k.false_friends);
   const carrierAsns = new Set(lists.carriers.map((c) => c.asn));
   // Organizations repeat across records: match each distinct name once.
   const seen = new Map<string, number[]>();
@@ -132,6 +136,10 @@ export function computeKeywordTables(db: IpDatabase, lists: BuiltInLists): Keywo
         const m = set.match(ws);
         return m === null ? -1 : list.indexOf(m);
       });
+      // A carrier word does not speak for a name that also carries a
+      // hosting word it cannot outweigh ("PowerHost Telecom"): such a name
+      // has no carrier word. Carrier ASNs are unaffected.
+      if (hits[3] >= 0 && outweighCarrier.match(ws) !== null) hits[3] = -1;
       seen.set(org, hits);
     }
     for (let k = 0; k < sets.length; k++) sets[k][2][r] = hits[k];

@@ -1,9 +1,10 @@
-// The built-in lists (src/quality/lists/*.json, data kept in the
-// repository), read and checked once. A malformed list stops start-up with a
-// message naming the file and the entry.
+// The built-in lists (src/quality/lists/*.json and hosting-asns.csv, data
+// kept in the repository), read and checked once. A malformed list stops
+// start-up with a message naming the file and the entry (or line).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keywordShape, words } from './keywords.js';
 
 export const LEVELS = ['off', 'low', 'medium', 'high'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -33,20 +34,47 @@ export interface Keywords {
   weak: string[];
   vpn_proxy: string[];
   carrier: string[];
+  /** Words no stem matches ("echostar" is not "…host…"). */
+  false_friends: string[];
+  /** Hosting words and stems a carrier word cannot cancel ("PowerHost Telecom"). */
+  outweigh_carrier: string[];
+}
+
+export const HOSTING_ASN_CATEGORIES = ['hosting', 'vpn'] as const;
+export type HostingAsnCategory = (typeof HOSTING_ASN_CATEGORIES)[number];
+/** The upstream lists hosting-asns.csv is compiled from (src/quality/lists/README.md). */
+export const HOSTING_ASN_SOURCES = ['brianhama', 'x4b-dc', 'x4b-vpn', 'oxl-hosting', 'oxl-vpn'] as const;
+
+/** A row of hosting-asns.csv: a hosting or VPN ASN from the public lists. */
+export interface HostingAsn {
+  asn: number;
+  name: string;
+  category: HostingAsnCategory;
+  sources: string[];
 }
 
 export interface BuiltInLists {
   blacklist: BlacklistEntry[];
   carriers: CarrierAsn[];
   keywords: Keywords;
+  hostingAsns: HostingAsn[];
 }
 
 // src/quality/lists from both src/quality and dist/quality.
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/quality/lists');
 
-function read(file: string): unknown {
+function readText(file: string): string {
   try {
-    return JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+    return readFileSync(path.join(dir, file), 'utf8');
+  } catch (err) {
+    throw new Error(`the built-in list ${file} could not be read: ${(err as Error).message}`);
+  }
+}
+
+function read(file: string): unknown {
+  const text = readText(file);
+  try {
+    return JSON.parse(text);
   } catch (err) {
     throw new Error(`the built-in list ${file} could not be read: ${(err as Error).message}`);
   }
@@ -69,11 +97,120 @@ function checkBlacklist(raw: unknown): BlacklistEntry[] {
   });
 }
 
-function checkWords(raw: unknown, name: string): string[] {
-  if (!Array.isArray(raw) || !raw.every((w) => typeof w === 'string' && w === w.toLowerCase().trim() && w !== '')) {
-    throw new Error(`keywords.json ${name} must be an array of lowercase words`);
-  }
+/**
+ * A keywords.json list: lowercase keywords, each whole words ("data center")
+ * or, where `stems` allows, a one-word stem with a star at its start, end or
+ * both ("host*", "*hosting", "*vps*"; keywords.ts). Errors name the entry.
+ */
+function checkWords(raw: unknown, name: string, stems: boolean): string[] {
+  if (!Array.isArray(raw)) throw new Error(`keywords.json ${name} must be an array of lowercase words`);
+  const seen = new Set<string>();
+  raw.forEach((w, i) => {
+    const where = `keywords.json ${name}[${i}]`;
+    if (typeof w !== 'string' || w !== w.toLowerCase().trim() || w === '') throw new Error(`${where} must be a lowercase word`);
+    const shape = keywordShape(w);
+    if (shape === null) throw new Error(`${where} (${JSON.stringify(w)}) must be whole words or one word with a leading and/or trailing *`);
+    if (shape !== 'words' && !stems) throw new Error(`${where} (${JSON.stringify(w)}) must be whole words: ${name} takes no stems`);
+    if (seen.has(w)) throw new Error(`${where} (${JSON.stringify(w)}) is listed twice`);
+    seen.add(w);
+  });
   return raw as string[];
+}
+
+/** keywords.json false_friends: single whole words. */
+function checkFalseFriends(raw: unknown): string[] {
+  const list = checkWords(raw, 'false_friends', false);
+  list.forEach((w, i) => {
+    if (words(w).length !== 1 || words(w)[0] !== w) throw new Error(`keywords.json false_friends[${i}] (${JSON.stringify(w)}) must be one word of letters and digits`);
+  });
+  return list;
+}
+
+/**
+ * The fields of one CSV line: comma-separated, a field may be in double
+ * quotes (a doubled quote inside is one quote). Null when the quotes do not
+ * close or text follows a closing quote.
+ */
+function csvFields(line: string): string[] | null {
+  const out: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (line[i] === '"') {
+      let s = '';
+      i++;
+      for (;;) {
+        const q = line.indexOf('"', i);
+        if (q < 0) return null;
+        s += line.slice(i, q);
+        i = q + 1;
+        if (line[i] !== '"') break;
+        s += '"';
+        i++;
+      }
+      out.push(s);
+      if (i === line.length) return out;
+      if (line[i] !== ',') return null;
+      i++;
+    } else {
+      const comma = line.indexOf(',', i);
+      const field = comma < 0 ? line.slice(i) : line.slice(i, comma);
+      if (field.includes('"')) return null;
+      out.push(field);
+      if (comma < 0) return out;
+      i = comma + 1;
+    }
+  }
+}
+
+/** keywords.json: the keyword lists (its `notes` are for people and not read). */
+export function checkKeywords(raw: unknown): Keywords {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('keywords.json must be an object');
+  const k = raw as Record<string, unknown>;
+  return {
+    strong: checkWords(k.strong, 'strong', true),
+    weak: checkWords(k.weak, 'weak', true),
+    vpn_proxy: checkWords(k.vpn_proxy, 'vpn_proxy', true),
+    carrier: checkWords(k.carrier, 'carrier', false),
+    false_friends: checkFalseFriends(k.false_friends),
+    outweigh_carrier: checkWords(k.outweigh_carrier, 'outweigh_carrier', true),
+  };
+}
+
+const HOSTING_HEADER = 'asn,name,category,sources';
+
+/**
+ * hosting-asns.csv: a header, then one `asn,name,category,sources` row a
+ * line, unique by ASN, none of them on the curated blacklist (which wins) or
+ * on the carrier list. `text` is the file's content; errors name the line.
+ */
+export function checkHostingAsns(text: string, blacklist: readonly BlacklistEntry[], carriers: readonly CarrierAsn[], file = 'hosting-asns.csv'): HostingAsn[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines[0]?.replace(/\r$/, '') !== HOSTING_HEADER) throw new Error(`${file} line 1: the header must be ${HOSTING_HEADER}`);
+  const listed = new Set(blacklist.map((e) => e.asn));
+  const carrierAsns = new Set(carriers.map((c) => c.asn));
+  const seen = new Set<number>();
+  const out: HostingAsn[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const where = `${file} line ${i + 1}`;
+    const f = csvFields(lines[i].replace(/\r$/, ''));
+    if (!f || f.length !== 4) throw new Error(`${where}: expected 4 fields (${HOSTING_HEADER})`);
+    const [asnText, name, category, sources] = f;
+    const asn = /^[1-9][0-9]{0,9}$/.test(asnText) ? Number(asnText) : NaN;
+    if (!isAsn(asn)) throw new Error(`${where}: asn must be an integer from 1 to 4294967295`);
+    if (seen.has(asn)) throw new Error(`${where}: AS${asn} is listed twice`);
+    seen.add(asn);
+    if (listed.has(asn)) throw new Error(`${where}: AS${asn} is on asn-blacklist.json, which decides it`);
+    if (carrierAsns.has(asn)) throw new Error(`${where}: AS${asn} is on carrier-asns.json`);
+    if (name.trim() === '') throw new Error(`${where}: name must not be empty`);
+    if (!(HOSTING_ASN_CATEGORIES as readonly string[]).includes(category)) throw new Error(`${where}: category must be ${HOSTING_ASN_CATEGORIES.join(' or ')}`);
+    const ids = sources.split(';');
+    if (sources === '' || !ids.every((s) => (HOSTING_ASN_SOURCES as readonly string[]).includes(s))) {
+      throw new Error(`${where}: sources must be ;-separated ids among ${HOSTING_ASN_SOURCES.join(', ')}`);
+    }
+    out.push({ asn, name, category: category as HostingAsnCategory, sources: ids });
+  }
+  return out;
 }
 
 let cached: BuiltInLists | null = null;
@@ -86,16 +223,12 @@ export function builtInLists(): BuiltInLists {
     if (!isAsn(c?.asn)) throw new Error(`carrier-asns.json entry ${i}: asn must be an integer from 1 to 4294967295`);
     return { asn: c.asn, name: String(c.name ?? ''), country: String(c.country ?? ''), kind: String(c.kind ?? '') };
   });
-  const k = read('keywords.json') as Record<string, unknown>;
+  const blacklist = checkBlacklist(read('asn-blacklist.json'));
   cached = {
-    blacklist: checkBlacklist(read('asn-blacklist.json')),
+    blacklist,
     carriers,
-    keywords: {
-      strong: checkWords(k.strong, 'strong'),
-      weak: checkWords(k.weak, 'weak'),
-      vpn_proxy: checkWords(k.vpn_proxy, 'vpn_proxy'),
-      carrier: checkWords(k.carrier, 'carrier'),
-    },
+    hostingAsns: checkHostingAsns(readText('hosting-asns.csv'), blacklist, carriers),
+    keywords: checkKeywords(read('keywords.json')),
   };
   return cached;
 }

@@ -146,6 +146,20 @@ describe('golden.json coverage', () => {
     expect(golden.some((g) => /telecom/i.test(g.org ?? '') && g.expect.low)).toBe(true);
   });
 
+  it('the word stems, their false friends and hosters with carrier words (issue 15)', () => {
+    // Hosters caught only by a stem, intercepted from medium.
+    for (const asn of [18779, 61157, 62005, 203020, 263237, 62097]) {
+      const g = golden.find((x) => x.asn === asn);
+      expect(g?.expect, `AS${asn}`).toEqual({ category: 'datacenter', low: false, medium: true, high: true });
+    }
+    // False friends and a carrier with "host" in its name, never intercepted.
+    for (const asn of [37611, 27614, 35989, 214187, 51154, 270251, 12874]) {
+      const g = golden.find((x) => x.asn === asn);
+      expect(g, `AS${asn}`).toBeDefined();
+      expect(g!.expect.high, `AS${asn}`).toBe(false);
+    }
+  });
+
   it('private, shared (CGNAT) and unannounced space, expected unknown', () => {
     const notFound = golden.filter((g) => g.asn === null);
     for (const g of notFound) expect(g.expect, g.ip).toEqual({ category: 'unknown', low: false, medium: false, high: false });

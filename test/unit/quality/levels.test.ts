@@ -5,6 +5,8 @@
 //   low     the ASN blacklist only (entries marked "high" only at high);
 //   medium  + strong and VPN/proxy keywords, each subject to the carrier whitelist;
 //   high    + weak keywords (also subject to the whitelist).
+// A carrier word does not cancel a name that also carries a word it cannot
+// outweigh (keywords.json outweigh_carrier: host, hosting, datacenter ...).
 // Explicit carrier ASNs are never intercepted by a keyword; addresses not in
 // the database are never intercepted. Checked on both faces of the
 // classifier: check() (the API's result object) and verdict() (the hot path's
@@ -41,7 +43,8 @@ const O = {
   proxy: { asn: 64612, org: 'Example Proxy Sellers' },
   weak: { asn: 64613, org: 'Example CDN Ltd' },
   strongAndVpn: { asn: 64614, org: 'Example VPN Hosting' },
-  strongCarrierWord: { asn: 64620, org: 'Example Telecom Hosting' },
+  strongCarrierWord: { asn: 64620, org: 'Example Telecom Cloud' },
+  outweighCarrierWord: { asn: 64624, org: 'Example Telecom Hosting' },
   vpnCarrierWord: { asn: 64621, org: 'Example Mobile VPN' },
   weakCarrierWord: { asn: 64622, org: 'Example Fiber CDN' },
   carrierAsnKeywords: { asn: COMCAST, org: 'Example Cloud Hosting VPN Servers' },
@@ -110,7 +113,8 @@ const TABLE: [string, Row][] = [
   ['proxy keyword', [O.proxy, [P, P, VP, VP], 'vpn_proxy', sig(false, null, 'proxy', null)]],
   ['weak keyword', [O.weak, [P, P, P, KW], 'other', sig(false, 'cdn', null, null)]],
   ['strong and VPN keywords', [O.strongAndVpn, [P, P, VP, VP], 'vpn_proxy', sig(false, 'hosting', 'vpn', null)]],
-  ['strong keyword + carrier word', [O.strongCarrierWord, [P, P, WL, WL], 'carrier', sig(false, 'hosting', null, 'telecom')]],
+  ['strong keyword + carrier word', [O.strongCarrierWord, [P, P, WL, WL], 'carrier', sig(false, 'cloud', null, 'telecom')]],
+  ['hosting word that outweighs a carrier word', [O.outweighCarrierWord, [P, P, KW, KW], 'datacenter', sig(false, 'hosting', null, null)]],
   ['VPN keyword + carrier word', [O.vpnCarrierWord, [P, P, WL, WL], 'carrier', sig(false, null, 'vpn', 'mobile')]],
   ['weak keyword + carrier word', [O.weakCarrierWord, [P, P, P, WL], 'carrier', sig(false, 'cdn', null, 'fiber')]],
   ['keywords on an explicit carrier ASN', [O.carrierAsnKeywords, [P, P, WL, WL], 'carrier', sig(false, 'cloud', 'vpn', `AS${COMCAST}`)]],

@@ -44,9 +44,11 @@ const ORGS = {
   gmo: { asn: 7506, org: 'GMO Internet Group, Inc.' },
   kingsoftUnlisted: { asn: 64529, org: 'Beijing Kingsoft Cloud Internet Technology Co., Ltd' },
   internetHosting: { asn: 64530, org: 'Example Internet Hosting Servers' },
-  // A hoster with a carrier word: the whitelist cancels the keyword...
-  telecomHosting: { asn: 64531, org: 'XYZ Telecom Hosting' },
-  // ...but never a blacklisted ASN (214238 "HOST TELECOM LTD" is on the built-in list).
+  // A carrier word cancels a 'cloud' hit...
+  telecomCloud: { asn: 64531, org: 'XYZ Telecom Cloud' },
+  // ...but not a hosting word (outweigh_carrier), and never a blacklisted ASN
+  // (214238 "HOST TELECOM LTD" is on the built-in list).
+  telecomHosting: { asn: 64532, org: 'XYZ Telecom Hosting' },
   hostTelecom: { asn: 214238, org: 'HOST TELECOM LTD' },
 } satisfies Record<string, SyntheticOrg>;
 
@@ -204,12 +206,20 @@ describe('"Internet" does not rescue hosters', () => {
 });
 
 describe('a hoster with a carrier word', () => {
-  it('"XYZ Telecom Hosting": the carrier whitelist cancels the keyword hit at every level', () => {
-    const r = check(ORGS.telecomHosting, 'medium');
+  it('"XYZ Telecom Cloud": the carrier whitelist cancels the keyword hit at every level', () => {
+    const r = check(ORGS.telecomCloud, 'medium');
     expect(r.intercepted).toBe(false);
     expect(r.intercept).toEqual(NEVER);
     expect(r.category).toBe('carrier');
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'hosting', vpn_proxy: null, carrier_whitelist: 'telecom', range_feed: null, user_agent: null });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'cloud', vpn_proxy: null, carrier_whitelist: 'telecom', range_feed: null, user_agent: null });
+  });
+
+  it('"XYZ Telecom Hosting": "hosting" outweighs the carrier word, so it is intercepted from medium', () => {
+    const r = check(ORGS.telecomHosting, 'medium');
+    expect(r.intercepted).toBe(true);
+    expect(r.intercept).toEqual({ low: false, medium: true, high: true });
+    expect(r.category).toBe('datacenter');
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'hosting', vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
   });
 
   it('"HOST TELECOM LTD" on a blacklisted ASN is intercepted at low: the whitelist never cancels the blacklist', () => {
@@ -223,12 +233,12 @@ describe('a hoster with a carrier word', () => {
     expect(r.signals.carrier_whitelist).toBeNull();
   });
 
-  it('the same name on an ASN that is not listed is cancelled', () => {
-    // Proof that the blacklist, not the name, intercepted HOST TELECOM LTD:
-    // a classifier without that entry lets it pass.
+  it('the same name on an ASN that is not listed is intercepted from medium by "host", which outweighs "telecom"', () => {
+    // Proof that the blacklist, not the name, intercepts HOST TELECOM LTD at
+    // low: a classifier without that entry intercepts it from medium only.
     const without = new Classifier(synthetic.db, lists, lists.blacklist.filter((e) => e.asn !== ORGS.hostTelecom.asn));
     const r = without.check(synthetic.ipOf(ORGS.hostTelecom), 'high')!;
-    expect(r.intercept).toEqual(NEVER);
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'host', vpn_proxy: null, carrier_whitelist: 'telecom', range_feed: null, user_agent: null });
+    expect(r.intercept).toEqual({ low: false, medium: true, high: true });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'host', vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
   });
 });

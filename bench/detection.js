@@ -1,0 +1,638 @@
+// eval:detection: how much of the real world the classifier catches, and how
+// many real people it stops, on public reference lists kept in eval/lists/
+// (sources and licences: eval/README.md; results: docs/detection.md).
+//
+//   npm run build && npm run eval:detection [-- --baseline <git ref>] [--quick]
+//
+// Method.
+// - Database: the installed @ip-location-db/asn package, built once and cached
+//   under the OS temp directory, keyed by package version and trie format
+//   (bench/lib.js cachedDatabase). Classification through the in-process API:
+//   Classifier.check(ip, level), which gives the verdict at low, medium and
+//   high at once.
+// - Addresses: data-centre ASNs get one address each, drawn uniformly from
+//   the ASN's address space in the same CSVs; published ranges get one
+//   address each, drawn uniformly inside the CIDR; carriers get 5 addresses
+//   per ASN the same way; VPN and Tor lists are addresses already; crawler
+//   CIDRs get one address each. One seeded xorshift32 (SEED) draws them all,
+//   so every run sees the same addresses.
+// - Configurations, all over the same addresses:
+//     baseline   the lists of a git ref (default 15a0304, before issue 15):
+//                curated blacklist and whole-word keywords;
+//     current    this tree's lists: blacklist, keywords with stems, false
+//                friends and outweigh_carrier, plus hosting-asns.csv as
+//                blacklist entries intercepting from medium (how the
+//                classifier is to use them: src/quality/lists/README.md);
+//     ablations  current without one ingredient at a time, to attribute
+//                recall (hosting list; each stem group; outweigh_carrier), and
+//                the hosting list reduced to its brianhama/X4BNet rows.
+// - Range feeds and user agents are measured only when the build supports
+//   them (see feedDatabase() and userAgentClassifier() below); until then the
+//   report says "not yet measured" and gives no figure for the product. What
+//   the shipped feed files cover is measured apart, without the classifier
+//   (feedCoverage), with a projection labelled as such.
+// - Rates are hits / total, with both counts; per-provider and per-operator
+//   figures also give the median across providers.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { IpDatabase } from '../dist/ipdb/database.js';
+import { Classifier } from '../dist/quality/classifier.js';
+import { KeywordSet, words } from '../dist/quality/keywords.js';
+import { builtInLists } from '../dist/quality/lists.js';
+import { cachedDatabase, median, round, table, writeResult, xorshift } from './lib.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const EVAL = path.join(ROOT, 'eval', 'lists');
+const SEED = 0x15d3c7;
+const CARRIER_SAMPLES = 5;
+const LEVELS = ['low', 'medium', 'high'];
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const BASELINE_REF = arg('baseline', '15a0304');
+const QUICK = process.argv.includes('--quick');
+
+// ---- reading -------------------------------------------------------------------------
+
+/** Fields of a CSV line (RFC 4180 quotes). */
+function csvFields(line) {
+  const out = [];
+  let i = 0;
+  for (;;) {
+    if (line[i] === '"') {
+      let s = '';
+      i++;
+      for (;;) {
+        const q = line.indexOf('"', i);
+        if (q < 0) return [...out, s + line.slice(i)];
+        s += line.slice(i, q);
+        i = q + 1;
+        if (line[i] !== '"') break;
+        s += '"';
+        i++;
+      }
+      out.push(s);
+      if (line[i] !== ',') return out;
+      i++;
+    } else {
+      const c = line.indexOf(',', i);
+      out.push(c < 0 ? line.slice(i) : line.slice(i, c));
+      if (c < 0) return out;
+      i = c + 1;
+    }
+  }
+}
+
+function readCsv(file) {
+  const [head, ...rows] = readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l && !l.startsWith('#'));
+  const keys = csvFields(head);
+  return rows.map((l) => Object.fromEntries(csvFields(l).map((v, i) => [keys[i], v])));
+}
+
+const readTsv = (file) =>
+  readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => l.split('\t'));
+
+// ---- addresses --------------------------------------------------------------------------
+
+const V4 = (n) => `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+const V6 = (b) => {
+  const h = b.toString(16).padStart(32, '0');
+  return h.match(/.{4}/g).join(':');
+};
+function parseV4(s) {
+  const p = s.split('.').map(Number);
+  return ((p[0] << 24) | (p[1] << 16) | (p[2] << 8) | p[3]) >>> 0;
+}
+function parseV6(s) {
+  const [a, b = ''] = s.split('::');
+  const left = a ? a.split(':') : [];
+  const right = s.includes('::') ? (b ? b.split(':') : []) : [];
+  const groups = s.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g || '0', 16)), 0n);
+}
+
+/** Random 53-bit-ish integer below n (number or bigint) from a 32-bit generator. */
+function below(rand, n) {
+  if (typeof n === 'bigint') {
+    let x = 0n;
+    for (let i = 0; i < 5; i++) x = (x << 32n) | BigInt(rand());
+    return x % n;
+  }
+  return Math.floor(((rand() * 2 ** 21 + (rand() >>> 11)) / 2 ** 53) * n);
+}
+
+/** One address drawn uniformly inside a CIDR or a bare address. */
+function inCidr(rand, cidr) {
+  const [ip, bits] = cidr.trim().split('/');
+  if (ip.includes(':')) {
+    const len = bits === undefined ? 128 : Number(bits);
+    const base = (parseV6(ip) >> BigInt(128 - len)) << BigInt(128 - len);
+    return V6(base + below(rand, 1n << BigInt(128 - len)));
+  }
+  const len = bits === undefined ? 32 : Number(bits);
+  const size = 2 ** (32 - len);
+  const base = len === 0 ? 0 : (parseV4(ip) & ((0xffffffff << (32 - len)) >>> 0)) >>> 0;
+  return V4((base + below(rand, size)) >>> 0);
+}
+
+/** The address space of every ASN in the ip-location-db CSVs: v4 rows as numbers, v6 rows as bigints. */
+function asnSpace() {
+  const require = createRequire(path.join(ROOT, 'package.json'));
+  const dir = path.dirname(require.resolve('@ip-location-db/asn/package.json'));
+  const space = new Map();
+  const add = (asn, fam, start, end) => {
+    let s = space.get(asn);
+    if (!s) space.set(asn, (s = { v4: [], v6: [], v4size: 0, v6size: 0n }));
+    s[fam].push([start, end]);
+    if (fam === 'v4') s.v4size += end - start + 1;
+    else s.v6size += end - start + 1n;
+  };
+  for (const line of readFileSync(path.join(dir, 'asn-ipv4-num.csv'), 'utf8').split(/\r?\n/)) {
+    const f = line.split(',');
+    if (f.length >= 3) add(Number(f[2]), 'v4', Number(f[0]), Number(f[1]));
+  }
+  for (const line of readFileSync(path.join(dir, 'asn-ipv6-num.csv'), 'utf8').split(/\r?\n/)) {
+    const f = line.split(',');
+    if (f.length >= 3) add(Number(f[2]), 'v6', BigInt(f[0]), BigInt(f[1]));
+  }
+  return space;
+}
+
+/** An address drawn uniformly from an ASN's IPv4 space (IPv6 when it has none), or null. */
+function inAsn(rand, s) {
+  if (!s) return null;
+  if (s.v4size > 0) {
+    let k = below(rand, s.v4size);
+    for (const [a, b] of s.v4) {
+      if (k <= b - a) return V4(a + k);
+      k -= b - a + 1;
+    }
+  }
+  if (s.v6size > 0n) {
+    let k = below(rand, s.v6size);
+    for (const [a, b] of s.v6) {
+      if (k <= b - a) return V6(a + k);
+      k -= b - a + 1n;
+    }
+  }
+  return null;
+}
+
+// ---- the reference sets -------------------------------------------------------------------
+
+const CRAWLER_OPERATORS = [
+  ['Google', /google/i],
+  ['Microsoft (Bing)', /bing/i],
+  ['Apple', /applebot/i],
+  ['Meta', /meta|facebook/i],
+  ['WhatsApp', /whatsapp/i],
+  ['X', /twitter/i],
+  ['LinkedIn', /linkedin/i],
+  ['Pinterest', /pinterest/i],
+  ['Telegram', /telegram/i],
+  ['DuckDuckGo', /duckduck/i],
+  ['Yandex', /yandex/i],
+  ['OpenAI', /openai|gptbot|chatgpt/i],
+  ['Perplexity', /perplexity/i],
+  ['Common Crawl', /ccbot/i],
+  ['Internet Archive', /archive\.org/i],
+];
+const operatorOf = (bot) => CRAWLER_OPERATORS.find(([, re]) => re.test(bot))?.[0] ?? 'other';
+
+function probes(space) {
+  const rand = xorshift(SEED);
+  const sets = {};
+  const put = (set, group, ip, extra = {}) => (sets[set] ??= []).push({ group, ip, ...extra });
+
+  const dcAsns = readCsv(path.join(EVAL, 'datacenter-asns.csv'));
+  let absent = 0;
+  for (const r of dcAsns) {
+    const ip = inAsn(rand, space.get(Number(r.asn)));
+    if (ip) put('datacenter-asns', 'all', ip, { asn: Number(r.asn) });
+    else absent++;
+  }
+  for (const r of readCsv(path.join(EVAL, 'datacenter-ranges.csv'))) {
+    put('datacenter-ranges', r.kind === 'cloud' || r.kind === 'hosting' ? 'cloud+hosting' : 'cdn+security-proxy', inCidr(rand, r.cidr), { provider: r.provider });
+  }
+  for (const r of readCsv(path.join(EVAL, 'vpn-exits.csv'))) put('vpn-exits', r.provider, r.ip);
+  for (const line of readFileSync(path.join(EVAL, 'tor-exits.txt'), 'utf8').split(/\r?\n/)) {
+    const ip = line.trim();
+    if (ip && !ip.startsWith('#')) put('tor-exits', ip.includes(':') ? 'IPv6' : 'IPv4', ip);
+  }
+  for (const r of readCsv(path.join(EVAL, 'crawlers.csv'))) put('crawlers', operatorOf(r.bot), inCidr(rand, r.ip_or_cidr));
+  const carriers = readCsv(path.join(EVAL, 'carrier-asns.csv'));
+  for (const r of carriers) {
+    for (let i = 0; i < CARRIER_SAMPLES; i++) {
+      const ip = inAsn(rand, space.get(Number(r.asn)));
+      if (ip) put('carriers', r.continent, ip, { asn: Number(r.asn) });
+    }
+  }
+  return { sets, meta: { datacenter_asns: dcAsns.length, datacenter_asns_not_in_database: absent, carrier_asns: carriers.length } };
+}
+
+// ---- configurations -----------------------------------------------------------------------
+
+function listsAt(ref) {
+  const show = (file) => JSON.parse(execFileSync('git', ['show', `${ref}:src/quality/lists/${file}`], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'ignore'] }));
+  const k = show('keywords.json');
+  return {
+    blacklist: show('asn-blacklist.json'),
+    carriers: show('carrier-asns.json'),
+    keywords: { strong: k.strong, weak: k.weak, vpn_proxy: k.vpn_proxy, carrier: k.carrier, false_friends: k.false_friends ?? [], outweigh_carrier: k.outweigh_carrier ?? [] },
+    hostingAsns: [],
+  };
+}
+
+const STEM_GROUPS = {
+  'host stems': /^\*?host|host\*?$/,
+  'server stems': /server/,
+  'vps/vds stems': /vps|vds/,
+  'cloud stem': /cloud/,
+  'datacenter/idc stems': /datacent|idc/,
+  'vpn/proxy stems': /vpn|proxy/,
+};
+
+function withoutStems(lists, re) {
+  const drop = (l) => l.filter((k) => !(k.includes('*') && re.test(k)));
+  const k = lists.keywords;
+  return { ...lists, keywords: { ...k, strong: drop(k.strong), weak: drop(k.weak), vpn_proxy: drop(k.vpn_proxy), outweigh_carrier: drop(k.outweigh_carrier) } };
+}
+
+/** The blacklist a configuration classifies with: curated entries as listed, hosting ASNs from medium. */
+function blacklistOf(lists, hosting) {
+  return [
+    ...lists.blacklist.map((e) => ({ asn: e.asn, category: e.category, level: e.level })),
+    ...hosting.map((e) => ({ asn: e.asn, category: e.category === 'vpn' ? 'vpn' : 'hosting', level: 'medium' })),
+  ];
+}
+
+/**
+ * A candidate, not shipped: the other ASNs of every organization on
+ * hosting-asns.csv (same ip-location-db name), unless any ASN of that
+ * organization is a carrier, an O-X-L ISP or carries a carrier word.
+ */
+function siblingCandidates(db, lists) {
+  const ispAsns = new Set(
+    readFileSync(path.join(ROOT, 'feeds', 'asn-lists', 'oxl-kind_isp.csv'), 'utf8')
+      .split(/\r?\n/)
+      .slice(1)
+      .map((l) => Number(l.split(',')[0]))
+      .filter((a) => a > 0),
+  );
+  const carriers = new Set([...lists.carriers.map((c) => c.asn), ...readCsv(path.join(EVAL, 'carrier-asns.csv')).map((r) => Number(r.asn))]);
+  const carrierWord = new KeywordSet(lists.keywords.carrier);
+  const byName = new Map();
+  for (let r = 1; r < db.recordCount; r++) {
+    const name = db.organization(r);
+    if (/^AS\d+$/.test(name)) continue;
+    const set = byName.get(name) ?? new Set();
+    set.add(db.asn(r));
+    byName.set(name, set);
+  }
+  const listed = new Set([...lists.blacklist.map((e) => e.asn), ...lists.hostingAsns.map((e) => e.asn)]);
+  const out = [];
+  for (const e of lists.hostingAsns) {
+    const siblings = byName.get(e.name);
+    if (!siblings || siblings.size < 2) continue;
+    if ([...siblings].some((a) => ispAsns.has(a) || carriers.has(a)) || carrierWord.match(words(e.name)) !== null) continue;
+    for (const a of siblings) {
+      if (!listed.has(a)) {
+        listed.add(a);
+        out.push({ asn: a, name: e.name, category: e.category, sources: ['sibling'] });
+      }
+    }
+  }
+  return out;
+}
+
+function configurations(current, db) {
+  const configs = [];
+  try {
+    const base = listsAt(BASELINE_REF);
+    configs.push({ name: 'baseline', what: `lists of ${BASELINE_REF}: curated blacklist, whole-word keywords`, lists: base, hosting: [] });
+    configs.push({ name: 'baseline + hosting list', what: 'baseline keywords, plus hosting-asns.csv from medium', lists: { ...current, keywords: base.keywords }, hosting: current.hostingAsns });
+  } catch {
+    process.stderr.write(`no baseline: git show ${BASELINE_REF} failed (not a git checkout?)\n`);
+  }
+  configs.push({ name: 'current', what: 'this tree: stems, false friends, outweigh_carrier, hosting-asns.csv from medium', lists: current, hosting: current.hostingAsns });
+  configs.push({ name: '- hosting list', what: 'current without hosting-asns.csv', lists: current, hosting: [] });
+  configs.push({
+    name: 'hosting list: brianhama/X4BNet rows only',
+    what: 'current with the stricter list (rows some list other than O-X-L names)',
+    lists: current,
+    hosting: current.hostingAsns.filter((e) => e.sources.some((s) => !s.startsWith('oxl'))),
+  });
+  const siblings = siblingCandidates(db, current);
+  configs.push({
+    name: '+ same-organization ASNs (candidate)',
+    what: `current plus ${siblings.length} other ASNs of the listed organizations (not shipped; see siblingCandidates)`,
+    lists: current,
+    hosting: [...current.hostingAsns, ...siblings],
+  });
+  if (!QUICK) {
+    for (const [name, re] of Object.entries(STEM_GROUPS)) configs.push({ name: `- ${name}`, what: `current without the ${name}`, lists: withoutStems(current, re), hosting: current.hostingAsns });
+    configs.push({ name: '- all stems', what: 'current without any stem', lists: withoutStems(current, /./), hosting: current.hostingAsns });
+    configs.push({ name: '- outweigh_carrier', what: 'current, carrier words cancel every keyword again', lists: { ...current, keywords: { ...current.keywords, outweigh_carrier: [] } }, hosting: current.hostingAsns });
+  }
+  return configs;
+}
+
+// ---- measuring ----------------------------------------------------------------------------
+
+const rate = (hits, n) => ({ rate: n === 0 ? null : round(hits / n, 4), hits, n });
+
+function measure(db, config, sets) {
+  const classifier = new Classifier(db, config.lists, blacklistOf(config.lists, config.hosting));
+  const out = {};
+  for (const [set, items] of Object.entries(sets)) {
+    const byGroup = {};
+    const total = { found: 0, n: 0, low: 0, medium: 0, high: 0 };
+    const asnHit = {};
+    for (const p of items) {
+      const r = classifier.check(p.ip, 'medium');
+      if (!r) throw new Error(`${set}: ${p.ip} is not an address`);
+      const g = (byGroup[p.group] ??= { found: 0, n: 0, low: 0, medium: 0, high: 0 });
+      for (const t of [g, total]) {
+        t.n++;
+        if (r.found) t.found++;
+        for (const L of LEVELS) if (r.intercept[L]) t[L]++;
+      }
+      if (p.asn !== undefined) {
+        const a = (asnHit[p.asn] ??= { low: false, medium: false, high: false });
+        for (const L of LEVELS) a[L] ||= r.intercept[L];
+      }
+    }
+    const summarise = (t) => ({ n: t.n, found: t.found, ...Object.fromEntries(LEVELS.map((L) => [L, rate(t[L], t.n)])), found_only: Object.fromEntries(LEVELS.map((L) => [L, rate(t[L], t.found)])) });
+    out[set] = { all: summarise(total), groups: Object.fromEntries(Object.entries(byGroup).map(([k, v]) => [k, summarise(v)])) };
+    if (set === 'carriers') {
+      const asns = Object.values(asnHit);
+      out[set].asns_with_a_hit = Object.fromEntries(LEVELS.map((L) => [L, rate(asns.filter((a) => a[L]).length, asns.length)]));
+      out[set].asns_hit = Object.fromEntries(LEVELS.map((L) => [L, Object.entries(asnHit).filter(([, a]) => a[L]).map(([asn]) => Number(asn))]));
+    }
+    if (set === 'vpn-exits' || set === 'crawlers') {
+      out[set].median_of_groups = Object.fromEntries(LEVELS.map((L) => [L, round(median(Object.values(out[set].groups).map((g) => g[L].rate)), 4)]));
+    }
+  }
+  return out;
+}
+
+// ---- what the build does not support yet --------------------------------------------------
+
+/**
+ * A database built WITH the range feeds of feeds/manifest.json, or the reason
+ * there is none. Needs two things the feed work adds: a reader that knows
+ * feeds (IpDatabase.prototype.rangeFeed, trie format 3) and a parser for the
+ * publisher formats. When both exist, wire the parser here (a few lines):
+ * parse each manifest entry's files into FeedInput ranges, pass them as
+ * buildFromFiles(files, { feeds }), install the bytes under the temp dir and
+ * return IpDatabase.open(file).
+ */
+async function feedDatabase() {
+  if (typeof IpDatabase.prototype.rangeFeed !== 'function') return { db: null, reason: 'this build reads no range feeds (IpDatabase.rangeFeed is missing)' };
+  const parserFile = path.join(ROOT, 'dist', 'ipdb', 'feeds.js');
+  if (!existsSync(parserFile)) return { db: null, reason: 'no feed parser in this build (dist/ipdb/feeds.js)' };
+  return { db: null, reason: 'the feed parser exists, but this script is not wired to it yet (see feedDatabase)' };
+}
+
+/** classifyUserAgent(ua) from dist/quality/user-agent.js, or the reason there is none. */
+async function userAgentClassifier() {
+  const file = path.join(ROOT, 'dist', 'quality', 'user-agent.js');
+  if (!existsSync(file)) return { classify: null, reason: 'no user-agent classifier in this build (dist/quality/user-agent.js)' };
+  const mod = await import(pathToFileURL(file).href);
+  if (typeof mod.classifyUserAgent !== 'function') return { classify: null, reason: 'dist/quality/user-agent.js exports no classifyUserAgent' };
+  return { classify: mod.classifyUserAgent, reason: null };
+}
+
+function measureUserAgents(classify) {
+  const crawlers = readTsv(path.join(EVAL, 'crawler-user-agents.txt'));
+  const browsers = readTsv(path.join(EVAL, 'browser-user-agents.txt'));
+  const byOperator = {};
+  let hits = 0;
+  for (const [bot, ua] of crawlers) {
+    const c = classify(ua).crawler;
+    hits += c ? 1 : 0;
+    const g = (byOperator[operatorOf(bot)] ??= { hits: 0, n: 0 });
+    g.n++;
+    g.hits += c ? 1 : 0;
+  }
+  const fp = (rows) => rate(rows.filter(([, , ua]) => classify(ua).crawler).length, rows.length);
+  const inApp = browsers.filter(([cat]) => /facebook|instagram/i.test(cat));
+  return {
+    crawler_recall: rate(hits, crawlers.length),
+    by_operator: Object.fromEntries(Object.entries(byOperator).map(([k, v]) => [k, rate(v.hits, v.n)])),
+    browser_false_positives: fp(browsers),
+    modern_browser_false_positives: fp(browsers.filter(([, modern]) => modern === 'yes')),
+    facebook_instagram_in_app_false_positives: fp(inApp),
+    examples_flagged: browsers.filter(([, , ua]) => classify(ua).crawler).slice(0, 10).map(([cat, , ua]) => `${cat}: ${ua}`),
+  };
+}
+
+// ---- what the shipped feed files cover (no classifier involved) ----------------------------
+
+/** Every CIDR or address of a feed file, by its manifest format. */
+function feedPrefixes(file, format) {
+  const text = readFileSync(file, 'utf8');
+  if (format === 'cidr-lines') {
+    return text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+  }
+  const j = JSON.parse(text);
+  if (format === 'aws-json') return [...j.prefixes.map((p) => p.ip_prefix), ...j.ipv6_prefixes.map((p) => p.ipv6_prefix)];
+  if (format === 'google-json') return j.prefixes.map((p) => p.ipv4Prefix ?? p.ipv6Prefix).filter(Boolean);
+  if (format === 'oracle-json') return j.regions.flatMap((r) => r.cidrs.map((c) => c.cidr));
+  if (format === 'ipverse-json') return Object.values(j.services).flatMap((sv) => [...(sv.ipv4 ?? []), ...(sv.ipv6 ?? [])]);
+  throw new Error(`${file}: unknown feed format ${format}`);
+}
+
+/** CIDR -> [first, last] as numbers (IPv4) or bigints (IPv6). */
+function cidrRange(cidr) {
+  const [ip, bits] = cidr.split('/');
+  if (ip.includes(':')) {
+    const len = BigInt(bits ?? 128);
+    const base = (parseV6(ip) >> (128n - len)) << (128n - len);
+    return ['v6', base, base + (1n << (128n - len)) - 1n];
+  }
+  const len = Number(bits ?? 32);
+  const base = len === 0 ? 0 : (parseV4(ip) & ((0xffffffff << (32 - len)) >>> 0)) >>> 0;
+  return ['v4', base, base + 2 ** (32 - len) - 1];
+}
+
+/** Sorted, merged ranges of a label's feeds, for a binary-search membership test. */
+function rangeSet(cidrs) {
+  const fam = { v4: [], v6: [] };
+  for (const c of cidrs) {
+    const [f, a, b] = cidrRange(c);
+    fam[f].push([a, b]);
+  }
+  for (const f of ['v4', 'v6']) {
+    fam[f].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    const merged = [];
+    for (const r of fam[f]) {
+      const last = merged.at(-1);
+      if (last && r[0] <= last[1] + (f === 'v4' ? 1 : 1n)) {
+        if (r[1] > last[1]) last[1] = r[1];
+      } else merged.push([...r]);
+    }
+    fam[f] = merged;
+  }
+  return {
+    has(ip) {
+      const f = ip.includes(':') ? 'v6' : 'v4';
+      const x = f === 'v6' ? parseV6(ip) : parseV4(ip);
+      const list = fam[f];
+      let lo = 0;
+      let hi = list.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (x < list[mid][0]) hi = mid - 1;
+        else if (x > list[mid][1]) lo = mid + 1;
+        else return true;
+      }
+      return false;
+    },
+  };
+}
+
+/** The lowest level at which a feed label intercepts (contract §6a). */
+const FEED_LEVEL = { tor: 'low', vpn: 'low', crawler: 'low', cloud: 'medium', hosting: 'medium', relay: 'high' };
+
+/**
+ * Coverage of the reference sets by the snapshot files in feeds/ (by label),
+ * and a projection: the current classifier's verdict OR a feed match by the
+ * contract's level rules. File coverage only: the product's own figure comes
+ * once the build folds the feeds in (feedDatabase).
+ */
+function feedCoverage(sets, currentResult, db, config) {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'feeds', 'manifest.json'), 'utf8'));
+  const byLabel = {};
+  for (const f of manifest.feeds) {
+    for (const file of f.files) (byLabel[f.label] ??= []).push(...feedPrefixes(path.join(ROOT, 'feeds', 'snapshots', file), f.format));
+  }
+  const labels = Object.fromEntries(Object.entries(byLabel).map(([l, c]) => [l, rangeSet(c)]));
+  const classifier = new Classifier(db, config.lists, blacklistOf(config.lists, config.hosting));
+  const out = {};
+  for (const [set, items] of Object.entries(sets)) {
+    const groups = {};
+    const total = { n: 0, any: 0, ...Object.fromEntries(Object.keys(labels).map((l) => [l, 0])), ...Object.fromEntries(LEVELS.map((L) => [`projected_${L}`, 0])) };
+    for (const p of items) {
+      const g = (groups[p.group] ??= { n: 0, any: 0, ...Object.fromEntries(LEVELS.map((L) => [`projected_${L}`, 0])) });
+      const hit = Object.keys(labels).filter((l) => labels[l].has(p.ip));
+      const r = classifier.check(p.ip, 'medium');
+      for (const t of [g, total]) {
+        t.n++;
+        if (hit.length) t.any++;
+        for (const L of LEVELS) {
+          const byFeed = hit.some((l) => LEVELS.indexOf(FEED_LEVEL[l]) <= LEVELS.indexOf(L));
+          if (r.intercept[L] || byFeed) t[`projected_${L}`]++;
+        }
+      }
+      for (const l of hit) total[l]++;
+    }
+    const sum = (t) => ({
+      in_a_feed: rate(t.any, t.n),
+      ...Object.fromEntries(Object.keys(labels).filter((l) => t[l] !== undefined).map((l) => [`in_${l}_feeds`, rate(t[l], t.n)])),
+      ...Object.fromEntries(LEVELS.map((L) => [`projected_${L}`, rate(t[`projected_${L}`], t.n)])),
+    });
+    out[set] = { all: sum(total), groups: Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, sum(v)])) };
+  }
+  return { files: manifest.feeds.reduce((n, f) => n + f.files.length, 0), prefixes: Object.fromEntries(Object.entries(byLabel).map(([l, c]) => [l, c.length])), sets: out };
+}
+
+// ---- report -------------------------------------------------------------------------------
+
+const fmt = (r) => (r.rate === null ? 'n/a' : `${r.rate.toFixed(3)} (${r.hits}/${r.n})`);
+
+async function main() {
+  const t0 = performance.now();
+  const db = IpDatabase.open(await cachedDatabase());
+  const current = builtInLists();
+  const space = asnSpace();
+  const { sets, meta } = probes(space);
+  const configs = configurations(current, db);
+  const results = {};
+  for (const c of configs) results[c.name] = measure(db, c, sets);
+
+  // How independent the sets are from the shipped ASN list.
+  const hostingSet = new Set(current.hostingAsns.map((e) => e.asn));
+  const curatedSet = new Set(current.blacklist.map((e) => e.asn));
+  const dcAsnList = readCsv(path.join(EVAL, 'datacenter-asns.csv')).map((r) => Number(r.asn));
+  meta.datacenter_asns_on_hosting_list = dcAsnList.filter((a) => hostingSet.has(a)).length;
+  meta.datacenter_asns_on_curated_blacklist = dcAsnList.filter((a) => curatedSet.has(a)).length;
+  meta.carrier_asns_in_upstream_lists = readCsv(path.join(EVAL, 'carrier-asns.csv')).filter((r) => r.in_ship_hosting_sources?.trim().startsWith('yes')).length;
+
+  const coverage = feedCoverage(sets, results.current, db, configs.find((c) => c.name === 'current'));
+  const feeds = await feedDatabase();
+  const ua = await userAgentClassifier();
+  const uaResults = ua.classify ? measureUserAgents(ua.classify) : null;
+
+  const [A, B] = results.baseline ? ['baseline', 'current'] : ['current', 'current'];
+  const rows = [];
+  const line = (label, a, b) => rows.push([label, ...LEVELS.map((L) => fmt(a[L])), ...LEVELS.map((L) => fmt(b[L]))]);
+  line('data-centre ASNs (1 address each)', results[A]['datacenter-asns'].all, results[B]['datacenter-asns'].all);
+  line('data-centre ranges, cloud + hosting', results[A]['datacenter-ranges'].groups['cloud+hosting'], results[B]['datacenter-ranges'].groups['cloud+hosting']);
+  line('  the same, addresses in the database', results[A]['datacenter-ranges'].groups['cloud+hosting'].found_only, results[B]['datacenter-ranges'].groups['cloud+hosting'].found_only);
+  line('data-centre ranges, CDN + security proxy', results[A]['datacenter-ranges'].groups['cdn+security-proxy'], results[B]['datacenter-ranges'].groups['cdn+security-proxy']);
+  for (const p of Object.keys(results[B]['vpn-exits'].groups).sort()) line(`VPN exits: ${p}`, results[A]['vpn-exits'].groups[p], results[B]['vpn-exits'].groups[p]);
+  rows.push(['VPN exits: median of providers', ...LEVELS.map((L) => results[A]['vpn-exits'].median_of_groups[L].toFixed(3)), ...LEVELS.map((L) => results[B]['vpn-exits'].median_of_groups[L].toFixed(3))]);
+  line('Tor exits', results[A]['tor-exits'].all, results[B]['tor-exits'].all);
+  for (const f of ['IPv4', 'IPv6']) line(`  Tor exits, ${f}`, results[A]['tor-exits'].groups[f], results[B]['tor-exits'].groups[f]);
+  for (const p of Object.keys(results[B].crawlers.groups).sort()) line(`crawlers by address: ${p}`, results[A].crawlers.groups[p], results[B].crawlers.groups[p]);
+  line('carriers: addresses intercepted (false positives)', results[A].carriers.all, results[B].carriers.all);
+  line('carriers: ASNs with an intercepted address', results[A].carriers.asns_with_a_hit, results[B].carriers.asns_with_a_hit);
+  const head = ['set', `${A} low`, `${A} medium`, `${A} high`, `${B} low`, `${B} medium`, `${B} high`];
+  console.log(table(head, rows));
+
+  const attribution = configs.map((c) => [
+    c.name,
+    ...['datacenter-asns', 'datacenter-ranges', 'vpn-exits', 'tor-exits', 'crawlers'].map((s) =>
+      fmt(s === 'datacenter-ranges' ? results[c.name][s].groups['cloud+hosting'].medium : results[c.name][s].all.medium),
+    ),
+    fmt(results[c.name].carriers.all.medium),
+    fmt(results[c.name].carriers.all.high),
+  ]);
+  console.log(`\nat medium, by configuration:\n${table(['configuration', 'DC ASNs', 'DC ranges (cloud+hosting)', 'VPN exits', 'Tor exits', 'crawlers', 'carrier FP', 'carrier FP at high'], attribution)}`);
+  console.log(`\nreference sets: ${JSON.stringify(meta)}`);
+  const cov = coverage.sets;
+  const covRows = [
+    ['data-centre ASNs', cov['datacenter-asns'].all],
+    ['data-centre ranges, cloud + hosting', cov['datacenter-ranges'].groups['cloud+hosting']],
+    ...Object.keys(cov['vpn-exits'].groups).sort().map((p) => [`VPN exits: ${p}`, cov['vpn-exits'].groups[p]]),
+    ['Tor exits', cov['tor-exits'].all],
+    ['  Tor exits, IPv4', cov['tor-exits'].groups.IPv4],
+    ['  Tor exits, IPv6', cov['tor-exits'].groups.IPv6],
+    ...Object.keys(cov.crawlers.groups).sort().map((p) => [`crawlers: ${p}`, cov.crawlers.groups[p]]),
+    ['carriers (addresses)', cov.carriers.all],
+  ].map(([label, c]) => [label, fmt(c.in_a_feed), ...LEVELS.map((L) => fmt(c[`projected_${L}`]))]);
+  console.log(`\nshipped feed files (feeds/manifest.json), file coverage and projection (current OR feed by label; not the product's figure):\n${table(['set', 'in a feed file', 'projected low', 'projected medium', 'projected high'], covRows)}`);
+  console.log(`\nrange feeds: ${feeds.db ? 'measured' : `not yet measured (${feeds.reason})`}`);
+  console.log(`user agents: ${uaResults ? `crawler recall ${fmt(uaResults.crawler_recall)}, browser false positives ${fmt(uaResults.browser_false_positives)}` : `not yet measured (${ua.reason})`}`);
+
+  const file = writeResult('detection', {
+    method: 'bench/detection.js header; docs/detection.md',
+    database: db.info.version,
+    seed: SEED,
+    baseline_ref: BASELINE_REF,
+    sets: Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, v.length])),
+    notes: meta,
+    configurations: configs.map((c) => ({ name: c.name, what: c.what, hosting_asns: c.hosting.length })),
+    results,
+    range_feeds: feeds.db ? { measured: true } : { measured: false, reason: feeds.reason },
+    feed_file_coverage: coverage,
+    user_agents: uaResults ? { measured: true, ...uaResults } : { measured: false, reason: ua.reason },
+    seconds: round((performance.now() - t0) / 1000, 1),
+  });
+  console.log(`\n${file}`);
+  db.close();
+}
+
+await main();

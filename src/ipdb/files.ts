@@ -5,6 +5,8 @@ import path from 'node:path';
 import { AppError } from '../errors.js';
 import { buildDatabase, type BuildReport, type FeedInput } from './build.js';
 import { ASN_FORMATS, parseFeed } from './feeds/parse.js';
+import { compileHostingList, type HostingListInput } from '../quality/hosting-list.js';
+import { hostingListRules } from '../quality/lists.js';
 import type { FeedFile } from './feeds/state.js';
 import { IpDatabase } from './database.js';
 import { parseSources, type ParsedSources } from './sources.js';
@@ -55,8 +57,55 @@ function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: 
   return { inputs, errors };
 }
 
+/** The most frequent organization of every ASN in the ASN data. */
+export function organizations(parsed: ParsedSources): Map<number, string> {
+  const counts = new Map<number, Map<string, number>>();
+  for (const row of [...parsed.v4, ...parsed.v6]) {
+    let m = counts.get(row.asn);
+    if (!m) counts.set(row.asn, (m = new Map()));
+    m.set(row.org, (m.get(row.org) ?? 0) + 1);
+  }
+  const names = new Map<number, string>();
+  for (const [asn, m] of counts) names.set(asn, [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0]);
+  return names;
+}
+
+/**
+ * The hosting/VPN ASN list compiled from its upstream lists' files under the
+ * list's rules (quality/hosting-list.ts), as two ASN feeds.
+ */
+function hostingListInputs(lists: readonly FeedFile[], parsed: ParsedSources): FeedInput[] {
+  const byList: HostingListInput['lists'] = {};
+  for (const f of lists) {
+    const names = new Map<number, string>();
+    for (const file of f.files) {
+      for (const [asn, name] of parseFeed(f.format, readFileSync(file), `${f.name} (${path.basename(file)})`).asnNames ?? []) if (!names.has(asn)) names.set(asn, name);
+    }
+    byList[f.list!] = names;
+  }
+  const { rows } = compileHostingList({ ...hostingListRules(), lists: byList, names: organizations(parsed) });
+  const version = lists.map((f) => `${f.list} ${f.version}`).join(', ');
+  const fetchedAt = Math.max(...lists.map((f) => f.fetchedAt));
+  return (['hosting', 'vpn'] as const).map((category) => ({
+    name: `${category}-list`,
+    label: category,
+    version,
+    fetchedAt,
+    asns: rows.filter((r) => r.category === category).map((r) => r.asn),
+  }));
+}
+
 function compile(parsed: ParsedSources, options: BuildFromFilesOptions & { sourceName: string; dataVersion: string }): { bytes: Uint8Array; report: FileBuildReport } {
-  const { inputs, errors } = feedInputs(options.feeds ?? []);
+  const feeds = options.feeds ?? [];
+  const { inputs, errors } = feedInputs(feeds.filter((f) => f.list === undefined));
+  const lists = feeds.filter((f) => f.list !== undefined);
+  if (lists.length > 0) {
+    try {
+      inputs.push(...hostingListInputs(lists, parsed));
+    } catch (err) {
+      errors.push({ name: 'hosting-list', error: (err as Error).message });
+    }
+  }
   const { bytes, report } = buildDatabase(parsed, {
     sourceName: options.sourceName,
     dataVersion: options.dataVersion,

@@ -2,6 +2,7 @@
 // kept in the repository), read and checked once. A malformed list stops
 // start-up with a message naming the file and the entry (or line).
 import { readFileSync } from 'node:fs';
+import { type HostingListInput, parseReview } from './hosting-list.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keywordShape, words } from './keywords.js';
@@ -241,6 +242,16 @@ export function builtInLists(): BuiltInLists {
  */
 export function excludedFromAsnFeeds(lists: BuiltInLists = builtInLists()): number[] {
   return [...new Set([...lists.carriers.map((c) => c.asn), ...lists.blacklist.filter((e) => e.level === 'high').map((e) => e.asn)])];
+}
+
+/** What the hosting/VPN ASN list is judged against (quality/hosting-list.ts), from the built-in lists. */
+export function hostingListRules(lists: BuiltInLists = builtInLists()): Omit<HostingListInput, 'lists' | 'names'> {
+  return {
+    carrierWords: lists.keywords.carrier,
+    carriers: new Set(lists.carriers.map((c) => c.asn)),
+    curated: new Set(lists.blacklist.map((e) => e.asn)),
+    review: parseReview(readFileSync(path.join(dir, 'hosting-asns-review.csv'), 'utf8'), 'hosting-asns-review.csv'),
+  };
 }
 
 export function parseLevel(value: unknown): Level | null {

@@ -6,6 +6,8 @@
 //                  version syncToken or creationTime
 //   oracle-json    public_ip_ranges.json: regions[].cidrs[].cidr; version last_updated_timestamp
 //   azure-json     Service Tags: values[name = AzureCloud].properties.addressPrefixes; version changeNumber
+//   ipverse-json   ipverse/bot-ip-blocks: services.<bot>.ipv4[] / .ipv6[], only the services whose
+//                  list is the operator's own (ip_list_authoritative); version the latest last_changed_at
 //   cidr-lines     one CIDR or address a line (Tor's bulk exit list, X4BNet, Cloudflare);
 //                  `#` starts a comment, a line may carry more fields after the first
 //   geofeed-csv    RFC 8805: prefix,country,region,city,postal; `#` comments
@@ -25,7 +27,7 @@ import { AppError } from '../../errors.js';
 import { parseIp } from '../address.js';
 import { decodeSource } from '../sources.js';
 
-export const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
+export const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'ipverse-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
 export type FeedFormat = (typeof FEED_FORMATS)[number];
 export const ASN_FORMATS: readonly FeedFormat[] = ['asn-lines', 'asn-csv'];
 
@@ -35,6 +37,8 @@ export interface ParsedFeed {
   /** Range feeds: inclusive ranges per family, as found (overlaps are the builder's to resolve). */
   ranges?: { v4: [bigint, bigint][]; v6: [bigint, bigint][] };
   asns?: number[];
+  /** ASN lists: the name the list gives each ASN ('' when none). */
+  asnNames?: Map<number, string>;
   /** The publisher's own version of the data, when the format carries one. */
   version: string | null;
   entries: number;
@@ -90,6 +94,7 @@ class Collector {
   readonly v4: [bigint, bigint][] = [];
   readonly v6: [bigint, bigint][] = [];
   readonly asns: number[] = [];
+  readonly asnNames = new Map<number, string>();
   entries = 0;
   malformed = 0;
   /** Ranges inside special-purpose space, left out. */
@@ -103,18 +108,23 @@ class Collector {
 
   range(text: unknown): void {
     this.entries++;
-    const r = typeof text === 'string' ? cidrRange(text.trim()) : null;
+    // Some publishers' prefixes carry a zero-width space (Bing's bingbot.json).
+    const r = typeof text === 'string' ? cidrRange(text.replace(/[\u200b\ufeff]/g, '').trim()) : null;
     if (r === null || r.prefix < WIDEST[r.family]) this.bad(String(text));
     else if (isSpecial(r.family, r.start, r.end)) this.special++;
     else (r.family === 4 ? this.v4 : this.v6).push([r.start, r.end]);
   }
 
-  asn(text: string): void {
+  asn(text: string, name = ''): void {
     this.entries++;
     const m = /^(?:AS)?([0-9]{1,10})$/i.exec(text.trim());
     const asn = m ? Number(m[1]) : 0;
-    if (asn < 1 || asn > 0xffffffff) this.bad(text);
-    else this.asns.push(asn);
+    if (asn < 1 || asn > 0xffffffff) {
+      this.bad(text);
+    } else {
+      this.asns.push(asn);
+      if (!this.asnNames.has(asn)) this.asnNames.set(asn, name);
+    }
   }
 }
 
@@ -175,6 +185,18 @@ export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): P
       for (const p of array(field(field(all, 'properties'), 'addressPrefixes'))) c.range(p);
       break;
     }
+    case 'ipverse-json': {
+      const services = field(json(name, body), 'services');
+      let latest = '';
+      for (const service of Object.values(typeof services === 'object' && services !== null ? services : {})) {
+        if (field(service, 'ip_list_authoritative') !== true) continue;
+        for (const p of [...array(field(service, 'ipv4')), ...array(field(service, 'ipv6'))]) c.range(p);
+        const changed = text(field(service, 'last_changed_at')) ?? '';
+        if (changed > latest) latest = changed;
+      }
+      version = latest || null;
+      break;
+    }
     case 'cidr-lines':
       for (const f of firstFields(body, /[\s,;]/)) c.range(f);
       break;
@@ -182,13 +204,22 @@ export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): P
       for (const f of firstFields(body, /,/)) c.range(f);
       break;
     case 'asn-lines':
-      for (const f of firstFields(body, /[\s,;]/)) c.asn(f);
+      // X4BNet: `AS16509 # Amazon`; the comment is the ASN's name.
+      for (const raw of body.split('\n')) {
+        const [entry, ...comment] = raw.split('#');
+        const first = entry.trim().split(/[\s,;]/, 1)[0];
+        if (first) c.asn(first, comment.join('#').trim());
+      }
       break;
     case 'asn-csv': {
-      const fields = firstFields(body, /,/);
-      // A header line ("ASN,Entity") is not an entry.
-      if (fields.length > 0 && !/^(AS)?[0-9]/i.test(fields[0])) fields.shift();
-      for (const f of fields) c.asn(f.replace(/^"|"$/g, ''));
+      // `ASN,Name` with a header line; a name may be quoted, after a stray space.
+      const rows = body.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+      if (rows.length > 0 && !/^"?(AS)?[0-9]/i.test(rows[0])) rows.shift();
+      for (const row of rows) {
+        const comma = row.indexOf(',');
+        const first = (comma < 0 ? row : row.slice(0, comma)).trim().replace(/^"|"$/g, '');
+        c.asn(first, comma < 0 ? '' : row.slice(comma + 1).trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
+      }
       break;
     }
   }
@@ -197,7 +228,7 @@ export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): P
   }
   if (c.entries - c.special === 0) throw new AppError('feed_invalid', `${name} holds no ${ASN_FORMATS.includes(format) ? 'ASN' : 'address range'} in the ${format} format`);
   return {
-    ...(ASN_FORMATS.includes(format) ? { asns: c.asns } : { ranges: { v4: c.v4, v6: c.v6 } }),
+    ...(ASN_FORMATS.includes(format) ? { asns: c.asns, asnNames: c.asnNames } : { ranges: { v4: c.v4, v6: c.v6 } }),
     version,
     entries: c.entries,
     malformed: c.malformed,

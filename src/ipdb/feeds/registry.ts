@@ -13,6 +13,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FeedLabel } from '../format.js';
+import type { HostingListSource } from '../../quality/hosting-list.js';
 import type { FeedFormat } from './parse.js';
 
 export interface FeedSnapshot {
@@ -31,66 +32,77 @@ export interface FeedDefinition {
   sources: string[];
   snapshot: FeedSnapshot | null;
   refreshHours: number;
+  /**
+   * An upstream list of the hosting/VPN ASN list (quality/hosting-list.ts):
+   * not folded in on its own, but compiled with the others under the list's
+   * rules into the ASN feeds `hosting-list` and `vpn-list`.
+   */
+  list?: HostingListSource;
 }
 
 const RAW = 'https://raw.githubusercontent.com';
 const LORD_ALFRED = `${RAW}/lord-alfred/ipranges/main`;
 const X4B = `${RAW}/X4BNet/lists_vpn/main`;
-const JOE = `${RAW}/Joe12387/open-source-vpn-ip-lists/main`;
+const JOE = `${RAW}/Joe12387/open-source-vpn-ip-lists/master`;
+const OXL = `${RAW}/O-X-L/risk-db-lists/main/asn`;
 const GOOGLE_BOTS = 'https://developers.google.com/static/search/apis/ipranges';
-const VPN_PROVIDERS = ['airvpn', 'ivpn', 'mullvad', 'nordvpn', 'ovpn', 'pia', 'protonvpn', 'riseupvpn', 'surfshark', 'windscribe'];
+const DAY = 24;
+const WEEK = 7 * 24;
 const snap = (format: FeedFormat, date: string, ...files: string[]): FeedSnapshot => ({ files, format, date });
+const vpn = (provider: string): FeedDefinition => ({
+  name: provider, label: 'vpn', format: 'cidr-lines', sources: [`${JOE}/${provider}.txt`],
+  snapshot: snap('cidr-lines', '2026-08-22', `vpn-${provider}.joe12387.txt`), refreshHours: DAY,
+});
+const asnList = (list: HostingListSource, format: FeedFormat, url: string, file: string, date: string): FeedDefinition => ({
+  name: `asn-list-${list}`, label: list.endsWith('vpn') ? 'vpn' : 'hosting', format, sources: [url],
+  snapshot: { files: [`../asn-lists/${file}`], format, date }, refreshHours: DAY, list,
+});
 
+// Provenance, licences and sizes of every snapshot: feeds/README.md.
 export const FEEDS: readonly FeedDefinition[] = [
   // Tor exits change by the hour.
   { name: 'tor', label: 'tor', format: 'cidr-lines', sources: ['https://check.torproject.org/torbulkexitlist'], snapshot: snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), refreshHours: 1 },
-  // VPN servers: the providers' own lists (collected by Joe12387), then X4BNet's aggregate.
-  {
-    name: 'vpn-providers',
-    label: 'vpn',
-    format: 'cidr-lines',
-    sources: [VPN_PROVIDERS.map((p) => `${JOE}/${p}.txt`).join('|')],
-    snapshot: snap('cidr-lines', '2026-08-22', ...VPN_PROVIDERS.map((p) => `vpn-${p}.joe12387.txt`)),
-    refreshHours: 24,
-  },
-  { name: 'x4b-vpn', label: 'vpn', format: 'cidr-lines', sources: [`${X4B}/output/vpn/ipv4.txt|${X4B}/output/vpn/ipv6.txt`], snapshot: snap('cidr-lines', '2026-08-22', 'x4bnet-vpn-ipv4.txt', 'x4bnet-vpn-ipv6.txt'), refreshHours: 24 },
-  // Crawlers and link-preview fetchers that publish their addresses, or whose
-  // operators' routes are public (Meta, X, Telegram).
-  { name: 'googlebot', label: 'crawler', format: 'google-json', sources: [`${GOOGLE_BOTS}/googlebot.json`], snapshot: snap('google-json', '2026-08-20', 'cloudips-googlebot.json'), refreshHours: 24 },
-  { name: 'google-special-crawlers', label: 'crawler', format: 'google-json', sources: [`${GOOGLE_BOTS}/special-crawlers.json`], snapshot: snap('google-json', '2026-08-20', 'cloudips-googlesc.json'), refreshHours: 24 },
-  { name: 'google-user-fetchers', label: 'crawler', format: 'google-json', sources: [`${GOOGLE_BOTS}/user-triggered-fetchers.json`], snapshot: snap('google-json', '2026-08-20', 'cloudips-googleutf.json'), refreshHours: 24 },
-  { name: 'bingbot', label: 'crawler', format: 'google-json', sources: ['https://www.bing.com/toolbox/bingbot.json'], snapshot: snap('cidr-lines', '2024-01-11', 'lordalfred-bing-ipv4.txt'), refreshHours: 24 },
-  {
-    name: 'openai',
-    label: 'crawler',
-    format: 'google-json',
-    sources: ['https://openai.com/gptbot.json|https://openai.com/searchbot.json|https://openai.com/chatgpt-user.json'],
-    snapshot: snap('cidr-lines', '2026-08-20', 'lordalfred-openai-ipv4.txt'),
-    refreshHours: 24,
-  },
-  { name: 'duckduckbot', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/duckduckbot/ipv4.txt`], snapshot: snap('cidr-lines', '2026-07-06', 'lordalfred-duckduckbot-ipv4.txt'), refreshHours: 24 },
-  { name: 'perplexity', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/perplexity/ipv4.txt`], snapshot: snap('cidr-lines', '2026-08-20', 'lordalfred-perplexity-ipv4.txt'), refreshHours: 24 },
-  { name: 'meta', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/facebook/ipv4.txt|${LORD_ALFRED}/facebook/ipv6.txt`], snapshot: snap('cidr-lines', '2026-08-20', 'lordalfred-facebook-ipv4.txt', 'lordalfred-facebook-ipv6.txt'), refreshHours: 24 },
-  { name: 'x', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/twitter/ipv4.txt|${LORD_ALFRED}/twitter/ipv6.txt`], snapshot: snap('cidr-lines', '2026-07-28', 'lordalfred-twitter-ipv4.txt', 'lordalfred-twitter-ipv6.txt'), refreshHours: 24 },
-  { name: 'telegram', label: 'crawler', format: 'cidr-lines', sources: ['https://core.telegram.org/resources/cidr.txt'], snapshot: snap('cidr-lines', '2025-02-27', 'lordalfred-telegram-ipv4.txt', 'lordalfred-telegram-ipv6.txt'), refreshHours: 24 },
+  // VPN servers: each provider's own list (collected by Joe12387), then X4BNet's aggregate.
+  ...['airvpn', 'ivpn', 'mullvad', 'nordvpn', 'ovpn', 'pia', 'protonvpn', 'riseupvpn', 'surfshark', 'windscribe'].map(vpn),
+  { name: 'x4b-vpn', label: 'vpn', format: 'cidr-lines', sources: [`${X4B}/output/vpn/ipv4.txt|${X4B}/output/vpn/ipv6.txt`], snapshot: snap('cidr-lines', '2026-08-22', 'x4bnet-vpn-ipv4.txt', 'x4bnet-vpn-ipv6.txt'), refreshHours: DAY },
+  // Crawlers, link-preview fetchers and monitors that publish their
+  // addresses, or whose operators' routes are public (Meta, X, Telegram).
+  { name: 'googlebot', label: 'crawler', format: 'google-json', sources: [`${GOOGLE_BOTS}/googlebot.json`], snapshot: snap('google-json', '2026-08-20', 'googlebot.json'), refreshHours: DAY },
+  { name: 'google-special-crawlers', label: 'crawler', format: 'google-json', sources: [`${GOOGLE_BOTS}/special-crawlers.json`], snapshot: snap('google-json', '2026-08-20', 'google-special-crawlers.json'), refreshHours: DAY },
+  { name: 'google-user-fetchers', label: 'crawler', format: 'google-json', sources: [`${GOOGLE_BOTS}/user-triggered-fetchers.json`], snapshot: snap('google-json', '2026-08-20', 'google-user-triggered-fetchers.json'), refreshHours: DAY },
+  { name: 'bingbot', label: 'crawler', format: 'google-json', sources: ['https://www.bing.com/toolbox/bingbot.json'], snapshot: snap('cidr-lines', '2024-01-11', 'bingbot-ipv4.txt'), refreshHours: DAY },
+  // openai.com refuses plain HTTP clients; lord-alfred's mirror merges its three lists.
+  { name: 'openai', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/openai/ipv4.txt`], snapshot: snap('cidr-lines', '2026-08-20', 'openai-ipv4.txt'), refreshHours: DAY },
+  { name: 'applebot', label: 'crawler', format: 'google-json', sources: ['https://search.developer.apple.com/applebot.json'], snapshot: snap('google-json', '2026-09-15', 'applebot.json'), refreshHours: WEEK },
+  { name: 'duckduckbot', label: 'crawler', format: 'google-json', sources: ['https://duckduckgo.com/duckduckbot.json'], snapshot: snap('cidr-lines', '2026-07-06', 'duckduckbot-ipv4.txt'), refreshHours: WEEK },
+  { name: 'perplexity', label: 'crawler', format: 'google-json', sources: ['https://www.perplexity.ai/perplexitybot.json|https://www.perplexity.ai/perplexity-user.json'], snapshot: snap('cidr-lines', '2026-08-20', 'perplexity-ipv4.txt'), refreshHours: DAY },
+  { name: 'ipverse-crawlers', label: 'crawler', format: 'ipverse-json', sources: [`${RAW}/ipverse/bot-ip-blocks/master/crawlers.json`], snapshot: snap('ipverse-json', '2026-08-22', 'ipverse-crawlers.json'), refreshHours: DAY },
+  { name: 'meta-crawler', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/facebook/ipv4_merged.txt|${LORD_ALFRED}/facebook/ipv6_merged.txt`], snapshot: snap('cidr-lines', '2026-08-20', 'meta-ipv4.txt', 'meta-ipv6.txt'), refreshHours: WEEK },
+  { name: 'x-crawler', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/twitter/ipv4_merged.txt|${LORD_ALFRED}/twitter/ipv6_merged.txt`], snapshot: snap('cidr-lines', '2026-07-28', 'x-twitter-ipv4.txt', 'x-twitter-ipv6.txt'), refreshHours: WEEK },
+  { name: 'telegram-crawler', label: 'crawler', format: 'cidr-lines', sources: ['https://core.telegram.org/resources/cidr.txt'], snapshot: snap('cidr-lines', '2025-02-27', 'telegram-ipv4.txt', 'telegram-ipv6.txt'), refreshHours: WEEK },
+  { name: 'pingdom', label: 'crawler', format: 'cidr-lines', sources: ['https://my.pingdom.com/probes/ipv4|https://my.pingdom.com/probes/ipv6'], snapshot: snap('cidr-lines', '2026-08-20', 'pingdom-ipv4.txt', 'pingdom-ipv6.txt'), refreshHours: WEEK },
+  { name: 'statuscake', label: 'crawler', format: 'cidr-lines', sources: ['https://app.statuscake.com/Workfloor/Locations.php?format=txt'], snapshot: snap('cidr-lines', '2026-08-20', 'statuscake-ipv4.txt'), refreshHours: WEEK },
   // Relays: real people behind them; never intercepted below high.
-  { name: 'icloud-private-relay', label: 'relay', format: 'geofeed-csv', sources: ['https://mask-api.icloud.com/egress-ip-ranges.csv'], snapshot: snap('cidr-lines', '2026-08-17', 'lordalfred-apple-proxy-ipv4.txt'), refreshHours: 24 },
-  { name: 'cloudflare', label: 'relay', format: 'cidr-lines', sources: ['https://www.cloudflare.com/ips-v4|https://www.cloudflare.com/ips-v6'], snapshot: snap('cidr-lines', '2026-08-20', 'lordalfred-cloudflare-ipv4.txt', 'lordalfred-cloudflare-ipv6.txt'), refreshHours: 24 },
+  { name: 'icloud-relay', label: 'relay', format: 'geofeed-csv', sources: ['https://mask-api.icloud.com/egress-ip-ranges.csv'], snapshot: snap('cidr-lines', '2026-08-17', 'icloud-private-relay-ipv4.txt', 'icloud-private-relay-ipv6.txt'), refreshHours: DAY },
+  { name: 'cloudflare', label: 'relay', format: 'cidr-lines', sources: ['https://www.cloudflare.com/ips-v4|https://www.cloudflare.com/ips-v6'], snapshot: snap('cidr-lines', '2026-08-20', 'cloudflare-ips-v4.txt', 'cloudflare-ips-v6.txt'), refreshHours: WEEK },
   // Clouds that publish their ranges.
-  { name: 'aws', label: 'cloud', format: 'aws-json', sources: ['https://ip-ranges.amazonaws.com/ip-ranges.json'], snapshot: snap('aws-json', '2026-08-21', 'cloudips-aws.json'), refreshHours: 24 },
-  { name: 'google-cloud', label: 'cloud', format: 'google-json', sources: ['https://www.gstatic.com/ipranges/cloud.json'], snapshot: snap('google-json', '2026-08-21', 'cloudips-gcp.json'), refreshHours: 24 },
-  { name: 'oracle', label: 'cloud', format: 'oracle-json', sources: ['https://docs.oracle.com/en-us/iaas/tools/public_ip_ranges.json'], snapshot: snap('oracle-json', '2026-07-27', 'cloudips-oci.json'), refreshHours: 24 },
-  { name: 'microsoft', label: 'cloud', format: 'cidr-lines', sources: [`${LORD_ALFRED}/microsoft/ipv4.txt|${LORD_ALFRED}/microsoft/ipv6.txt`], snapshot: snap('cidr-lines', '2026-08-20', 'lordalfred-microsoft-ipv4.txt', 'lordalfred-microsoft-ipv6.txt'), refreshHours: 24 },
-  { name: 'digitalocean', label: 'cloud', format: 'geofeed-csv', sources: ['https://digitalocean.com/geo/google.csv'], snapshot: snap('cidr-lines', '2026-08-20', 'lordalfred-digitalocean-ipv4.txt', 'lordalfred-digitalocean-ipv6.txt'), refreshHours: 24 },
-  { name: 'linode', label: 'cloud', format: 'geofeed-csv', sources: ['https://geoip.linode.com/'], snapshot: snap('cidr-lines', '2026-08-20', 'lordalfred-linode-ipv4.txt', 'lordalfred-linode-ipv6.txt'), refreshHours: 24 },
-  { name: 'vultr', label: 'cloud', format: 'cidr-lines', sources: [`${LORD_ALFRED}/vultr/ipv4.txt|${LORD_ALFRED}/vultr/ipv6.txt`], snapshot: snap('cidr-lines', '2026-08-20', 'lordalfred-vultr-ipv4.txt', 'lordalfred-vultr-ipv6.txt'), refreshHours: 24 },
+  { name: 'aws', label: 'cloud', format: 'aws-json', sources: ['https://ip-ranges.amazonaws.com/ip-ranges.json'], snapshot: snap('aws-json', '2026-08-21', 'aws-ip-ranges.json'), refreshHours: DAY },
+  { name: 'google-cloud', label: 'cloud', format: 'google-json', sources: ['https://www.gstatic.com/ipranges/cloud.json'], snapshot: snap('google-json', '2026-08-21', 'google-cloud.json'), refreshHours: DAY },
+  { name: 'google', label: 'cloud', format: 'google-json', sources: ['https://www.gstatic.com/ipranges/goog.json'], snapshot: snap('google-json', '2026-08-21', 'google-goog.json'), refreshHours: DAY },
+  { name: 'oracle', label: 'cloud', format: 'oracle-json', sources: ['https://docs.oracle.com/iaas/tools/public_ip_ranges.json'], snapshot: snap('oracle-json', '2026-07-27', 'oracle-public_ip_ranges.json'), refreshHours: DAY },
+  { name: 'digitalocean', label: 'cloud', format: 'geofeed-csv', sources: ['https://www.digitalocean.com/geo/google.csv'], snapshot: snap('cidr-lines', '2026-08-20', 'digitalocean-ipv4.txt', 'digitalocean-ipv6.txt'), refreshHours: DAY },
+  { name: 'linode', label: 'cloud', format: 'geofeed-csv', sources: ['https://geoip.linode.com/'], snapshot: snap('cidr-lines', '2026-08-20', 'linode-ipv4.txt', 'linode-ipv6.txt'), refreshHours: DAY },
+  { name: 'vultr', label: 'cloud', format: 'cidr-lines', sources: ['https://geofeed.constant.com/?text'], snapshot: snap('cidr-lines', '2026-08-20', 'vultr-ipv4.txt', 'vultr-ipv6.txt'), refreshHours: DAY },
   // Data-center ranges beyond the clouds: X4BNet's aggregate, from medium.
-  { name: 'x4b-datacenter', label: 'hosting', format: 'cidr-lines', sources: [`${X4B}/output/datacenter/ipv4.txt|${X4B}/output/datacenter/ipv6.txt`], snapshot: snap('cidr-lines', '2026-08-22', 'x4bnet-datacenter-ipv4.txt', 'x4bnet-datacenter-ipv6.txt'), refreshHours: 24 },
-  // ASN lists: hosting and VPN operators (src/quality/lists/README.md says
-  // how they were judged; carriers and the excluded ASNs are taken out).
-  { name: 'x4b-datacenter-asns', label: 'hosting', format: 'asn-lines', sources: [`${X4B}/input/datacenter/ASN.txt`], snapshot: snap('asn-lines', '2026-08-22', 'x4bnet-datacenter-ASN.txt'), refreshHours: 24 },
-  { name: 'x4b-vpn-asns', label: 'vpn', format: 'asn-lines', sources: [`${X4B}/input/vpn/ASN.txt`], snapshot: snap('asn-lines', '2026-08-22', 'x4bnet-vpn-ASN.txt'), refreshHours: 24 },
-  { name: 'brianhama-asns', label: 'hosting', format: 'asn-csv', sources: [`${RAW}/brianhama/bad-asn-list/master/bad-asn-list.csv`], snapshot: snap('asn-csv', '2026-03-16', 'brianhama-bad-asn-list.csv'), refreshHours: 24 },
+  { name: 'x4b-datacenter', label: 'hosting', format: 'cidr-lines', sources: [`${X4B}/output/datacenter/ipv4.txt|${X4B}/output/datacenter/ipv6.txt`], snapshot: snap('cidr-lines', '2026-08-22', 'x4bnet-datacenter-ipv4.txt', 'x4bnet-datacenter-ipv6.txt'), refreshHours: DAY },
+  // The upstream lists of the hosting/VPN ASN list (src/quality/lists/README.md).
+  asnList('brianhama', 'asn-csv', `${RAW}/brianhama/bad-asn-list/master/bad-asn-list.csv`, 'brianhama-bad-asn-list.csv', '2026-03-16'),
+  asnList('x4b-dc', 'asn-lines', `${X4B}/input/datacenter/ASN.txt`, 'x4bnet-datacenter-ASN.txt', '2026-07-26'),
+  asnList('x4b-vpn', 'asn-lines', `${X4B}/input/vpn/ASN.txt`, 'x4bnet-vpn-ASN.txt', '2026-02-26'),
+  asnList('oxl-hosting', 'asn-csv', `${OXL}/kind_hosting.csv`, 'oxl-kind_hosting.csv', '2025-07-03'),
+  asnList('oxl-vpn', 'asn-csv', `${OXL}/kind_vpn.csv`, 'oxl-kind_vpn.csv', '2025-06-28'),
+  asnList('oxl-isp', 'asn-csv', `${OXL}/kind_isp.csv`, 'oxl-kind_isp.csv', '2025-07-03'),
+  asnList('oxl-education', 'asn-csv', `${OXL}/kind_education.csv`, 'oxl-kind_education.csv', '2025-07-03'),
 ];
 
 /** feeds/snapshots/, from src/ipdb/feeds and dist/ipdb/feeds alike. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Stores } from '../../store/db.js';
 import type { Validators } from '../fetch.js';
 import type { FeedLabel } from '../format.js';
+import type { HostingListSource } from '../../quality/hosting-list.js';
 import type { FeedFormat } from './parse.js';
 import { type FeedDefinition, snapshotFiles } from './registry.js';
 
@@ -34,6 +35,8 @@ export interface FeedFile {
   files: string[];
   version: string;
   fetchedAt: number;
+  /** An upstream list of the hosting/VPN ASN list (FeedDefinition.list). */
+  list?: HostingListSource;
 }
 
 export const EMPTY_STATE: FeedState = {
@@ -69,9 +72,9 @@ export function feedFiles(feeds: readonly FeedDefinition[], stores: Stores | nul
   for (const f of feeds) {
     const state = feedState(stores, f.name);
     if (hasGoodData(state)) {
-      out.push({ name: f.name, label: f.label, format: f.format, files: state.files, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0 });
+      out.push({ name: f.name, label: f.label, format: f.format, files: state.files, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0, list: f.list });
     } else if (f.snapshot) {
-      out.push({ name: f.name, label: f.label, format: f.snapshot.format, files: snapshotFiles(f), version: `snapshot ${f.snapshot.date}`, fetchedAt: Date.parse(f.snapshot.date) });
+      out.push({ name: f.name, label: f.label, format: f.snapshot.format, files: snapshotFiles(f), version: `snapshot ${f.snapshot.date}`, fetchedAt: Date.parse(f.snapshot.date), list: f.list });
     }
   }
   return out;

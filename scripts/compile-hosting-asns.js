@@ -6,7 +6,7 @@
 //
 //   node scripts/compile-hosting-asns.js              # the snapshots in feeds/asn-lists/
 //   node scripts/compile-hosting-asns.js --brianhama bad-asn-list.csv --x4b-dc ASN.txt ...
-//     [--ipdb asn-ipv4.csv --ipdb asn-ipv6.csv] [--out FILE | --out -] [--check]
+//     [--ipdb asn-ipv4.csv --ipdb asn-ipv6.csv] [--review FILE] [--out FILE | --out -] [--check]
 //
 // A list given on the command line replaces its snapshot; --ipdb replaces the
 // installed @ip-location-db/asn CSVs as the source of organization names.
@@ -22,14 +22,14 @@ const { parseFeed } = await dist('ipdb/feeds/parse.js');
 const { parseSources } = await dist('ipdb/sources.js');
 const { organizations } = await dist('ipdb/files.js');
 const { embeddedSource } = await dist('ipdb/embedded.js');
-const { compileHostingList } = await dist('quality/hosting-list.js');
+const { compileHostingList, parseReview } = await dist('quality/hosting-list.js');
 const { hostingListRules } = await dist('quality/lists.js');
 
 const OUT = path.join(ROOT, 'src', 'quality', 'lists', 'hosting-asns.csv');
 const LISTS = FEEDS.filter((f) => f.list);
 
 function parseArgs(argv) {
-  const args = { files: new Map(), ipdb: [], out: OUT, check: false };
+  const args = { files: new Map(), ipdb: [], out: OUT, check: false, review: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -40,8 +40,9 @@ function parseArgs(argv) {
     if (a === '--ipdb') args.ipdb.push(value());
     else if (a === '--out') args.out = value();
     else if (a === '--check') args.check = true;
+    else if (a === '--review') args.review = value();
     else if (LISTS.some((f) => `--${f.list}` === a)) args.files.set(a.slice(2), value());
-    else throw new Error(`unknown argument ${a} (expected ${LISTS.map((f) => `--${f.list}`).join(', ')}, --ipdb, --out, --check)`);
+    else throw new Error(`unknown argument ${a} (expected ${LISTS.map((f) => `--${f.list}`).join(', ')}, --ipdb, --review, --out, --check)`);
   }
   if (args.ipdb.length === 0) args.ipdb = embeddedSource().files;
   return args;
@@ -60,7 +61,9 @@ try {
     lists[f.list] = names;
   }
   const parsed = parseSources(args.ipdb.map((file) => ({ name: path.basename(file), data: readFileSync(file) })));
-  const { rows, left, stale, union } = compileHostingList({ ...hostingListRules(), lists, names: organizations(parsed) });
+  const rules = hostingListRules();
+  if (args.review) rules.review = parseReview(readFileSync(args.review, 'utf8'), args.review);
+  const { rows, left, stale, union } = compileHostingList({ ...rules, lists, names: organizations(parsed) });
   const csv = `asn,name,category,sources\n${rows.map((r) => `${r.asn},${quote(r.name)},${r.category},${r.sources}`).join('\n')}\n`;
   const count = (c) => rows.filter((r) => r.category === c).length;
   const report = [

@@ -60,8 +60,8 @@ export interface ActiveBlacklistEntry {
   level: 'low' | 'medium' | 'high';
   /**
    * False for a built-in entry the operator disabled: it intercepts nothing,
-   * and its ASN is spared the hosting aggregates too (range feeds labelled
-   * hosting, built from ASN lists), so that disabling an ASN lets it through.
+   * and its ASN's addresses are spared the range feeds too, so that
+   * disabling an ASN lets it through (the operator's word over any list).
    */
   enabled?: boolean;
 }
@@ -155,7 +155,7 @@ export class Classifier {
   readonly #kw: KeywordTables;
   /** Per record: blacklist level and kind, and the verdict at each level (layout above). */
   #packed: Uint16Array;
-  /** ASNs whose built-in entry the operator disabled. */
+  /** ASNs whose built-in entry the operator disabled: no blacklist entry and no range feed applies to them. */
   #spared: ReadonlySet<number> = new Set();
 
   /** `blacklist`: the entries in force (the curated list, the operator's, and `listed`, minus what the operator disabled). */
@@ -209,10 +209,10 @@ export class Classifier {
     return packed;
   }
 
-  /** The record's range feed, unless it is a hosting aggregate on an ASN the operator spared. */
+  /** The record's range feed, unless the operator spared its ASN (disabled its built-in entry). */
   #rangeFeed(record: number): FeedInfo | null {
     const feed = this.database.rangeFeed(record);
-    return feed !== null && feed.label === 'hosting' && this.#spared.has(this.database.asn(record)) ? null : feed;
+    return feed !== null && this.#spared.has(this.database.asn(record)) ? null : feed;
   }
 
   /** The decision for a record at a level index (0 off .. 3 high): a RULE_* code. Hot path. */

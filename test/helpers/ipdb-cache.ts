@@ -23,14 +23,18 @@ export function embeddedPackageVersion(): string {
   return pkg.version;
 }
 
-/** Where the cached file lives: keyed by the package version, the builder's code and the feeds' snapshots. */
+/** Where the cached file lives: keyed by the package version, the builder's code, the feeds' snapshots and the built-in lists. */
 export function cachedDatabasePath(): string {
   const builder = createHash('sha256');
   for (const name of ['build.js', 'format.js', 'sources.js', 'files.js', 'current.js', 'feeds/registry.js', 'feeds/parse.js', 'feeds/state.js']) {
     builder.update(readFileSync(path.join(ROOT, 'dist', 'ipdb', name)));
   }
-  const snapshots = path.join(ROOT, 'feeds', 'snapshots');
-  for (const name of readdirSync(snapshots).sort()) builder.update(name).update(readFileSync(path.join(snapshots, name)));
+  builder.update(readFileSync(path.join(ROOT, 'dist', 'quality', 'hosting-list.js')));
+  // The snapshots are the feeds a first start folds in; the built-in lists
+  // decide which ASNs the hosting feeds spare.
+  for (const dir of [path.join(ROOT, 'feeds', 'snapshots'), path.join(ROOT, 'src', 'quality', 'lists')]) {
+    for (const name of readdirSync(dir).sort()) builder.update(name).update(readFileSync(path.join(dir, name)));
+  }
   const key = `${embeddedPackageVersion()}-${builder.digest('hex').slice(0, 12)}`;
   return path.join(os.tmpdir(), 'splitguard-test-ipdb', `asn-${key}.trie`);
 }

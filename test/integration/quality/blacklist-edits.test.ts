@@ -8,6 +8,10 @@
 // (BANCOLOMBIA S.A, 2.59.193.1) is on no list and its name holds no keyword
 // and no carrier word, so only a custom entry can intercept it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IpDatabase } from '../../../src/ipdb/database.js';
+import { Classifier } from '../../../src/quality/classifier.js';
+import { builtInEntries } from '../../../src/quality/blacklist-store.js';
+import { ensureCachedDatabase } from '../../helpers/ipdb-cache.js';
 import { builtInLists } from '../../../src/quality/lists.js';
 import type { Response } from '../../helpers/client.js';
 import { runCliJson } from '../../helpers/cli.js';
@@ -202,7 +206,12 @@ describe('a custom entry', () => {
 });
 
 describe('search and paging', () => {
-  const sorted = [...builtIn].sort((a, b) => a.asn - b.asn);
+  // The built-in entries: the curated list and the ASNs the database's hosting
+  // and VPN lists name (read from the same database file the server serves).
+  const db = IpDatabase.open(ensureCachedDatabase());
+  const listed = new Classifier(db, builtInLists(), []).listed;
+  const sorted = [...builtInEntries(listed)].sort((a, b) => a.asn - b.asn);
+  db.close();
 
   it.each([String(GOOGLE.asn), `AS${GOOGLE.asn}`, `as${GOOGLE.asn}`])('by ASN (q=%s)', async (q) => {
     const r = await admin('GET', `?q=${q}`);

@@ -56,7 +56,7 @@ describe('GET /v1/ip/check', () => {
       organization: 'Google LLC',
       range: { start: '8.8.8.0', end: '8.8.8.255' },
       category: 'datacenter',
-      signals: { asn_blacklist: true, org_keyword: null, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null },
+      signals: { asn_blacklist: true, org_keyword: null, vpn_proxy: null, carrier_whitelist: null, range_feed: { feed: 'google', label: 'cloud' }, user_agent: null },
       intercept: { low: true, medium: true, high: true },
       level: 'medium',
       intercepted: true,

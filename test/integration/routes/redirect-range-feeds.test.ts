@@ -20,13 +20,13 @@ afterAll(async () => {
 
 // A Tor exit and a VPN server on ASNs no blacklist names: the feed decides.
 const TOR = '171.25.193.25'; // AS198093, DFRI
-const VPN = '45.132.195.35'; // a PIA server (vpn-providers), AS206804 EstNOC
-const RELAY = '172.224.226.1'; // iCloud Private Relay egress, on Akamai AS36183
+const VPN = '45.132.195.35'; // a PIA server (feed pia), AS206804 EstNOC
+const RELAY = '172.224.226.1'; // iCloud Private Relay egress (feed icloud-relay), on Akamai AS36183
 
 it('finds the addresses in their feeds', async () => {
   expect((await check(server, TOR)).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
-  expect((await check(server, VPN)).signals.range_feed).toEqual({ feed: 'vpn-providers', label: 'vpn' });
-  expect((await check(server, RELAY)).signals.range_feed).toEqual({ feed: 'icloud-private-relay', label: 'relay' });
+  expect((await check(server, VPN)).signals.range_feed).toEqual({ feed: 'pia', label: 'vpn' });
+  expect((await check(server, RELAY)).signals.range_feed).toEqual({ feed: 'icloud-relay', label: 'relay' });
 });
 
 it('intercepts Tor and VPN from low, relays only at high', async () => {

@@ -71,7 +71,7 @@ describe('a carrier word does not rescue a hoster', () => {
     const r = classifier.check(synthetic.ipOf(byName(hosterOrgs, name)), 'medium')!;
     expect(r.intercept).toEqual({ low: false, medium: true, high: true });
     expect(r.category).toBe('datacenter');
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: keyword, vpn_proxy: null, carrier_whitelist: null });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: keyword, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
   });
 });
 
@@ -80,7 +80,7 @@ describe('a carrier word still rescues cloud, server and vps names', () => {
     const r = classifier.check(synthetic.ipOf(byName(carrierOrgs, name)), 'high')!;
     expect(r.intercept).toEqual(NEVER);
     expect(r.category).toBe('carrier');
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: keyword, vpn_proxy: null, carrier_whitelist: carrierWord });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: keyword, vpn_proxy: null, carrier_whitelist: carrierWord, range_feed: null, user_agent: null });
   });
 });
 
@@ -94,7 +94,7 @@ describe('the carrier ASN list still protects carriers whatever their name', () 
 
   it('Afrihost is hit by "*host" and cancelled by its ASN', () => {
     const r = classifier.check(synthetic.ipOf(CARRIER_ASNS[0]), 'high')!;
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: '*host', vpn_proxy: null, carrier_whitelist: 'AS37611' });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: '*host', vpn_proxy: null, carrier_whitelist: 'AS37611', range_feed: null, user_agent: null });
   });
 });
 

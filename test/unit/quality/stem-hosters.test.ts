@@ -70,7 +70,7 @@ describe('hosting names with the hosting word inside a word', () => {
     const r = classifier.check(synthetic.ipOf(orgOf(name)), 'medium')!;
     expect(r.intercept).toEqual({ low: false, medium: true, high: true });
     expect(r.category).toBe('datacenter');
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: stem, vpn_proxy: null, carrier_whitelist: null });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: stem, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
   });
 });
 

@@ -1,4 +1,4 @@
-// The splitguard IP trie file, format version 2.
+// The splitguard IP trie file, format version 3.
 //
 // One file holds the IPv4 and IPv6 tables. Every integer is little-endian.
 // Every section starts on an 8-byte boundary, so the reader (and the zero-copy
@@ -6,11 +6,11 @@
 // loads. Gaps between sections are zero padding of at most 7 bytes.
 //
 //   offset 0                                                        file_size
-//   +--------+-------+-------+-----------+------+--------+-------+---------+---------+---------+---------+
-//   | header | ROOT4 | ROOT6 | NODES     | KEYS | VALUES | DIR   | V4_     | V6_     | RECORDS | STRINGS |
-//   | 256 B  | i32 × | i32 × | u32 × 2 × | u16× | i32 ×  | u32 × | STARTS  | STARTS  | u32 ×   | UTF-8   |
-//   |        | 65536 | 65536 | (N + 1)   | E    | E      | D     | u32 × R4| 16B × R6| 3 × C   | bytes   |
-//   +--------+-------+-------+-----------+------+--------+-------+---------+---------+---------+---------+
+//   +--------+-------+-------+-----------+------+--------+-------+---------+---------+---------+---------+--------+
+//   | header | ROOT4 | ROOT6 | NODES     | KEYS | VALUES | DIR   | V4_     | V6_     | RECORDS | STRINGS | FEEDS  |
+//   | 512 B  | i32 × | i32 × | u32 × 2 × | u16× | i32 ×  | u32 × | STARTS  | STARTS  | u32 ×   | UTF-8   | u32 ×  |
+//   |        | 65536 | 65536 | (N + 1)   | E    | E      | D     | u32 × R4| 16B × R6| 4 × C   | bytes   | 10 × F |
+//   +--------+-------+-------+-----------+------+--------+-------+---------+---------+---------+---------+--------+
 //
 // The trie. An address is read as 16-bit words, most significant first (IPv4:
 // 2 words, IPv6: 8 words). ROOT4 / ROOT6 are dense tables indexed by word 0.
@@ -64,16 +64,35 @@
 // serve only the cold path (reporting a result's range); the trie answers
 // lookups. V6 starts are 16 raw big-endian bytes each.
 //
-// Records. RECORDS holds C triples (asn, org_offset, org_length); the
-// organization is STRINGS[org_offset, org_offset + org_length), valid UTF-8.
-// Each distinct organization name is stored once. Record 0 is (0, 0, 0).
+// Records. RECORDS holds C quadruples (asn, org_offset, org_length, feeds);
+// the organization is STRINGS[org_offset, org_offset + org_length), valid
+// UTF-8. Each distinct organization name is stored once. Record 0 is all
+// zero: no data. `feeds` says which feeds cover the record's addresses:
+//
+//     bits 0-7    range feed: 0 none, else 1 + the index of a feed of kind
+//                 ranges whose ranges hold every address of the record
+//     bits 8-15   ASN feed: 0 none, else 1 + the index of a feed of kind asns
+//                 that lists the record's ASN
+//     bits 16-31  zero
+//
+// Range feeds are folded into the ranges at build time: an address covered
+// by a feed range gets a record of its own (the same ASN and organization,
+// the feed set), so a lookup still returns one record. A record with ASN 0
+// and a range feed is feed space the ASN data does not cover.
+//
+// Feeds. FEEDS holds F entries of 10 u32 (F = header feed_count, at most
+// 254): name_offset, name_length, version_offset, version_length (strings in
+// STRINGS, the name non-empty), label (FeedLabel), kind (FeedKind), count
+// (ranges or ASNs the feed contributed), fetched_at_ms low and high words,
+// and a zero word.
 //
 // The checksum is CRC32C (Castagnoli) of the whole file with the checksum
 // field read as zero.
 //
 // Version 1 had NODES pairs of (start, index) and an optional 257-entry INDEX
 // per wide node: a walk read the node pair before it could read the index.
-// Version 2 files are refused by version 1 readers and vice versa.
+// Version 2 had a 256-byte header, 3-word records and no FEEDS. Each version
+// refuses the files of the others.
 
 #ifndef SPLITGUARD_TRIE_FORMAT_H_
 #define SPLITGUARD_TRIE_FORMAT_H_
@@ -84,9 +103,9 @@
 namespace splitguard {
 
 constexpr char kMagic[8] = {'S', 'G', 'I', 'P', 'T', 'R', 'I', 'E'};
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 constexpr uint32_t kEndianMarker = 0x01020304u;
-constexpr size_t kHeaderSize = 256;
+constexpr size_t kHeaderSize = 512;
 constexpr uint32_t kRootSlots = 65536;
 constexpr int kMaxDepth4 = 1;  // nodes below ROOT4
 constexpr int kMaxDepth6 = 7;  // nodes below ROOT6
@@ -107,8 +126,18 @@ enum Section : int {
   kV6Starts,
   kRecords,
   kStrings,
+  kFeeds,
   kSectionCount
 };
+
+constexpr uint32_t kRecordWords = 4;  // asn, org_offset, org_length, feeds
+constexpr uint32_t kFeedWords = 10;
+constexpr uint32_t kMaxFeeds = 254;
+
+// What a feed's ranges (or ASNs) are. The classifier maps them onto the
+// contract's categories and levels (src/quality/classifier.ts).
+enum FeedLabel : uint32_t { kCloud = 0, kHosting, kVpn, kTor, kRelay, kCrawler, kFeedLabelCount };
+enum FeedKind : uint32_t { kRangeFeed = 0, kAsnFeed, kFeedKindCount };
 
 // Byte offsets of the header fields.
 namespace field {
@@ -130,14 +159,14 @@ constexpr size_t kSourceLen = 68;       // u32
 constexpr size_t kVersionOff = 72;      // u32, in STRINGS: the data version
 constexpr size_t kVersionLen = 76;      // u32
 constexpr size_t kSections = 80;        // kSectionCount × {u64 offset, u64 size}
-constexpr size_t kDirCount = 240;       // u32: entries in DIR
-constexpr size_t kReserved = 244;       // u32, 0
-constexpr size_t kChecksum = 248;       // u32
-constexpr size_t kReserved2 = 252;      // u32, 0
+constexpr size_t kDirCount = 256;       // u32: entries in DIR
+constexpr size_t kFeedCount = 260;      // u32: entries in FEEDS
+constexpr size_t kChecksum = 264;       // u32
+constexpr size_t kReserved = 268;       // zero up to the end of the header
 }  // namespace field
 
 static_assert(field::kSections + kSectionCount * 16 <= field::kDirCount,
-              "section table overlaps the checksum");
+              "section table overlaps the counts");
 
 }  // namespace splitguard
 

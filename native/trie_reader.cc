@@ -57,6 +57,8 @@ constexpr StatusInfo kStatusTable[] = {
     {"ipdb_bad_utf8", "an organization string is not valid UTF-8"},
     {"ipdb_bad_ranges", "the range table is not increasing from the zero address"},
     {"ipdb_copy_failed", "the database file could not be copied into sealed memory"},
+    {"ipdb_bad_feed", "a range feed entry is malformed (label, kind, name or reserved word)"},
+    {"ipdb_feed_out_of_range", "a record names a feed that does not exist or is of the other kind"},
 };
 static_assert(sizeof(kStatusTable) / sizeof(kStatusTable[0]) ==
                   static_cast<size_t>(Status::kStatusCount),
@@ -117,9 +119,11 @@ Status CheckHeader(const uint8_t* d, size_t size, TrieView* v) {
   if (std::memcmp(d + field::kMagicAt, kMagic, sizeof(kMagic)) != 0) return Status::kBadMagic;
   if (Read<uint32_t>(d + field::kVersion) != kFormatVersion) return Status::kBadVersion;
   if (Read<uint32_t>(d + field::kHeaderSizeAt) != kHeaderSize ||
-      Read<uint32_t>(d + field::kEndian) != kEndianMarker || Read<uint32_t>(d + field::kFlags) != 0 ||
-      Read<uint32_t>(d + field::kReserved) != 0 || Read<uint32_t>(d + field::kReserved2) != 0)
+      Read<uint32_t>(d + field::kEndian) != kEndianMarker || Read<uint32_t>(d + field::kFlags) != 0)
     return Status::kBadHeader;
+  for (size_t at = field::kReserved; at < kHeaderSize; at++) {
+    if (d[at] != 0) return Status::kBadHeader;
+  }
   uint64_t declared = Read<uint64_t>(d + field::kFileSize);
   if (declared > size) return Status::kTruncated;
   if (declared != size) return Status::kSizeMismatch;
@@ -137,6 +141,8 @@ Status CheckHeader(const uint8_t* d, size_t size, TrieView* v) {
   v->data_version_off = Read<uint32_t>(d + field::kVersionOff);
   v->data_version_len = Read<uint32_t>(d + field::kVersionLen);
   v->dir_count = Read<uint32_t>(d + field::kDirCount);
+  v->feed_count = Read<uint32_t>(d + field::kFeedCount);
+  if (v->feed_count > kMaxFeeds) return Status::kBadFeed;
   v->checksum = Read<uint32_t>(d + field::kChecksum);
   return Status::kOk;
 }
@@ -148,7 +154,7 @@ Status CheckSections(const uint8_t* d, size_t size, TrieView* v) {
   const uint64_t counts[kSectionCount][2] = {
       {kRootSlots, 4},      {kRootSlots, 4},     {uint64_t{v->nodes} + 1, 8}, {v->entries, 2},
       {v->entries, 4},      {v->dir_count, 4},   {v->v4_ranges, 4},           {v->v6_ranges, 16},
-      {v->records, 12},     {v->string_bytes, 1},
+      {v->records, kRecordWords * 4}, {v->string_bytes, 1}, {v->feed_count, kFeedWords * 4},
   };
   uint64_t previous_end = kHeaderSize;
   for (int s = 0; s < kSectionCount; s++) {
@@ -172,6 +178,7 @@ Status CheckSections(const uint8_t* d, size_t size, TrieView* v) {
   v->v6_starts = d + v->section_offset[kV6Starts];
   v->record_table = reinterpret_cast<const uint32_t*>(d + v->section_offset[kRecords]);
   v->strings = d + v->section_offset[kStrings];
+  v->feed_table = reinterpret_cast<const uint32_t*>(d + v->section_offset[kFeeds]);
   return Status::kOk;
 }
 
@@ -191,11 +198,33 @@ Status CheckStrings(const TrieView& v) {
     return Status::kStringOutOfRange;
   if (v.records == 0) return Status::kRecordOutOfRange;
   const uint32_t* r = v.record_table;
-  if (r[0] != 0 || r[1] != 0 || r[2] != 0) return Status::kRecordOutOfRange;
+  if (r[0] != 0 || r[1] != 0 || r[2] != 0 || r[3] != 0) return Status::kRecordOutOfRange;
   for (uint32_t i = 0; i < v.records; i++) {
-    if (!in_table(r[3 * i + 1], r[3 * i + 2])) return Status::kStringOutOfRange;
+    if (!in_table(r[kRecordWords * i + 1], r[kRecordWords * i + 2])) return Status::kStringOutOfRange;
+  }
+  for (uint32_t i = 0; i < v.feed_count; i++) {
+    const uint32_t* f = v.feed_table + kFeedWords * i;
+    if (!in_table(f[0], f[1]) || !in_table(f[2], f[3])) return Status::kStringOutOfRange;
   }
   if (!ValidUtf8(v.strings, v.string_bytes)) return Status::kBadUtf8;
+  return Status::kOk;
+}
+
+// Every feed entry is well formed, and every record names only feeds that
+// exist, each in the slot of its kind.
+Status CheckFeeds(const TrieView& v) {
+  for (uint32_t i = 0; i < v.feed_count; i++) {
+    const uint32_t* f = v.feed_table + kFeedWords * i;
+    if (f[1] == 0 || f[4] >= kFeedLabelCount || f[5] >= kFeedKindCount || f[9] != 0) return Status::kBadFeed;
+  }
+  auto names = [&](uint32_t slot, uint32_t kind) {
+    return slot == 0 || (slot <= v.feed_count && v.feed_table[kFeedWords * (slot - 1) + 5] == kind);
+  };
+  for (uint32_t i = 0; i < v.records; i++) {
+    uint32_t feeds = v.record_table[kRecordWords * i + 3];
+    if ((feeds >> 16) != 0 || !names(feeds & 0xFF, kRangeFeed) || !names((feeds >> 8) & 0xFF, kAsnFeed))
+      return Status::kFeedOutOfRange;
+  }
   return Status::kOk;
 }
 
@@ -412,6 +441,7 @@ Status Validate(const uint8_t* data, size_t size, const ValidateOptions& options
   if (s == Status::kOk) s = CheckSections(data, size, &v);
   if (s == Status::kOk && options.verify_checksum) s = CheckChecksum(data, size, v);
   if (s == Status::kOk) s = CheckStrings(v);
+  if (s == Status::kOk) s = CheckFeeds(v);
   if (s == Status::kOk) s = CheckRanges(v);
   if (s == Status::kOk) s = CheckTree(v);
   if (s == Status::kOk) *out = v;

@@ -43,6 +43,8 @@ enum class Status : int {
   kBadUtf8,
   kBadRanges,
   kCopyFailed,
+  kBadFeed,
+  kFeedOutOfRange,
   kStatusCount
 };
 
@@ -65,6 +67,7 @@ struct TrieView {
   uint32_t checksum = 0;
   uint32_t v4_ranges = 0, v6_ranges = 0, nodes = 0, entries = 0, records = 0, string_bytes = 0;
   uint32_t dir_count = 0;
+  uint32_t feed_count = 0;
   uint32_t source_off = 0, source_len = 0, data_version_off = 0, data_version_len = 0;
   uint64_t section_offset[kSectionCount] = {};
   uint64_t section_size[kSectionCount] = {};
@@ -77,8 +80,9 @@ struct TrieView {
   const uint32_t* dir = nullptr;
   const uint32_t* v4_starts = nullptr;
   const uint8_t* v6_starts = nullptr;
-  const uint32_t* record_table = nullptr;  // records × {asn, org_off, org_len}
+  const uint32_t* record_table = nullptr;  // records × {asn, org_off, org_len, feeds}
   const uint8_t* strings = nullptr;
+  const uint32_t* feed_table = nullptr;    // feed_count × kFeedWords
 };
 
 // Checks everything a lookup could trip over (see trie_format.h), then fills

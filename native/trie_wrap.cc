@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 
+#include "connection_guard_wrap.h"
 #include "crc32c.h"
 #include "trie_reader.h"
 
@@ -111,6 +112,7 @@ class IpTrieWrap : public Napi::ObjectWrap<IpTrieWrap> {
     num("entries", v.entries);
     num("records", v.records);
     num("dirCount", v.dir_count);
+    num("feedCount", v.feed_count);
     num("stringBytes", v.string_bytes);
     num("sourceOffset", v.source_off);
     num("sourceLength", v.source_len);
@@ -268,6 +270,7 @@ Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   }
   exports.Set("statuses", statuses);
   exports.Set("formatVersion", Napi::Number::New(env, kFormatVersion));
+  InitConnectionGuard(env, exports);
   return exports;
 }
 

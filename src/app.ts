@@ -14,7 +14,7 @@ import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
 import type { FailureLimiter } from './http/failure-limiter.js';
 import type { SharedRateLimiter } from './http/rate-limit.js';
 import { type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, send, sendJson, STATUS_LINE } from './http/respond.js';
-import { COOKIE, FORWARDED_FOR, readRequest, type RequestBasics, requestAddress } from './http/request.js';
+import { COOKIE, FORWARDED_FOR, readRequest, USER_AGENT, type RequestBasics, requestAddress } from './http/request.js';
 import { type Answer, dispatch } from './http/dispatch.js';
 import { guardedRoutes } from './http/framing.js';
 import type { Router } from './http/router.js';
@@ -148,6 +148,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       res.getRemoteAddress(),
       trustProxy ? req.getHeader(FORWARDED_FOR) : '',
       req.getHeader(COOKIE),
+      req.getHeader(USER_AGENT),
       req.getQuery() ?? '',
       count,
     );

@@ -40,6 +40,12 @@ export interface Config {
   rateLimitPerMin: number;
   /** Console sessions end after this many minutes without a request. */
   sessionIdleMinutes: number;
+  /** Connections one remote address may hold (trusted proxies exempt); 0 = no cap. */
+  maxConnectionsPerAddress: number;
+  /** Connections the process may hold; 0 = no cap, null = 80% of the open-file limit (decided at start). */
+  maxConnections: number | null;
+  /** A connection whose client has acknowledged nothing for this long while data waits for it is closed; 0 = never. */
+  stallSeconds: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -163,6 +169,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(missing, 'set together with its pair (certificate and key)', '');
   }
   if (tlsCert !== null && tlsKey !== null) checkTlsPair(env, tlsCert, tlsKey);
+  // Unset (-1 here): the default depends on the open-file limit, known at start.
+  const maxConnections = integer(env, 'SPLITGUARD_MAX_CONNECTIONS', -1, 0, 10_000_000);
   return Object.freeze({
     port,
     host,
@@ -179,5 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsFrom: cidrs(env, 'SPLITGUARD_METRICS_FROM'),
     rateLimitPerMin: integer(env, 'SPLITGUARD_RATE_LIMIT_PER_MIN', 60, 1, 10_000_000),
     sessionIdleMinutes: positiveNumber(env, 'SPLITGUARD_SESSION_IDLE_MINUTES', 30, 720),
+    maxConnectionsPerAddress: integer(env, 'SPLITGUARD_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 10_000_000),
+    maxConnections: maxConnections === -1 ? null : maxConnections,
+    stallSeconds: integer(env, 'SPLITGUARD_STALL_SECONDS', 10, 0, 3600),
   });
 }

@@ -38,6 +38,8 @@ export const catalogue = {
   // with their own fixed message from native/trie_reader.cc; see IpdbError.
   ipdb_source_invalid: { status: 500, message: fixed('the database source is invalid') },
   ipdb_source_unreadable: { status: 500, message: fixed('the database source could not be read') },
+  // A range or ASN feed file that cannot be used (src/ipdb/feeds/parse.ts).
+  feed_invalid: { status: 500, message: fixed('the feed is invalid') },
   ipdb_missing: { status: 500, message: fixed('no IP database is installed') },
   // The API asked for a lookup while no database is loaded (Retry-After: a repair is under way).
   database_unavailable: { status: 503, message: fixed('no IP database is loaded yet; try again shortly') },
@@ -56,6 +58,15 @@ export const catalogue = {
 } satisfies Record<string, Entry>;
 
 export type ErrorCode = keyof typeof catalogue;
+
+/**
+ * Whether an error of this status reaches a client as it is: client errors
+ * (4xx) and the deliberate 503s (a part the answer needs is not available
+ * yet). Anything else is sent as the one fixed `internal` body (publicError).
+ */
+export function sentAsIs(status: number): boolean {
+  return status < 500 || status === 503;
+}
 
 /** The codes only the web console's API (/console/api) answers with; /v1 never does. */
 export const CONSOLE_CODES: readonly ErrorCode[] = ['login_failed', 'session_invalid', 'csrf_failed'];

@@ -2,7 +2,8 @@
 // database, storage, TLS, then SPLITGUARD_THREADS server threads on one port.
 // The only module that makes threads listen and the only one that handles
 // signals. The main thread serves nothing itself: it coordinates database
-// refreshes (schedule, API triggers, refreshes made by the CLI) and swaps.
+// refreshes (schedule, API triggers, refreshes made by the CLI) and swaps,
+// and runs the connection guard over the threads' connections.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
@@ -17,6 +18,7 @@ import { cleanRefreshLeftovers, databaseGeneration, nextDue, nextRefreshAt, Refr
 import { publish, release, removeServingFiles, type ServingCopy } from './ipdb/serving.js';
 import { log } from './log.js';
 import { M, Metrics } from './metrics.js';
+import { type GuardRunner, prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
 import { FailureLimiter } from './http/failure-limiter.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
 import { PasswordWork } from './console/password-work.js';
@@ -76,6 +78,8 @@ const SERVER_THREAD_YOUNG_GENERATION_MB = 3;
 export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
   prepareDataDir(config.dataDir);
   const started = performance.now();
+  // Before anything opens descriptors: the soft open-file limit up to the hard one.
+  const connectionLimits = prepareConnectionLimits(config);
   await assertPortFree(config.host, config.port);
   cleanRefreshLeftovers(config.dataDir);
   const { file: currentFile, built, replacedVersion } = ensureCurrentDatabase(config.dataDir);
@@ -137,6 +141,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const swapWaiters = new Map<number, (m: WorkerMessage) => void>();
   const exited = new Set<Worker>();
   let stopping: Promise<void> | null = null;
+  let guard: GuardRunner | null = null;
 
   // --- refresh and swap ---------------------------------------------------
   let generation = databaseGeneration(stores);
@@ -270,6 +275,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
     throw err;
   }
   arm();
+  guard = startConnectionGuard(ports, connectionLimits.limits, metrics);
   log('info', 'listening', { host: config.host, ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
   // Serving without a database (current.trie damaged): repair it now, from
   // the configured sources (the installed package last), instead of waiting
@@ -284,6 +290,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   async function stopAll(): Promise<void> {
     clearTimeout(timer);
     clearInterval(poll);
+    guard?.stop();
     log('info', 'shutting_down', {});
     await Promise.all(
       workers.map((w) => {

@@ -5,27 +5,31 @@
 // counter either before or after an increment.
 //
 // Every counter is declared here, once, with its labels; code increments it
-// by its index.
+// by its index. A gauge declared here lives in the same regions: exactly one
+// thread sets it (the others leave their slot at 0), so the sum is its value.
 
 interface CounterDef {
   name: string;
   help: string;
   labels?: Record<string, string>;
+  kind: 'counter' | 'gauge';
 }
 
 const defs: CounterDef[] = [];
 const byKey = new Map<string, number>();
 
-function counter(name: string, help: string, labels?: Record<string, string>): number {
+function counter(name: string, help: string, labels?: Record<string, string>, kind: CounterDef['kind'] = 'counter'): number {
   const key = `${name}${JSON.stringify(labels ?? {})}`;
   let i = byKey.get(key);
   if (i === undefined) {
     i = defs.length;
-    defs.push({ name, help, labels });
+    defs.push({ name, help, labels, kind });
     byKey.set(key, i);
   }
   return i;
 }
+
+const SHED_HELP = 'Connections closed by the connection guard, by rule';
 
 const API_STATUSES = [200, 201, 202, 204, 400, 401, 403, 404, 405, 413, 429, 500] as const;
 export const M = {
@@ -38,11 +42,18 @@ export const M = {
   interceptAsn: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'asn_blacklist' }),
   interceptKeyword: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'org_keyword' }),
   interceptVpn: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'vpn_proxy' }),
+  interceptFeed: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'range_feed' }),
+  interceptCrawler: counter('splitguard_intercepts_total', 'Visitors intercepted, by deciding rule', { rule: 'crawler' }),
   checkFailed: counter('splitguard_check_failed_total', 'IP checks that failed and let the visitor through'),
   refreshUpdated: counter('splitguard_ipdb_refresh_total', 'Database refreshes by outcome', { outcome: 'updated' }),
   refreshUnchanged: counter('splitguard_ipdb_refresh_total', 'Database refreshes by outcome', { outcome: 'unchanged' }),
   refreshFailed: counter('splitguard_ipdb_refresh_total', 'Database refreshes by outcome', { outcome: 'failed' }),
   swaps: counter('splitguard_ipdb_swaps_total', 'Databases swapped in without a restart'),
+  // The connection guard runs in the main thread, which counts these in its own region.
+  shedPerAddress: counter('splitguard_connections_shed_total', SHED_HELP, { reason: 'per_address' }),
+  shedGlobal: counter('splitguard_connections_shed_total', SHED_HELP, { reason: 'global' }),
+  shedNotReading: counter('splitguard_connections_shed_total', SHED_HELP, { reason: 'not_reading' }),
+  connections: counter('splitguard_connections', 'Client connections the server holds, as the connection guard last counted them', undefined, 'gauge'),
 };
 
 export const COUNTERS = defs.length;
@@ -66,11 +77,16 @@ export class Metrics {
     this.#mine[index] += by;
   }
 
+  /** Sets a gauge; only one thread may set a given gauge. */
+  set(index: number, value: number): void {
+    this.#mine[index] = value;
+  }
+
   apiStatus(status: number): void {
     this.#mine[M.apiResponses[status] ?? M.apiResponsesOther]++;
   }
 
-  /** Prometheus text exposition of the summed counters plus gauges supplied by the caller. */
+  /** Prometheus text exposition of the summed counters and gauges plus gauges supplied by the caller. */
   render(gauges: { name: string; help: string; value: number; labels?: Record<string, string> }[] = []): string {
     const sums = new Float64Array(COUNTERS);
     for (let t = 0; t < this.#threads; t++) for (let i = 0; i < COUNTERS; i++) sums[i] += this.#all[t * COUNTERS + i];
@@ -82,7 +98,7 @@ export class Metrics {
     for (const d of defs) {
       if (seen.has(d.name)) continue;
       seen.add(d.name);
-      lines.push(`# HELP ${d.name} ${d.help}`, `# TYPE ${d.name} counter`);
+      lines.push(`# HELP ${d.name} ${d.help}`, `# TYPE ${d.name} ${d.kind}`);
       defs.forEach((e, i) => {
         if (e.name === d.name) lines.push(`${e.name}${labelText(e.labels)} ${sums[i]}`);
       });

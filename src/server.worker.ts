@@ -96,7 +96,7 @@ const router = new Router();
 registerAccountRoutes(router, stores);
 registerRouteRoutes(router, stores, routeCache, input.config.shortBase);
 registerIpRoutes(router, () => quality.classifier);
-registerBlacklistRoutes(router, stores);
+registerBlacklistRoutes(router, stores, () => quality.classifier?.listed ?? new Map());
 registerConsoleRoutes(router, stores, keyUse);
 const refreshSince = new BigInt64Array(input.shared.refresh);
 registerIpdbRoutes(router, stores, () => database, {

@@ -121,6 +121,8 @@ export function registerRouteRoutes(router: Router, stores: Stores, routes: Rout
             vpn_proxy: sum('vpn_proxy'),
             carrier_whitelist: sum('carrier_whitelist'),
             check_failed: sum('check_failed'),
+            range_feed: sum('range_feed'),
+            crawler: sum('crawler'),
           },
         },
       },

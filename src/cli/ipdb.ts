@@ -9,7 +9,7 @@ import { DEFAULT_SOURCES, type FetchLimits } from '../ipdb/fetch.js';
 import { buildFromFiles, installDatabaseFile } from '../ipdb/files.js';
 import { Refresher } from '../ipdb/refresh.js';
 import { activeBlacklist } from '../quality/blacklist-store.js';
-import { type ActiveBlacklistEntry, Classifier } from '../quality/classifier.js';
+import { Classifier } from '../quality/classifier.js';
 import { builtInLists, LEVELS, parseLevel } from '../quality/lists.js';
 import { openStores } from '../store/db.js';
 import { type Io, parseCommand, progressPrinter } from './io.js';
@@ -52,7 +52,15 @@ async function lookup(io: Io, args: string[]): Promise<number> {
   if (values.stdin && positionals.length > 0) throw new AppError('cli_usage', 'ipdb lookup: give addresses or --stdin, not both');
   if (!values.stdin && positionals.length === 0) throw new AppError('cli_usage', 'ipdb lookup: at least one IP address (or --stdin) is required');
   const db = openDatabase(io, values.db as string | undefined);
-  const classifier = new Classifier(db, builtInLists(), await operatorBlacklist(io));
+  // The data directory's effective blacklist when it has a store, else the
+  // built-in one; either way with the ASNs the database's feeds list.
+  const stores = existsSync(path.join(io.dataDir, 'db')) ? openStores(io.dataDir) : null;
+  let classifier: Classifier;
+  try {
+    classifier = new Classifier(db, builtInLists(), (listed) => activeBlacklist(stores, listed));
+  } finally {
+    await stores?.root.close();
+  }
   let failures = 0;
   const one = (text: string) => {
     const result = text.length <= 64 ? classifier.check(text, level) : null;
@@ -75,17 +83,6 @@ async function lookup(io: Io, args: string[]): Promise<number> {
   }
   if (failures > 0) io.err(`${failures} invalid address${failures === 1 ? '' : 'es'}`);
   return failures > 0 ? 1 : 0;
-}
-
-/** The data directory's effective blacklist when it has a store, else the built-in one. */
-async function operatorBlacklist(io: Io): Promise<ActiveBlacklistEntry[]> {
-  if (!existsSync(path.join(io.dataDir, 'db'))) return activeBlacklist(null);
-  const stores = openStores(io.dataDir);
-  try {
-    return activeBlacklist(stores);
-  } finally {
-    await stores.root.close();
-  }
 }
 
 async function info(io: Io, args: string[]): Promise<number> {

@@ -31,6 +31,7 @@ export function readRequest(req: HttpRequest): RequestBasics {
 // a typed array in place; see HEADER_BYTES in respond.ts).
 export const COOKIE = Buffer.from('cookie');
 export const FORWARDED_FOR = Buffer.from('x-forwarded-for');
+export const USER_AGENT = Buffer.from('user-agent');
 
 /**
  * The client address, 16 bytes (X-Forwarded-For believed only from a trusted

@@ -1,6 +1,6 @@
 // Every response goes out through here: corked (one syscall for status,
 // headers and body), and never written to a request the client has aborted.
-import { AppError } from '../errors.js';
+import { AppError, sentAsIs } from '../errors.js';
 import { log } from '../log.js';
 import type { HttpResponse } from './uws.js';
 
@@ -138,13 +138,12 @@ export function sendError(x: Exchange, err: AppError, headers: Headers = {}): vo
 }
 
 /**
- * The error a client may see: client errors (4xx) and the deliberate 503s
- * (a part the answer needs is not available yet) as they are; anything else
+ * The error a client may see: as it is when sentAsIs(status); anything else
  * as the one fixed `internal` body, with the details (a stack, a path, a
  * native status) logged and never sent.
  */
 export function publicError(err: unknown): AppError {
-  if (err instanceof AppError && (err.status < 500 || err.status === 503)) return err;
+  if (err instanceof AppError && sentAsIs(err.status)) return err;
   log('error', 'unhandled_error', { error: err });
   return new AppError('internal');
 }

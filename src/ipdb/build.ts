@@ -6,14 +6,30 @@
 // covers it; between rows of equal width, the one that comes first in the
 // sources wins. A wider row keeps the parts of itself nothing narrower covers.
 import { binding } from './native.js';
-import { DIR_SINGLE_BUCKET_KEYS, ENDIAN_MARKER, Field, FORMAT_VERSION, HEADER_SIZE, MAGIC, MAX_SHIFT, ROOT_SLOTS, SECTION_COUNT, SHIFT_BITS } from './format.js';
+import { DIR_SINGLE_BUCKET_KEYS, ENDIAN_MARKER, FEED_LABELS, FEED_WORDS, type FeedLabel, FeedKind, Field, FORMAT_VERSION, HEADER_SIZE, MAGIC, MAX_FEEDS, MAX_SHIFT, RECORD_WORDS, ROOT_SLOTS, SECTION_COUNT, SHIFT_BITS } from './format.js';
 import type { ParsedSources, Row } from './sources.js';
+
+
+/** A range feed or ASN feed to fold into the file (native/trie_format.h, Feeds). */
+export interface FeedInput {
+  name: string;
+  label: FeedLabel;
+  version: string;
+  /** When the feed's data was fetched (ms since the epoch). */
+  fetchedAt: number;
+  /** Range feeds: the covered ranges, inclusive. */
+  ranges?: { v4: [bigint, bigint][]; v6: [bigint, bigint][] };
+  /** ASN feeds: the listed ASNs. */
+  asns?: number[];
+}
 
 export interface BuildOptions {
   sourceName: string;
   dataVersion: string;
   buildTime?: Date;
   onProgress?: (fraction: number) => void;
+  /** Feeds, in priority order: between equally narrow ranges the earlier feed wins. */
+  feeds?: FeedInput[];
 }
 
 export interface BuildReport {
@@ -27,6 +43,8 @@ export interface BuildReport {
   entries: number;
   overlapsResolved: number;
   size: number;
+  /** Per feed: ranges or ASNs it contributed. */
+  feeds: { name: string; count: number }[];
 }
 
 interface Tiled {
@@ -37,18 +55,37 @@ interface Tiled {
   overlaps: number;
 }
 
+/** A row of a tiling: [start, end] owns `value` unless a narrower row covers part of it. */
+interface Span<T> {
+  start: bigint;
+  end: bigint;
+  /** Tie-break between rows of equal width: the lower wins. */
+  order: number;
+  value: T;
+}
+
+/** Segments of a family: segment i runs from starts[i] to starts[i + 1] - 1 with values[i] (null: no row). */
+interface Segments<T> {
+  starts: bigint[];
+  values: (T | null)[];
+  overlaps: number;
+}
+
+/** Distinct (asn, organization, feeds) combinations; record 0 is "no data". */
 class Records {
   readonly asns: number[] = [0];
   readonly orgs: string[] = [''];
+  readonly feeds: number[] = [0];
   readonly #index = new Map<string, number>();
 
-  of(asn: number, org: string): number {
-    const key = `${asn}\u0000${org}`;
+  of(asn: number, org: string, feeds: number): number {
+    const key = `${asn}\u0000${feeds}\u0000${org}`;
     let i = this.#index.get(key);
     if (i === undefined) {
       i = this.asns.length;
       this.asns.push(asn);
       this.orgs.push(org);
+      this.feeds.push(feeds);
       this.#index.set(key, i);
     }
     return i;
@@ -57,7 +94,7 @@ class Records {
 
 // Elementary segments of a cluster of overlapping rows, each owned by the
 // narrowest covering row (ties: lowest order).
-function resolveCluster(cluster: Row[], emit: (start: bigint, end: bigint, row: Row) => void): void {
+function resolveCluster<T>(cluster: Span<T>[], emit: (start: bigint, end: bigint, row: Span<T>) => void): void {
   const points = new Set<bigint>();
   for (const r of cluster) {
     points.add(r.start);
@@ -67,7 +104,7 @@ function resolveCluster(cluster: Row[], emit: (start: bigint, end: bigint, row: 
   for (let k = 0; k + 1 < sorted.length; k++) {
     const lo = sorted[k];
     const hi = sorted[k + 1] - 1n;
-    let best: Row | undefined;
+    let best: Span<T> | undefined;
     for (const r of cluster) {
       if (r.start > lo || r.end < hi) continue;
       if (!best) {
@@ -82,22 +119,24 @@ function resolveCluster(cluster: Row[], emit: (start: bigint, end: bigint, row: 
   }
 }
 
-function tile(rows: Row[], max: bigint, records: Records): Tiled {
+/**
+ * The segments of [0, max] that rows cover, each with the value of its
+ * narrowest row; uncovered space is a segment with null. Adjacent segments
+ * of one value (by identity) are merged.
+ */
+function segments<T>(rows: Span<T>[], max: bigint): Segments<T> {
   rows.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.order - b.order));
   const starts: bigint[] = [];
-  const recs: number[] = [];
+  const values: (T | null)[] = [];
   let next = 0n; // first address not yet tiled
-  const emit = (start: bigint, end: bigint, row: Row) => {
+  const emit = (start: bigint, end: bigint, row: Span<T>) => {
     if (start > next) {
       starts.push(next);
-      recs.push(0);
+      values.push(null);
     }
-    const rec = records.of(row.asn, row.org);
-    if (recs.length > 0 && recs[recs.length - 1] === rec && start === next) {
-      // adjacent ranges of one record merge
-    } else {
+    if (!(values.length > 0 && values[values.length - 1] === row.value && start === next)) {
       starts.push(start);
-      recs.push(rec);
+      values.push(row.value);
     }
     next = end + 1n;
   };
@@ -118,15 +157,43 @@ function tile(rows: Row[], max: bigint, records: Records): Tiled {
     }
     i = j;
   }
-  if (next <= max) {
+  if (next <= max || starts.length === 0) {
     starts.push(next);
-    recs.push(0);
+    values.push(null);
   }
-  if (starts.length === 0) {
-    starts.push(0n);
-    recs.push(0);
+  return { starts, values, overlaps };
+}
+
+/**
+ * One family's ranges and records: the ASN rows' segments with the feeds'
+ * segments laid over them. Every boundary of either is a boundary of the
+ * result; a segment's record is (the ASN row's asn and organization, the
+ * range feed covering it, the ASN feed listing that asn).
+ */
+function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Records, asnFeedOf: (asn: number) => number): Tiled {
+  const base = segments(rows.map((r) => ({ start: r.start, end: r.end, order: r.order, value: r })), max);
+  const over = segments(feedRanges, max);
+  const starts: bigint[] = [];
+  const recs: number[] = [];
+  let i = 0;
+  let j = 0;
+  let at = 0n;
+  for (;;) {
+    const row = base.values[i];
+    const feed = over.values[j] ?? 0;
+    const rec = row === null && feed === 0 ? 0 : records.of(row?.asn ?? 0, row?.org ?? '', feed | (row === null ? 0 : asnFeedOf(row.asn) << 8));
+    if (recs.length === 0 || recs[recs.length - 1] !== rec) {
+      starts.push(at);
+      recs.push(rec);
+    }
+    const nextBase = i + 1 < base.starts.length ? base.starts[i + 1] : max + 1n;
+    const nextFeed = j + 1 < over.starts.length ? over.starts[j + 1] : max + 1n;
+    at = nextBase < nextFeed ? nextBase : nextFeed;
+    if (at > max) break;
+    if (at === nextBase) i++;
+    if (at === nextFeed) j++;
   }
-  return { starts, recs, overlaps };
+  return { starts, recs, overlaps: base.overlaps };
 }
 
 interface NodeRuns {
@@ -226,10 +293,22 @@ function shiftFor(keys: number): number {
 
 /** Compiles parsed sources into the bytes of a trie file. */
 export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { bytes: Uint8Array; report: BuildReport } {
+  const feeds = options.feeds ?? [];
+  if (feeds.length > MAX_FEEDS) throw new Error(`at most ${MAX_FEEDS} feeds fit in a database file, got ${feeds.length}`);
+  // Slot = 1 + index in `feeds`; the earlier feed wins a tie (Span.order).
+  const feedSpans = { v4: [] as Span<number>[], v6: [] as Span<number>[] };
+  const asnSlot = new Map<number, number>();
+  feeds.forEach((f, i) => {
+    for (const family of ['v4', 'v6'] as const) {
+      for (const [start, end] of f.ranges?.[family] ?? []) feedSpans[family].push({ start, end, order: i, value: i + 1 });
+    }
+    for (const asn of f.asns ?? []) if (!asnSlot.has(asn)) asnSlot.set(asn, i + 1);
+  });
+  const asnFeedOf = (asn: number) => asnSlot.get(asn) ?? 0;
   const records = new Records();
-  const v4 = tile(parsed.v4, 0xffffffffn, records);
+  const v4 = tile(parsed.v4, feedSpans.v4, 0xffffffffn, records, asnFeedOf);
   options.onProgress?.(0.3);
-  const v6 = tile(parsed.v6, (1n << 128n) - 1n, records);
+  const v6 = tile(parsed.v6, feedSpans.v6, (1n << 128n) - 1n, records, asnFeedOf);
   options.onProgress?.(0.5);
   const trie = new TrieBuilder();
   const root4 = trie.family(v4, 2);
@@ -268,15 +347,27 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
     }
     return at;
   };
-  const recordTable = new Uint32Array(records.asns.length * 3);
+  const recordTable = new Uint32Array(records.asns.length * RECORD_WORDS);
   for (let r = 0; r < records.asns.length; r++) {
     const [off, len] = r === 0 ? [0, 0] : intern(records.orgs[r]);
-    recordTable[3 * r] = records.asns[r];
-    recordTable[3 * r + 1] = off;
-    recordTable[3 * r + 2] = len;
+    recordTable[RECORD_WORDS * r] = records.asns[r];
+    recordTable[RECORD_WORDS * r + 1] = off;
+    recordTable[RECORD_WORDS * r + 2] = len;
+    recordTable[RECORD_WORDS * r + 3] = records.feeds[r];
   }
   const source = intern(options.sourceName);
   const version = intern(options.dataVersion);
+  const feedTable = new Uint32Array(feeds.length * FEED_WORDS);
+  feeds.forEach((f, i) => {
+    const at = FEED_WORDS * i;
+    [feedTable[at], feedTable[at + 1]] = intern(f.name);
+    [feedTable[at + 2], feedTable[at + 3]] = intern(f.version);
+    feedTable[at + 4] = FEED_LABELS.indexOf(f.label);
+    feedTable[at + 5] = f.ranges ? FeedKind.ranges : FeedKind.asns;
+    feedTable[at + 6] = f.ranges ? f.ranges.v4.length + f.ranges.v6.length : (f.asns?.length ?? 0);
+    feedTable[at + 7] = f.fetchedAt % 2 ** 32;
+    feedTable[at + 8] = Math.floor(f.fetchedAt / 2 ** 32);
+  });
 
   const sizes = [
     ROOT_SLOTS * 4,
@@ -289,6 +380,7 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
     v6.starts.length * 16,
     recordTable.byteLength,
     stringBytes,
+    feedTable.byteLength,
   ];
   const offsets: number[] = [];
   let size = HEADER_SIZE;
@@ -320,6 +412,7 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
   u32(Field.versionOff, version[0]);
   u32(Field.versionLen, version[1]);
   u32(Field.dirCount, dirCount);
+  u32(Field.feedCount, feeds.length);
   for (let s = 0; s < SECTION_COUNT; s++) {
     u64(Field.sections + 16 * s, offsets[s]);
     u64(Field.sections + 16 * s + 8, sizes[s]);
@@ -370,6 +463,7 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
     bytes.set(part, at);
     at += part.length;
   }
+  new Uint32Array(buf, offsets[10], feedTable.length).set(feedTable);
   u32(Field.checksum, binding.crc32c(bytes));
   options.onProgress?.(1);
 
@@ -385,6 +479,7 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
       entries: entryCount,
       overlapsResolved: v4.overlaps + v6.overlaps,
       size,
+      feeds: feeds.map((f, i) => ({ name: f.name, count: feedTable[FEED_WORDS * i + 6] })),
     },
   };
 }

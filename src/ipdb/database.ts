@@ -8,6 +8,7 @@
 // can drop a database while requests still read it.
 import { IpdbError } from '../errors.js';
 import { formatIPv4, formatIPv6, mappedIPv4, parseIp } from './address.js';
+import { FEED_LABELS, FEED_WORDS, FeedKind, type FeedLabel, RECORD_WORDS } from './format.js';
 import { binding, type NativeInfo, type NativeTrie, Section } from './native.js';
 
 export interface DatabaseInfo {
@@ -22,6 +23,18 @@ export interface DatabaseInfo {
   ranges: { v4: number; v6: number };
   records: number;
   nodes: number;
+  /** The feeds folded into the file, in slot order (slot = index + 1). */
+  feeds: FeedInfo[];
+}
+
+export interface FeedInfo {
+  name: string;
+  label: FeedLabel;
+  kind: 'ranges' | 'asns';
+  version: string;
+  /** Ranges (or ASNs) the feed contributed. */
+  count: number;
+  fetchedAt: string;
 }
 
 export interface LookupResult {
@@ -71,7 +84,7 @@ export class IpDatabase {
     this.#dir = new Uint32Array(buffer, s[Section.dir].offset, raw.dirCount);
     this.#v4Starts = new Uint32Array(buffer, s[Section.v4Starts].offset, raw.v4Ranges);
     this.#v6Starts = new Uint8Array(buffer, s[Section.v6Starts].offset, raw.v6Ranges * 16);
-    this.#records = new Uint32Array(buffer, s[Section.records].offset, raw.records * 3);
+    this.#records = new Uint32Array(buffer, s[Section.records].offset, raw.records * RECORD_WORDS);
     this.#strings = new Uint8Array(buffer, s[Section.strings].offset, raw.stringBytes);
     this.#recordCount = raw.records;
     const text = (off: number, len: number) => decoder.decode(this.#strings.subarray(off, off + len));
@@ -86,7 +99,20 @@ export class IpDatabase {
       ranges: { v4: raw.v4Ranges, v6: raw.v6Ranges },
       records: raw.records,
       nodes: raw.nodes,
+      feeds: [],
     };
+    const table = new Uint32Array(buffer, s[Section.feeds].offset, raw.feedCount * FEED_WORDS);
+    for (let i = 0; i < raw.feedCount; i++) {
+      const f = table.subarray(FEED_WORDS * i, FEED_WORDS * (i + 1));
+      this.info.feeds.push({
+        name: text(f[0], f[1]),
+        version: text(f[2], f[3]),
+        label: FEED_LABELS[f[4]],
+        kind: f[5] === FeedKind.ranges ? 'ranges' : 'asns',
+        count: f[6],
+        fetchedAt: new Date(f[7] + f[8] * 2 ** 32).toISOString(),
+      });
+    }
   }
 
   /** Maps and fully validates a trie file. Throws IpdbError naming what is wrong. */
@@ -199,17 +225,29 @@ export class IpDatabase {
   }
 
   asn(record: number): number {
-    return this.#records[3 * record];
+    return this.#records[RECORD_WORDS * record];
   }
 
   organization(record: number): string {
     let s = this.#orgs.get(record);
     if (s === undefined) {
-      const off = this.#records[3 * record + 1];
-      s = decoder.decode(this.#strings.subarray(off, off + this.#records[3 * record + 2]));
+      const off = this.#records[RECORD_WORDS * record + 1];
+      s = decoder.decode(this.#strings.subarray(off, off + this.#records[RECORD_WORDS * record + 2]));
       this.#orgs.set(record, s);
     }
     return s;
+  }
+
+  /** The range feed whose ranges hold the record's addresses, or null. */
+  rangeFeed(record: number): FeedInfo | null {
+    const slot = this.#records[RECORD_WORDS * record + 3] & 0xff;
+    return slot === 0 ? null : this.info.feeds[slot - 1];
+  }
+
+  /** The ASN feed that lists the record's ASN, or null. */
+  asnFeed(record: number): FeedInfo | null {
+    const slot = (this.#records[RECORD_WORDS * record + 3] >>> 8) & 0xff;
+    return slot === 0 ? null : this.info.feeds[slot - 1];
   }
 
   /** The range holding an address (16 bytes), as text. Cold path. */
@@ -261,7 +299,8 @@ export class IpDatabase {
     const version = parseIp(text, a);
     if (version === 0) return null;
     const record = this.lookupBytes(a);
-    const found = record !== 0;
+    // Feed space outside the ASN data has a record of ASN 0: not found.
+    const found = record !== 0 && this.asn(record) !== 0;
     return {
       ip: text,
       version: mappedIPv4(a) >= 0 ? 4 : version,

@@ -1,5 +1,6 @@
 // The only module that loads the native addon. Everything else reaches the
-// trie through database.ts.
+// trie through database.ts, and the connection guard through
+// http/connection-guard.ts.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -20,6 +21,7 @@ export interface NativeInfo {
   entries: number;
   records: number;
   dirCount: number;
+  feedCount: number;
   stringBytes: number;
   sourceOffset: number;
   sourceLength: number;
@@ -38,6 +40,36 @@ export interface NativeTrie {
   close(): void;
 }
 
+/** One TCP connection as the kernel lists it (native/connection_guard.h). */
+export interface NativeConnection {
+  /** The socket's inode: what shutdown() takes; 0 while the connection waits in a listen queue (not accepted yet). */
+  inode: number;
+  /** The remote address as text: dotted IPv4 (also for IPv4-mapped IPv6), else IPv6. */
+  address: string;
+  /** The remote port. */
+  port: number;
+  localPort: number;
+  /** The kernel's TCP state: 1 ESTABLISHED, 3 SYN_RECV, 8 CLOSE_WAIT, ... */
+  state: number;
+  /** Bytes written by the server and not yet acknowledged by the client. */
+  sendQueue: number;
+  /** Bytes received and not yet read by the server. */
+  receiveQueue: number;
+  /** tcpi_bytes_acked; -1 when the kernel gave no tcp_info. */
+  bytesAcked: number;
+  /** tcpi_last_data_recv: milliseconds since data last arrived; -1 when the kernel gave no tcp_info. */
+  lastReceiveMs: number;
+}
+
+/** Lists and shuts down this process's TCP connections; keeps its descriptors open until close(). */
+export interface NativeConnectionGuard {
+  /** The connections whose local port is one of `ports`. Throws (code connguard_...) when the kernel's answer is unusable. */
+  list(ports: number[]): NativeConnection[];
+  /** Shuts down the sockets of this process with these inodes (RST on close); returns how many. A stale inode is skipped. */
+  shutdown(inodes: number[]): number;
+  close(): void;
+}
+
 interface Binding {
   IpTrie: new (file: string, verifyChecksum: boolean) => NativeTrie;
   crc32c(bytes: Uint8Array, seed?: number): number;
@@ -49,6 +81,11 @@ interface Binding {
   sealedCopy(path: string): number;
   statuses: Record<string, string>;
   formatVersion: number;
+  /** Opens the guard's netlink socket, /proc/self/fd and its reserved descriptor; throws with code connguard_... */
+  ConnectionGuard: new () => NativeConnectionGuard;
+  /** Raises the soft RLIMIT_NOFILE to the hard limit; returns both (Infinity for unlimited). */
+  raiseFileLimit(): { soft: number; hard: number };
+  connectionGuardStatuses: Record<string, string>;
 }
 
 /** Section order in the file; matches `enum Section` in native/trie_format.h. */
@@ -63,6 +100,7 @@ export const Section = {
   v6Starts: 7,
   records: 8,
   strings: 9,
+  feeds: 10,
 } as const;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

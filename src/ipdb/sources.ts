@@ -104,7 +104,8 @@ export function splitCsvLine(line: string): string[] | null {
   }
 }
 
-function decode(name: string, data: Uint8Array): string {
+/** A source file as text: gunzipped when it is gzip (capped), without a byte-order mark. */
+export function decodeSource(name: string, data: Uint8Array): string {
   let bytes = data;
   if (data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b) {
     try {
@@ -138,7 +139,7 @@ export function parseSources(files: SourceFile[], onProgress?: (fraction: number
   const total = files.reduce((a, f) => a + f.data.length, 0) || 1;
   let done = 0;
   for (const file of files) {
-    const text = decode(file.name, file.data);
+    const text = decodeSource(file.name, file.data);
     const before = { lines: out.lines, malformed: out.malformed, unrouted: out.unrouted, rows: out.v4.length + out.v6.length };
     let tsv: boolean | undefined;
     let pos = 0;

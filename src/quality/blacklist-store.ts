@@ -2,10 +2,15 @@
 // disabled, plus the operator's custom entries (stored in LMDB). Every change
 // bumps `blacklist_generation`; server threads poll it and rebuild their
 // classifier, so a change is seen everywhere within a second.
+//
+// Built-in entries are the curated list (src/quality/lists/asn-blacklist.json)
+// and the ASNs the serving database's ASN feeds list (the hosting list,
+// refreshed with the feeds; `listed`, from Classifier.listed), which
+// intercept from medium. A curated entry wins over a listed one.
 import { AppError, invalidParameter } from '../errors.js';
 import type { BlacklistChange, Stores } from '../store/db.js';
-import type { ActiveBlacklistEntry } from './classifier.js';
-import { BLACKLIST_CATEGORIES, type BlacklistCategory, builtInLists } from './lists.js';
+import type { ActiveBlacklistEntry, ListedAsn } from './classifier.js';
+import { BLACKLIST_CATEGORIES, type BlacklistCategory, type BlacklistEntry, builtInLists } from './lists.js';
 
 export const BLACKLIST_GENERATION = 'blacklist_generation';
 
@@ -29,12 +34,30 @@ function bump(stores: Stores): void {
   stores.meta.putSync(BLACKLIST_GENERATION, blacklistGeneration(stores) + 1);
 }
 
+const NO_LISTED: ReadonlyMap<number, ListedAsn> = new Map();
+
+/** The built-in entries: the curated list, then the listed ASNs it does not hold. */
+export function builtInEntries(listed: ReadonlyMap<number, ListedAsn> = NO_LISTED): BlacklistEntry[] {
+  const curated = builtInLists().blacklist;
+  if (listed.size === 0) return curated;
+  const out = [...curated];
+  const have = new Set(curated.map((e) => e.asn));
+  for (const l of listed.values()) {
+    if (have.has(l.asn)) continue;
+    out.push({
+      asn: l.asn, provider: l.organization, category: l.feed.label === 'vpn' ? 'vpn' : 'hosting', level: 'medium',
+      source: `feed ${l.feed.name} (version ${l.feed.version})`,
+    });
+  }
+  return out;
+}
+
 /** Every entry, built-in and custom, enabled or not, ordered by ASN. */
-export function listBlacklist(stores: Stores): BlacklistView[] {
+export function listBlacklist(stores: Stores, listed?: ReadonlyMap<number, ListedAsn>): BlacklistView[] {
   const changes = new Map<number, BlacklistChange>();
   for (const { value } of stores.blacklist.getRange()) changes.set(value.asn, value);
   const out: BlacklistView[] = [];
-  for (const e of builtInLists().blacklist) {
+  for (const e of builtInEntries(listed)) {
     const c = changes.get(e.asn);
     out.push({
       asn: e.asn, provider: e.provider, category: e.category, level: e.level, built_in: true,
@@ -52,10 +75,10 @@ export function listBlacklist(stores: Stores): BlacklistView[] {
   return out.sort((a, b) => a.asn - b.asn);
 }
 
-/** The entries the classifier applies. */
-export function activeBlacklist(stores: Stores | null): ActiveBlacklistEntry[] {
-  if (!stores) return builtInLists().blacklist;
-  return listBlacklist(stores)
+/** The entries the classifier applies (`stores` null: the built-in ones, as shipped). */
+export function activeBlacklist(stores: Stores | null, listed?: ReadonlyMap<number, ListedAsn>): ActiveBlacklistEntry[] {
+  if (!stores) return builtInEntries(listed);
+  return listBlacklist(stores, listed)
     .filter((e) => e.enabled)
     .map((e) => ({ asn: e.asn, category: e.category as BlacklistCategory, level: e.level }));
 }
@@ -68,7 +91,7 @@ export interface CustomEntryInput {
   note?: unknown;
 }
 
-export function addCustomEntry(stores: Stores, input: CustomEntryInput): BlacklistView {
+export function addCustomEntry(stores: Stores, input: CustomEntryInput, listed?: ReadonlyMap<number, ListedAsn>): BlacklistView {
   const asn = input.asn;
   if (!Number.isInteger(asn) || (asn as number) < 1 || (asn as number) > 0xffffffff) throw invalidParameter('asn', 'must be an integer from 1 to 4294967295');
   if (typeof input.provider !== 'string' || input.provider.trim() === '' || input.provider.length > 200) throw invalidParameter('provider', 'must be a string of 1 to 200 characters');
@@ -78,7 +101,7 @@ export function addCustomEntry(stores: Stores, input: CustomEntryInput): Blackli
   if (level !== 'low' && level !== 'medium' && level !== 'high') throw invalidParameter('level', 'must be low, medium or high');
   const note = input.note === undefined ? '' : input.note;
   if (typeof note !== 'string' || note.length > 500) throw invalidParameter('note', 'must be a string of at most 500 characters');
-  if (builtInLists().blacklist.some((e) => e.asn === asn)) throw invalidParameter('asn', 'is a built-in entry: enable or disable it instead');
+  if (builtInEntries(listed).some((e) => e.asn === asn)) throw invalidParameter('asn', 'is a built-in entry: enable or disable it instead');
   const change: BlacklistChange = {
     asn: asn as number, builtIn: false, disabled: false, provider: input.provider.trim(),
     category: input.category as string, level, note, updatedAt: new Date().toISOString(),
@@ -90,12 +113,12 @@ export function addCustomEntry(stores: Stores, input: CustomEntryInput): Blackli
     return true;
   });
   if (!added) throw invalidParameter('asn', 'is already on the blacklist');
-  return listBlacklist(stores).find((e) => e.asn === change.asn)!;
+  return listBlacklist(stores, listed).find((e) => e.asn === change.asn)!;
 }
 
 /** Enables or disables a built-in or custom entry; not_found when the ASN is on neither list. */
-export function setEnabled(stores: Stores, asn: number, enabled: boolean, note?: string): BlacklistView {
-  const builtIn = builtInLists().blacklist.find((e) => e.asn === asn);
+export function setEnabled(stores: Stores, asn: number, enabled: boolean, note?: string, listed?: ReadonlyMap<number, ListedAsn>): BlacklistView {
+  const builtIn = builtInEntries(listed).find((e) => e.asn === asn);
   stores.root.transactionSync(() => {
     const existing = stores.blacklist.get(asn);
     if (!builtIn && !existing) return;
@@ -106,14 +129,14 @@ export function setEnabled(stores: Stores, asn: number, enabled: boolean, note?:
     stores.blacklist.putSync(asn, { ...base, disabled: !enabled, note: note ?? base.note, updatedAt: new Date().toISOString() });
     bump(stores);
   });
-  const view = listBlacklist(stores).find((e) => e.asn === asn);
+  const view = listBlacklist(stores, listed).find((e) => e.asn === asn);
   if (!view) throw new AppError('not_found', `AS${asn} is not on the blacklist`);
   return view;
 }
 
 /** Removes a custom entry; built-in entries can only be disabled. */
-export function removeCustomEntry(stores: Stores, asn: number): void {
-  if (builtInLists().blacklist.some((e) => e.asn === asn)) throw invalidParameter('asn', 'is a built-in entry: disable it instead of removing it');
+export function removeCustomEntry(stores: Stores, asn: number, listed?: ReadonlyMap<number, ListedAsn>): void {
+  if (builtInEntries(listed).some((e) => e.asn === asn)) throw invalidParameter('asn', 'is a built-in entry: disable it instead of removing it');
   const removed = stores.root.transactionSync(() => {
     if (!stores.blacklist.get(asn)) return false;
     stores.blacklist.removeSync(asn);

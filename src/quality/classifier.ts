@@ -15,7 +15,22 @@
 // The keyword tables depend on the database only; the blacklist tables and
 // the verdicts are recomputed (a few ms) whenever the operator's blacklist
 // changes, and a new Classifier is made for a new database.
-import type { IpDatabase, LookupResult } from '../ipdb/database.js';
+//
+// The signals, most specific first (contract §6, §6a):
+//   range feed   the record's addresses are in a feed's published ranges:
+//                tor, vpn, crawler intercept from low; cloud, hosting from
+//                medium (from low when the ASN is blacklisted at low); relay
+//                (real people behind Private Relay) only at high, whatever
+//                else the record says. No whitelist cancels a feed.
+//   blacklist    the curated list, the operator's entries, and the ASNs the
+//                database's ASN feeds list (the hosting list, from medium);
+//                decisive at its level.
+//   keywords     strong and VPN words from medium, weak words at high, each
+//                cancelled by the carrier whitelist.
+// The user agent is judged apart, by the redirect (user-agent.ts).
+import type { FeedInfo, IpDatabase, LookupResult } from '../ipdb/database.js';
+import type { FeedLabel } from '../ipdb/format.js';
+import { classifyUserAgent, type UserAgentVerdict } from './user-agent.js';
 import { KeywordSet, words } from './keywords.js';
 import { type BlacklistCategory, type BuiltInLists, LEVEL_INDEX, type Level } from './lists.js';
 
@@ -26,6 +41,13 @@ export const RULE_ORG_KEYWORD = 2;
 export const RULE_VPN_PROXY = 3;
 /** Passed because the carrier whitelist cancelled a keyword hit. */
 export const RULE_CARRIER_WHITELIST = 4;
+export const RULE_RANGE_FEED = 5;
+/** Decided by the user agent (the redirect's rule; never in the per-record table). */
+export const RULE_CRAWLER = 6;
+
+/** The level index from which a range feed label intercepts (relay: only at high, and nothing else applies). */
+const FEED_LEVEL: Record<FeedLabel, number> = { tor: 1, vpn: 1, crawler: 1, cloud: 2, hosting: 2, relay: 3 };
+const FEED_CATEGORY: Record<FeedLabel, Category> = { tor: 'vpn_proxy', vpn: 'vpn_proxy', cloud: 'datacenter', hosting: 'datacenter', crawler: 'datacenter', relay: 'other' };
 
 export type Category = 'datacenter' | 'vpn_proxy' | 'carrier' | 'other' | 'unknown';
 
@@ -33,6 +55,13 @@ export interface ActiveBlacklistEntry {
   asn: number;
   category: BlacklistCategory;
   level: 'low' | 'medium' | 'high';
+}
+
+/** An ASN that an ASN feed of the database lists (the hosting list), with its organization there. */
+export interface ListedAsn {
+  asn: number;
+  organization: string;
+  feed: FeedInfo;
 }
 
 /** The lookup's answer plus the classification (contract §6). */
@@ -43,6 +72,9 @@ export interface CheckResult extends LookupResult {
     org_keyword: string | null;
     vpn_proxy: string | null;
     carrier_whitelist: string | null;
+    range_feed: { feed: string; label: FeedLabel } | null;
+    /** Filled when the check was asked with a user agent. */
+    user_agent: UserAgentVerdict | null;
   };
   intercept: { low: boolean; medium: boolean; high: boolean };
   level: Level;
@@ -102,16 +134,20 @@ export function computeKeywordTables(db: IpDatabase, lists: BuiltInLists): Keywo
 
 export class Classifier {
   readonly database: IpDatabase;
+  /** The ASNs the database's ASN feeds list, by ASN (the operator's blacklist shows them as built-in entries). */
+  readonly listed: ReadonlyMap<number, ListedAsn>;
   readonly #lists: BuiltInLists;
   readonly #kw: KeywordTables;
   /** Per record: blacklist level and kind, and the verdict at each level (layout above). */
   #packed: Uint16Array;
 
-  constructor(database: IpDatabase, lists: BuiltInLists, blacklist: Iterable<ActiveBlacklistEntry>, keywordTables?: KeywordTables) {
+  /** `blacklist`: the entries in force (the curated list, the operator's, and `listed`, minus what the operator disabled). */
+  constructor(database: IpDatabase, lists: BuiltInLists, blacklist: Iterable<ActiveBlacklistEntry> | ((listed: ReadonlyMap<number, ListedAsn>) => Iterable<ActiveBlacklistEntry>), keywordTables?: KeywordTables) {
     this.database = database;
     this.#lists = lists;
     this.#kw = keywordTables ?? computeKeywordTables(database, lists);
-    this.#packed = this.#tables(blacklist);
+    this.listed = listedAsns(database);
+    this.#packed = this.#tables(typeof blacklist === 'function' ? blacklist(this.listed) : blacklist);
   }
 
   setBlacklist(blacklist: Iterable<ActiveBlacklistEntry>): void {
@@ -132,9 +168,13 @@ export class Classifier {
       const blKind = !entry ? 0 : entry.category === 'vpn' || entry.category === 'proxy' ? 1 : 2;
       let bits = (blLevel << 12) | (blKind << 14);
       const carrier = kw.carrierAsn[r] === 1 || kw.carrierWord[r] >= 0;
+      const feed = db.rangeFeed(r);
+      const feedLevel = feed === null ? 4 : feed.label === 'cloud' || feed.label === 'hosting' ? Math.min(FEED_LEVEL[feed.label], blLevel === 1 ? 1 : 4) : FEED_LEVEL[feed.label];
       for (let level = 1; level <= 3; level++) {
         let rule = RULE_PASS;
-        if (blLevel !== 0 && level >= blLevel) rule = RULE_ASN_BLACKLIST;
+        if (level >= feedLevel) rule = RULE_RANGE_FEED;
+        else if (feed?.label === 'relay') rule = RULE_PASS;
+        else if (blLevel !== 0 && level >= blLevel) rule = RULE_ASN_BLACKLIST;
         else if (level >= 2 && kw.vpn[r] >= 0) rule = RULE_VPN_PROXY;
         else if (level >= 2 && kw.strong[r] >= 0) rule = RULE_ORG_KEYWORD;
         else if (level >= 3 && kw.weak[r] >= 0) rule = RULE_ORG_KEYWORD;
@@ -157,6 +197,9 @@ export class Classifier {
 
   category(record: number): Category {
     if (record === 0) return 'unknown';
+    const feed = this.database.rangeFeed(record);
+    if (feed !== null) return FEED_CATEGORY[feed.label];
+    if (this.database.asn(record) === 0) return 'unknown';
     const bl = this.#packed[record] >>> 14;
     if (bl !== 0) return bl === 1 ? 'vpn_proxy' : 'datacenter';
     const kw = this.#kw;
@@ -166,21 +209,29 @@ export class Classifier {
     return 'other';
   }
 
-  /** The full check result for address text (contract §6), or null when the text is not an address. */
-  check(ip: string, level: Level): CheckResult | null {
+  /**
+   * The full check result for address text (contract §6, §6a), or null when
+   * the text is not an address. With `userAgent` (undefined: not asked) the
+   * answer also says what the redirect would make of that user agent, and
+   * `intercept` covers both.
+   */
+  check(ip: string, level: Level, userAgent?: string): CheckResult | null {
     const found = this.database.describe(ip);
     if (!found) return null;
     const db = this.database;
-    const record = found.found ? db.lookupText(ip) : 0;
+    const record = db.lookupText(ip);
     const kw = this.#kw;
     const k = this.#lists.keywords;
     const keywordHit = kw.strong[record] >= 0 || kw.weak[record] >= 0 || kw.vpn[record] >= 0;
     const carrier = kw.carrierAsn[record] === 1 || kw.carrierWord[record] >= 0;
+    const agent = userAgent === undefined ? null : classifyUserAgent(userAgent);
+    const byAgent = (lvl: number) => agent !== null && (agent.crawler || (userAgent === '' && lvl >= 3));
     const intercept = {
-      low: isIntercept(this.verdict(record, 1)),
-      medium: isIntercept(this.verdict(record, 2)),
-      high: isIntercept(this.verdict(record, 3)),
+      low: isIntercept(this.verdict(record, 1)) || byAgent(1),
+      medium: isIntercept(this.verdict(record, 2)) || byAgent(2),
+      high: isIntercept(this.verdict(record, 3)) || byAgent(3),
     };
+    const feed = db.rangeFeed(record);
     return {
       ...found,
       category: this.category(record),
@@ -191,9 +242,11 @@ export class Classifier {
         // Reported only where it cancelled a keyword hit: never beside a
         // blacklisted ASN, which it cannot override.
         carrier_whitelist:
-          record !== 0 && keywordHit && carrier && this.#blacklistLevel(record) === 0
+          record !== 0 && keywordHit && carrier && this.#blacklistLevel(record) === 0 && feed === null
             ? (k.carrier[kw.carrierWord[record]] ?? `AS${db.asn(record)}`)
             : null,
+        range_feed: feed === null ? null : { feed: feed.name, label: feed.label },
+        user_agent: agent,
       },
       intercept,
       level,
@@ -204,5 +257,16 @@ export class Classifier {
 }
 
 export function isIntercept(rule: number): boolean {
-  return rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY;
+  return rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY || rule === RULE_RANGE_FEED;
+}
+
+/** Every ASN an ASN feed of the database lists, with the organization of its first record. */
+function listedAsns(db: IpDatabase): Map<number, ListedAsn> {
+  const out = new Map<number, ListedAsn>();
+  for (let r = 1; r < db.recordCount; r++) {
+    const feed = db.asnFeed(r);
+    const asn = db.asn(r);
+    if (feed !== null && !out.has(asn)) out.set(asn, { asn, organization: db.organization(r), feed });
+  }
+  return out;
 }

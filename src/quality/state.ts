@@ -27,7 +27,7 @@ export class QualityState {
   /** Serves a (new) database; `tables` are its keyword tables when another thread computed them. */
   setDatabase(database: IpDatabase, tables?: KeywordTables): void {
     this.#generation = blacklistGeneration(this.#stores);
-    this.#classifier = new Classifier(database, builtInLists(), activeBlacklist(this.#stores), tables);
+    this.#classifier = new Classifier(database, builtInLists(), (listed) => activeBlacklist(this.#stores, listed), tables);
   }
 
   /** Rebuilds the blacklist tables if the stored blacklist changed; true when it did. */
@@ -35,7 +35,7 @@ export class QualityState {
     const generation = blacklistGeneration(this.#stores);
     if (generation === this.#generation || !this.#classifier) return false;
     this.#generation = generation;
-    this.#classifier.setBlacklist(activeBlacklist(this.#stores));
+    this.#classifier.setBlacklist(activeBlacklist(this.#stores, this.#classifier.listed));
     return true;
   }
 }

@@ -16,7 +16,11 @@ interface Pending {
 
 const zero = (): DayStats => ({
   clicks: 0, a: 0, b: 0, intercepted: 0, asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0,
+  range_feed: 0, crawler: 0,
 });
+
+/** A stored day with every counter: fields a day written by an earlier version lacks are 0. */
+const complete = (stored: DayStats | undefined): DayStats => ({ ...zero(), ...stored });
 
 export class ClickRecorder {
   readonly #stores: Stores;
@@ -63,7 +67,7 @@ export class ClickRecorder {
       await this.#stores.root.transaction(() => {
         for (const p of batch.values()) {
           const key: [number, number] = [p.routeId, p.day];
-          const stored = stats.get(key) ?? zero();
+          const stored = complete(stats.get(key));
           for (const f in p.c) stored[f as keyof DayStats] += p.c[f as keyof DayStats];
           stats.put(key, stored);
         }
@@ -84,6 +88,6 @@ export class ClickRecorder {
 /** The last `days` UTC days of a route's counters, oldest first, zero-filled. */
 export function readWindow(stores: Stores, routeId: number, today: number, days = 7): { day: number; stats: DayStats }[] {
   const out: { day: number; stats: DayStats }[] = [];
-  for (let d = today - days + 1; d <= today; d++) out.push({ day: d, stats: stores.stats.get([routeId, d]) ?? zero() });
+  for (let d = today - days + 1; d <= today; d++) out.push({ day: d, stats: complete(stores.stats.get([routeId, d])) });
   return out;
 }

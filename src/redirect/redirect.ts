@@ -1,13 +1,15 @@
-// The redirect decision (contract §5), kept free of uWebSockets.js: app.ts
-// reads the request and writes the response around it. Per visit: one Map
-// lookup for the route, one trie walk and one table read for the
-// classification, a hash for the split, counter increments for the stats.
-// No storage access and no await; the only allocations are the Location
-// string when the link carries a query, and a cookie for a new visitor.
+// The redirect decision (contract §5, §6a), kept free of uWebSockets.js:
+// app.ts reads the request and writes the response around it. Per visit: one
+// Map lookup for the route, one trie walk and one table read for the
+// classification, one Map lookup for a user agent seen before, a hash for
+// the split, counter increments for the stats. No storage access and no
+// await; the only allocations are the Location string when the link carries
+// a query, and a cookie for a new visitor.
 import type { Cidr } from '../config.js';
 import { clientAddress, normalizeAddress } from '../http/client-ip.js';
 import { M, type Metrics } from '../metrics.js';
-import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_VPN_PROXY } from '../quality/classifier.js';
+import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_RANGE_FEED, RULE_VPN_PROXY } from '../quality/classifier.js';
+import { UserAgentCache } from '../quality/user-agent.js';
 import type { ClickRecorder } from './clicks.js';
 import type { RouteCache } from './route-cache.js';
 import { bucket, newVisitorId, visitorCookie, visitorFromCookie } from './visitor.js';
@@ -34,6 +36,7 @@ export class Redirector {
   readonly #clicks: ClickRecorder;
   readonly #metrics: Metrics;
   readonly #trustProxy: readonly Cidr[];
+  readonly #agents = new UserAgentCache();
 
   constructor(routes: RouteCache, quality: () => Classifier | null, clicks: ClickRecorder, metrics: Metrics, trustProxy: readonly Cidr[]) {
     this.#routes = routes;
@@ -46,9 +49,10 @@ export class Redirector {
   /**
    * Decides one visit; returns 302 or 404. `peer` is the socket address as
    * uWS gives it (4 or 16 bytes). HEAD passes count = false: same answer,
-   * no click.
+   * no click. The user agent is judged only when the address passes: a
+   * crawler from low, an empty one at high.
    */
-  visit(code: string, peer: ArrayBuffer, forwardedFor: string, cookie: string, query: string, count: boolean): number {
+  visit(code: string, peer: ArrayBuffer, forwardedFor: string, cookie: string, userAgent: string, query: string, count: boolean): number {
     const route = isCode(code) ? this.#routes.get(code) : null;
     if (route === null) return 404;
     const c = count ? this.#clicks.counters(route.id, Date.now()) : null;
@@ -61,14 +65,15 @@ export class Redirector {
           ? new Uint8Array(peer)
           : clientAddress(normalizeAddress(peer), forwardedFor, this.#trustProxy);
         const rule = classifier.verdict(classifier.database.lookupBytes(address), route.level);
-        if (rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY) {
+        if (rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY || rule === RULE_RANGE_FEED) {
           intercepted = true;
           if (c !== null) {
             c.intercepted++;
-            if (rule === RULE_ASN_BLACKLIST) c.asn_blacklist++;
+            if (rule === RULE_RANGE_FEED) c.range_feed++;
+            else if (rule === RULE_ASN_BLACKLIST) c.asn_blacklist++;
             else if (rule === RULE_ORG_KEYWORD) c.org_keyword++;
             else c.vpn_proxy++;
-            this.#metrics.inc(rule === RULE_ASN_BLACKLIST ? M.interceptAsn : rule === RULE_ORG_KEYWORD ? M.interceptKeyword : M.interceptVpn);
+            this.#metrics.inc(rule === RULE_RANGE_FEED ? M.interceptFeed : rule === RULE_ASN_BLACKLIST ? M.interceptAsn : rule === RULE_ORG_KEYWORD ? M.interceptKeyword : M.interceptVpn);
           }
         } else if (rule === RULE_CARRIER_WHITELIST && c !== null) {
           c.carrier_whitelist++;
@@ -77,6 +82,14 @@ export class Redirector {
         // Fail open (contract §5.3): the visitor is treated as real.
         if (c !== null) c.check_failed++;
         this.#metrics.inc(M.checkFailed);
+      }
+      if (!intercepted && (userAgent === '' ? route.level === 3 : this.#agents.isCrawler(userAgent))) {
+        intercepted = true;
+        if (c !== null) {
+          c.intercepted++;
+          c.crawler++;
+          this.#metrics.inc(M.interceptCrawler);
+        }
       }
     }
     let toA: boolean;

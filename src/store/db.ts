@@ -117,6 +117,10 @@ export interface DayStats {
   vpn_proxy: number;
   carrier_whitelist: number;
   check_failed: number;
+  /** Intercepted by a range feed (contract §6a); absent in days written before feeds. */
+  range_feed: number;
+  /** Intercepted by the user agent; absent in days written before. */
+  crawler: number;
 }
 
 export const SCHEMA_VERSION = 3;

@@ -12,12 +12,17 @@
 //     down to depth 7 (the deepest an IPv6 address allows);
 //   * a second IPv6 subtree (2a00:1450::/32 with a /48), numbered after the
 //     first one, so that a node can be pointed at from an earlier one;
-//   * an organization with non-ASCII UTF-8, and one that needs CSV quoting.
+//   * an organization with non-ASCII UTF-8, and one that needs CSV quoting;
+//   * feeds (FIXTURE_FEEDS): a range feed inside Google's /24 with a
+//     narrower one of another feed inside it, a feed range exactly on a
+//     record's range, one outside every ASN range (a record of ASN 0), an
+//     IPv6 feed range, and an ASN feed.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildDatabase } from '../../src/ipdb/build.js';
-import { Field, SHIFT_BITS } from '../../src/ipdb/format.js';
+import { parseIp, parseIPv4 } from '../../src/ipdb/address.js';
+import { buildDatabase, type FeedInput } from '../../src/ipdb/build.js';
+import { FEED_WORDS, Field, RECORD_WORDS, SHIFT_BITS } from '../../src/ipdb/format.js';
 import { binding, Section } from '../../src/ipdb/native.js';
 import { parseSources } from '../../src/ipdb/sources.js';
 
@@ -45,10 +50,39 @@ ${wideRows()}
 export const FIXTURE_SOURCE = 'fixture.csv';
 export const FIXTURE_VERSION = '20250101';
 
+const v4 = (a: string, b: string): [bigint, bigint] => [BigInt(parseIPv4(a)), BigInt(parseIPv4(b))];
+const v6 = (a: string, b: string): [bigint, bigint] => {
+  const big = (t: string) => {
+    const x = new Uint8Array(16);
+    parseIp(t, x);
+    return x.reduce((acc, byte) => (acc << 8n) | BigInt(byte), 0n);
+  };
+  return [big(a), big(b)];
+};
+
+/** Feeds in the fixture, in priority order (slot = index + 1). */
+export const FIXTURE_FEEDS: FeedInput[] = [
+  {
+    name: 'fixture-cloud',
+    label: 'cloud',
+    version: 'c1',
+    fetchedAt: 1_700_000_000_000,
+    ranges: { v4: [v4('8.8.8.0', '8.8.8.127'), v4('10.20.64.0', '10.20.64.255')], v6: [v6('2a00:1450:4001::', '2a00:1450:4001::ffff:ffff:ffff:ffff')] },
+  },
+  {
+    name: 'fixture-tor',
+    label: 'tor',
+    version: 't1',
+    fetchedAt: 1_700_000_360_000,
+    ranges: { v4: [v4('8.8.8.8', '8.8.8.8'), v4('192.0.2.0', '192.0.2.255')], v6: [] },
+  },
+  { name: 'fixture-hosting', label: 'hosting', version: 'h1', fetchedAt: 1_700_000_720_000, asns: [64501, 64520] },
+];
+
 /** A fresh copy of the fixture trie file (callers may mutate it). */
-export function buildFixture(csv = FIXTURE_CSV): Uint8Array {
+export function buildFixture(csv = FIXTURE_CSV, feeds: FeedInput[] = FIXTURE_FEEDS): Uint8Array {
   const parsed = parseSources([{ name: FIXTURE_SOURCE, data: new TextEncoder().encode(csv) }]);
-  return buildDatabase(parsed, { sourceName: FIXTURE_SOURCE, dataVersion: FIXTURE_VERSION, buildTime: new Date(0) }).bytes;
+  return buildDatabase(parsed, { sourceName: FIXTURE_SOURCE, dataVersion: FIXTURE_VERSION, buildTime: new Date(0), feeds }).bytes;
 }
 
 const tempDirs: string[] = [];
@@ -194,7 +228,12 @@ export class TrieLayout {
   }
 
   recordSlot(r: number): number {
-    return this.offset(Section.records) + 12 * r;
+    return this.offset(Section.records) + 4 * RECORD_WORDS * r;
+  }
+
+  /** Position of feed i's entry in FEEDS. */
+  feedSlot(i: number): number {
+    return this.offset(Section.feeds) + 4 * FEED_WORDS * i;
   }
 
   /** Entry index in node n that answers word w: the last key <= w. */

@@ -21,6 +21,11 @@ export interface StartOptions {
   dataDir?: string;
   /** How long to wait for the "listening" line (default 30 s). */
   timeoutMs?: number;
+  /**
+   * A command that runs the server in its place (it must exec it, so that the
+   * child's pid stays the server's), e.g. ['prlimit', '--nofile=300:300'].
+   */
+  wrapper?: string[];
 }
 
 export interface Bootstrap {
@@ -85,7 +90,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const owned = options.dataDir === undefined;
   const dataDir = options.dataDir ?? tempDataDir();
   const env = childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: String(options.threads ?? 1), ...options.env });
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, BIN, 'serve'];
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 
   let stdout = '';
   let stderr = '';

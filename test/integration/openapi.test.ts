@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogue, CONSOLE_CODES } from '../../src/errors.js';
+import { catalogue, CONSOLE_CODES, sentAsIs } from '../../src/errors.js';
 import { runCliJson } from '../helpers/cli.js';
 import { request, type Response } from '../helpers/client.js';
 import { NO_RATE_LIMIT, TRUST_LOOPBACK, waitUntil } from '../helpers/routes.js';
@@ -220,11 +220,11 @@ describe('docs/openapi.yaml', () => {
     const schema = deref('/components/schemas/ErrorCode').node;
     // The catalogue also holds codes that never reach an API body: the command
     // line's (cli_*), the web console's (CONSOLE_CODES), and every server-side
-    // one (storage_unavailable, ipdb_*): app.ts sends any error of status 500 or
-    // more as the one fixed `internal` body and logs the real code.
+    // one (storage_unavailable, ipdb_*): publicError sends any error whose
+    // status is not sentAsIs as the one fixed `internal` body and logs the real code.
     const apiCodes = Object.keys(catalogue).filter((c) => {
       const { status } = catalogue[c as keyof typeof catalogue];
-      return !c.startsWith('cli_') && !(CONSOLE_CODES as string[]).includes(c) && (status < 500 || c === 'internal');
+      return !c.startsWith('cli_') && !(CONSOLE_CODES as string[]).includes(c) && (sentAsIs(status) || c === 'internal');
     });
     expect([...(schema.enum as string[])].sort()).toEqual(apiCodes.sort());
     const statuses = schema['x-http-status'] as Record<string, number>;

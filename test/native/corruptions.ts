@@ -65,12 +65,14 @@ export const corruptions: Corruption[] = [
   { code: 'ipdb_truncated', what: 'the file is empty', mutate: () => new Uint8Array(0) },
   { code: 'ipdb_bad_magic', what: 'the last magic byte differs', mutate: (b) => void (b[7] = 0x46) },
   { code: 'ipdb_bad_version', what: 'format version 1 (the layout before DIR)', mutate: (b, l) => l.setU32(Field.version, 1) },
-  { code: 'ipdb_bad_version', what: 'format version 3', mutate: (b, l) => l.setU32(Field.version, 3) },
+  { code: 'ipdb_bad_version', what: 'format version 2 (the layout before FEEDS)', mutate: (b, l) => l.setU32(Field.version, 2) },
+  { code: 'ipdb_bad_version', what: 'format version 4', mutate: (b, l) => l.setU32(Field.version, 4) },
   { code: 'ipdb_bad_version', what: 'format version 0', mutate: (b, l) => l.setU32(Field.version, 0) },
   { code: 'ipdb_bad_header', what: 'the endian marker is byte-swapped', mutate: (b, l) => l.setU32(Field.endian, 0x04030201) },
-  { code: 'ipdb_bad_header', what: 'the header size field says 512', mutate: (b, l) => l.setU32(Field.headerSize, 512) },
+  { code: 'ipdb_bad_header', what: 'the header size field says 256', mutate: (b, l) => l.setU32(Field.headerSize, 256) },
   { code: 'ipdb_bad_header', what: 'a flag is set', mutate: (b, l) => l.setU32(Field.flags, 1) },
-  { code: 'ipdb_bad_header', what: 'the reserved word is not zero', mutate: (b, l) => l.setU32(Field.reserved, 1) },
+  { code: 'ipdb_bad_header', what: 'the first reserved word is not zero', mutate: (b, l) => l.setU32(Field.reserved, 1) },
+  { code: 'ipdb_bad_header', what: 'the last byte of the header is not zero', mutate: (b) => void (b[HEADER_SIZE - 1] = 1) },
   {
     code: 'ipdb_size_mismatch',
     what: 'eight bytes are appended after the declared end',
@@ -107,6 +109,11 @@ export const corruptions: Corruption[] = [
     what: 'the node count is one more than NODES holds',
     mutate: (b, l) => l.setU32(Field.nodes, l.nodes + 1),
   },
+  {
+    code: 'ipdb_section_size',
+    what: 'the feed count is one more than FEEDS holds',
+    mutate: (b, l) => l.setU32(Field.feedCount, l.u32(Field.feedCount) + 1),
+  },
 
   // Strings and records (checked before the tree).
   {
@@ -135,8 +142,50 @@ export const corruptions: Corruption[] = [
   },
   {
     code: 'ipdb_record_out_of_range',
-    what: 'record 0 is not (0, 0, 0)',
+    what: 'record 0 is not all zero (an ASN)',
     mutate: (b, l) => l.setU32(l.recordSlot(0), 64500),
+  },
+  {
+    code: 'ipdb_record_out_of_range',
+    what: 'record 0 is not all zero (a feed)',
+    mutate: (b, l) => l.setU32(l.recordSlot(0) + 12, 1),
+  },
+  {
+    code: 'ipdb_string_out_of_range',
+    what: "feed 0's name lies past the string table",
+    mutate: (b, l) => l.setU32(l.feedSlot(0), l.stringBytes),
+  },
+  {
+    code: 'ipdb_string_out_of_range',
+    what: "feed 2's version length wraps around 2^32",
+    mutate: (b, l) => l.setU32(l.feedSlot(2) + 12, 0xffffffff),
+  },
+
+  // Feeds (checked after the strings, before the ranges).
+  { code: 'ipdb_bad_feed', what: 'the feed count is over 254', mutate: (b, l) => l.setU32(Field.feedCount, 255) },
+  { code: 'ipdb_bad_feed', what: "feed 0's name is empty", mutate: (b, l) => l.setU32(l.feedSlot(0) + 4, 0) },
+  { code: 'ipdb_bad_feed', what: "feed 1's label is past the last label", mutate: (b, l) => l.setU32(l.feedSlot(1) + 16, 6) },
+  { code: 'ipdb_bad_feed', what: "feed 2's kind is neither ranges nor ASNs", mutate: (b, l) => l.setU32(l.feedSlot(2) + 20, 2) },
+  { code: 'ipdb_bad_feed', what: "feed 0's last word is not zero", mutate: (b, l) => l.setU32(l.feedSlot(0) + 36, 1) },
+  {
+    code: 'ipdb_feed_out_of_range',
+    what: 'a record names a range feed past the feed count',
+    mutate: (b, l) => l.setU32(l.recordSlot(1) + 12, 4),
+  },
+  {
+    code: 'ipdb_feed_out_of_range',
+    what: 'a record names the ASN feed in its range-feed slot',
+    mutate: (b, l) => l.setU32(l.recordSlot(1) + 12, 3),
+  },
+  {
+    code: 'ipdb_feed_out_of_range',
+    what: 'a record names a range feed in its ASN-feed slot',
+    mutate: (b, l) => l.setU32(l.recordSlot(1) + 12, 1 << 8),
+  },
+  {
+    code: 'ipdb_feed_out_of_range',
+    what: "a record's feed word has a bit above the two slots",
+    mutate: (b, l) => l.setU32(l.recordSlot(1) + 12, 1 << 16),
   },
   { code: 'ipdb_bad_utf8', what: 'a 0xFF byte', mutate: (b, l) => void (b[stringsAt(l)] = 0xff) },
   {

@@ -56,7 +56,7 @@ const GOOGLE = {
   organization: 'Google LLC',
   range: { start: '8.8.8.0', end: '8.8.8.255' },
   category: 'datacenter',
-  signals: { asn_blacklist: true, org_keyword: null, vpn_proxy: null, carrier_whitelist: null },
+  signals: { asn_blacklist: true, org_keyword: null, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null },
   intercept: { low: true, medium: true, high: true },
 };
 const CLOUDFLARE_MAPPED = {
@@ -67,7 +67,7 @@ const CLOUDFLARE_MAPPED = {
   organization: 'Cloudflare, Inc.',
   range: { start: '1.1.1.0', end: '1.1.1.255' },
   category: 'datacenter',
-  signals: { asn_blacklist: true, org_keyword: null, vpn_proxy: null, carrier_whitelist: null },
+  signals: { asn_blacklist: true, org_keyword: null, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null },
   intercept: { low: false, medium: false, high: true },
 };
 

@@ -94,6 +94,9 @@ const sig = (asn_blacklist: boolean, org_keyword: string | null, vpn_proxy: stri
   org_keyword,
   vpn_proxy,
   carrier_whitelist,
+  // No feed in this synthetic database, and no user agent asked.
+  range_feed: null,
+  user_agent: null,
 });
 
 const TABLE: [string, Row][] = [

@@ -97,7 +97,7 @@ describe('Colombian carriers and other "colo…" names', () => {
       const r = check(o, 'high');
       expect(r.intercept).toEqual(NEVER);
       expect(r.intercepted).toBe(false);
-      expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: null, vpn_proxy: null, carrier_whitelist: null });
+      expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: null, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
     },
   );
 
@@ -139,7 +139,7 @@ describe('university computer centres', () => {
     const r = check(o, 'high');
     expect(r.intercept).toEqual(NEVER);
     expect(r.category).toBe('other');
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: null, vpn_proxy: null, carrier_whitelist: null });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: null, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
   });
 
   it('a university "Compute" name is not intercepted at medium; "compute" is weak, so only high takes it', () => {
@@ -168,7 +168,7 @@ describe('VPN/proxy words inside other words', () => {
     const r = check(ORGS.haproxy, 'high');
     expect(r.intercept).toEqual(NEVER);
     expect(r.category).toBe('other');
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: null, vpn_proxy: null, carrier_whitelist: null });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: null, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
   });
 
   it('a real proxy seller is still flagged ("proxy" as a whole word)', () => {
@@ -188,7 +188,7 @@ describe('"Internet" does not rescue hosters', () => {
     expect(r.intercepted).toBe(true);
     expect(r.intercept).toEqual({ low: true, medium: true, high: true });
     expect(r.category).toBe('datacenter');
-    expect(r.signals).toEqual({ asn_blacklist: true, org_keyword: null, vpn_proxy: null, carrier_whitelist: null });
+    expect(r.signals).toEqual({ asn_blacklist: true, org_keyword: null, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
   });
 
   it.each([
@@ -199,7 +199,7 @@ describe('"Internet" does not rescue hosters', () => {
     expect(r.intercepted).toBe(true);
     expect(r.intercept).toEqual({ low: false, medium: true, high: true });
     expect(r.category).toBe('datacenter');
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: word, vpn_proxy: null, carrier_whitelist: null });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: word, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
   });
 });
 
@@ -209,7 +209,7 @@ describe('a hoster with a carrier word', () => {
     expect(r.intercepted).toBe(false);
     expect(r.intercept).toEqual(NEVER);
     expect(r.category).toBe('carrier');
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'hosting', vpn_proxy: null, carrier_whitelist: 'telecom' });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'hosting', vpn_proxy: null, carrier_whitelist: 'telecom', range_feed: null, user_agent: null });
   });
 
   it('"HOST TELECOM LTD" on a blacklisted ASN is intercepted at low: the whitelist never cancels the blacklist', () => {
@@ -229,6 +229,6 @@ describe('a hoster with a carrier word', () => {
     const without = new Classifier(synthetic.db, lists, lists.blacklist.filter((e) => e.asn !== ORGS.hostTelecom.asn));
     const r = without.check(synthetic.ipOf(ORGS.hostTelecom), 'high')!;
     expect(r.intercept).toEqual(NEVER);
-    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'host', vpn_proxy: null, carrier_whitelist: 'telecom' });
+    expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: 'host', vpn_proxy: null, carrier_whitelist: 'telecom', range_feed: null, user_agent: null });
   });
 });

@@ -9,14 +9,13 @@
 //   * single (the rest): one case on its own connection, its answer judged;
 //   * pipelined (--pipelined, default 0.1 of the cases): 2-8 cases in one
 //     write on one connection, the answers read in order and each judged
-//     against its case. Allowed besides: once a case that may be refused by
-//     closing or ignoring it (malformed input) was sent, the rest may go
-//     unanswered; a 400 with `Connection: close` ends the connection; and the
-//     connection may close after at least one answer while a later answer
-//     is outstanding and a request is behind it (uWS closes a connection
-//     whose next pipelined request arrives while an answer is pending):
-//     counted as "closed early". A case that declares a body it does not
-//     send goes last;
+//     against its case. Allowed besides: a case that may be refused by
+//     closing or ignoring it (malformed input) ends the exchange there; after
+//     an answered malformed case the rest may go unanswered; a 400 with
+//     `Connection: close` ends the connection; and answers lost when
+//     uWebSockets.js 20.30 closes the connection in the middle of a read
+//     (see lostToUwsClose below), counted apart per category. A case that
+//     declares a body it does not send goes last;
 //   * unread (--unread, default 0.03): 50-400 copies of one case in one
 //     write (at most 4 MiB), never read; after 0-300 ms the connection is
 //     reset (RST), closed, or half-closed (FIN, then read until the server
@@ -243,7 +242,8 @@ function countConnectError(err) {
  * order. Gives up on the next answer after `giveUpMs[i]` without progress.
  * Resolves with the answers that arrived whole and how the exchange ended:
  * 'complete', 'closed' (by the server, or an error), 'silent' (given up), or
- * 'connection: close' (an answer said so; nothing after it is read).
+ * 'connection: close' (an answer said so; nothing after it is read);
+ * `connected`: whether the TLS handshake completed.
  */
 function sendPipeline(cases, { localAddress, giveUpMs }) {
   const started = performance.now();
@@ -252,6 +252,7 @@ function sendPipeline(cases, { localAddress, giveUpMs }) {
     let at = 0;
     let done = false;
     let timer;
+    let connected = false;
     const answers = [];
     const finish = (ending) => {
       if (done) return;
@@ -259,7 +260,7 @@ function sendPipeline(cases, { localAddress, giveUpMs }) {
       clearTimeout(timer);
       socket.destroy();
       // Bytes after the last expected answer: a body where none belongs (HEAD) or a response to nothing.
-      resolve({ answers, ending, ms: performance.now() - started, extra: ending === 'complete' ? raw.slice(at, at + 300) : '', rest: raw.slice(at, at + 300) });
+      resolve({ answers, ending, connected, ms: performance.now() - started, extra: ending === 'complete' ? raw.slice(at, at + 300) : '', rest: raw.slice(at, at + 300) });
     };
     const arm = () => {
       clearTimeout(timer);
@@ -267,6 +268,7 @@ function sendPipeline(cases, { localAddress, giveUpMs }) {
     };
     arm();
     const socket = tls.connect({ host: '127.0.0.1', port: ports[next++ % ports.length], ca, servername: 'localhost', localAddress }, () => {
+      connected = true;
       socket.write(Buffer.concat(cases.map((c) => c.bytes)));
     });
     socket.on('data', (d) => {
@@ -455,6 +457,55 @@ async function nextCase(accept = () => true) {
 }
 
 const allowsNoAnswer = (c) => Boolean(c.expect.close || c.expect.silent);
+
+/**
+ * Whether the server refuses the request for its framing (src/http/framing.ts,
+ * read here from the case's bytes): Transfer-Encoding with Content-Length, a
+ * Transfer-Encoding other than one "chunked", a Content-Length that is not one
+ * decimal number given once. Such a request is answered 400 only when nothing
+ * follows it; otherwise uWS closes the connection before running what follows.
+ */
+function refusedForFraming(bytes) {
+  const end = bytes.indexOf('\r\n\r\n');
+  const lines = bytes.subarray(0, end < 0 ? bytes.length : end).toString('latin1').split('\r\n').slice(1);
+  const values = (name) => lines.filter((l) => l.slice(0, l.indexOf(':')).toLowerCase() === name).map((l) => l.slice(l.indexOf(':') + 1).trim());
+  const te = values('transfer-encoding');
+  const cl = values('content-length');
+  if (te.length && cl.length) return true;
+  if (te.length) return te.length !== 1 || te[0].toLowerCase() !== 'chunked';
+  return cl.length > 0 && (!/^[0-9]{1,15}$/.test(cl[0]) || cl.some((v) => v !== cl[0]));
+}
+
+/** Whether the case's handler may answer after the call returns (reads a body, or writes to storage). */
+function answersLater(c) {
+  const [, method, target] = /^([A-Z]+) (\S+)/.exec(c.bytes.subarray(0, 300).toString('latin1')) ?? [];
+  return ['POST', 'PUT', 'DELETE'].includes(method) && /^\/(v1|console\/api)(\/|\?|$)/.test(target);
+}
+
+/**
+ * The answers uWebSockets.js 20.30 loses. When it closes a connection while
+ * parsing a read (a malformed request, which it refuses by closing; our
+ * framing refusal, which relies on that close so that nothing behind a
+ * smuggling-shaped request runs; or a request that arrives while the
+ * previous one's answer is still pending, as with every handler that answers
+ * asynchronously), the answers it already holds for earlier requests of that
+ * read are in its cork buffer and are dropped with the connection. Later uWS
+ * cores flush them before closing; this one cannot be upgraded here.
+ *
+ * So when a pipeline's connection is closed with answers missing from
+ * `first` on, the loss is uWS's only if, at or after `first`, a request makes
+ * it close: returns that request's index and why, or null (a violation).
+ * The answers of cases first..at-1 count as lost; the rest were not run.
+ */
+function lostToUwsClose(cases, first) {
+  for (let at = first; at < cases.length; at++) {
+    if (allowsNoAnswer(cases[at])) return { at, why: 'malformed request' };
+    if (refusedForFraming(cases[at].bytes)) return { at, why: 'framing refused' };
+    if (at > 0 && answersLater(cases[at - 1])) return { at, why: 'behind an asynchronous answer' };
+  }
+  return null;
+}
+
 const bump = (o, k, n = 1) => (o[k] = (o[k] ?? 0) + n);
 
 const shapes = {
@@ -465,11 +516,12 @@ const shapes = {
     endings: {},
     /** Cases left unjudged by the allowances, by reason. */
     unjudged: {},
-    closedEarly: { connections: 0, unanswered: 0, outstanding: {} },
   },
   unread: { connections: 0, cases: 0, copies: 0, bytes: 0, endings: {}, byCategory: {}, connectFailed: 0, halfClose: { answersRead: 0, closedByServerMs: [], notClosedWithin10s: 0 } },
   aborted: { cases: 0, modes: {}, byCategory: {}, connectFailed: 0, closedByServerFirst: 0 },
 };
+/** Pipelines whose missing answers lostToUwsClose() explains: the answers lost, by category and by what closed. */
+const lostToClose = { pipelines: 0, answers: 0, byCategory: {}, byTrigger: {}, notRunBehind: 0 };
 
 function violation(c, problem, got, where) {
   record(c.category, 'VIOLATION', c.label);
@@ -558,23 +610,28 @@ async function pipelined(slot, { size }) {
     }
     const lost = { outcome: res.ending === 'silent' ? 'silent' : 'closed', ms: res.ms, raw: res.rest };
     const how = res.ending === 'silent' ? 'unanswered' : 'closed';
-    if (malformedBefore) {
-      ending = `${how} after a malformed request`;
-      bump(S.unjudged, `${how} after a malformed request`, left);
-      break;
-    }
     if (allowsNoAnswer(c)) {
       judgeAndRecord(c, lost, at);
       ending = `${how} at a malformed request`;
       if (left > 1) bump(S.unjudged, `${how} after a malformed request`, left - 1);
       break;
     }
-    if (res.ending === 'closed' && left > 1 && i > 0) {
-      ending = 'closed early';
-      S.closedEarly.connections++;
-      S.closedEarly.unanswered += left;
-      bump(S.closedEarly.outstanding, c.label);
-      bump(S.unjudged, 'closed early', left);
+    // Ignored (not closed) after an answered malformed request: its bytes may have left the parser waiting.
+    if (res.ending === 'silent' && malformedBefore) {
+      ending = 'unanswered after a malformed request';
+      bump(S.unjudged, 'unanswered after a malformed request', left);
+      break;
+    }
+    const closer = res.ending === 'closed' && res.connected ? lostToUwsClose(cases, i) : null;
+    if (closer) {
+      ending = `answers lost to uWS's close (${closer.why})`;
+      lostToClose.pipelines++;
+      lostToClose.answers += closer.at - i;
+      for (const x of cases.slice(i, closer.at)) bump(lostToClose.byCategory, x.category);
+      bump(lostToClose.byTrigger, closer.why);
+      lostToClose.notRunBehind += cases.length - closer.at;
+      if (closer.at > i) bump(S.unjudged, "answer lost to uWS's close", closer.at - i);
+      bump(S.unjudged, "not run (at or behind the request uWS closed at)", cases.length - closer.at);
       break;
     }
     judgeAndRecord(c, lost, at); // a violation: this case needs an answer
@@ -910,6 +967,7 @@ const report = {
       },
     },
   },
+  lostToUwsClose: lostToClose,
   probes,
   canary: {
     healthz: canaryStats(canaryResults.healthz),
@@ -966,7 +1024,11 @@ const list = (o) => Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ');
 const { single: S1, pipelined: SP, unread: SU, aborted: SA } = report.shapes;
 lines.push(`single: ${S1.cases} cases, ${S1.violations} violations`);
 lines.push(
-  `pipelined: ${SP.cases} cases on ${SP.connections} connections (sizes ${list(SP.sizes)}), ${SP.judged} judged, ${SP.violations} violations; endings ${list(SP.endings)}; unjudged ${list(SP.unjudged)}; closed early ${JSON.stringify(SP.closedEarly)}`,
+  `pipelined: ${SP.cases} cases on ${SP.connections} connections (sizes ${list(SP.sizes)}), ${SP.judged} judged, ${SP.violations} violations; endings ${list(SP.endings)}; unjudged ${list(SP.unjudged)}`,
+);
+const LC = report.lostToUwsClose;
+lines.push(
+  `answers lost to uWS's close (pipelined, not violations): ${LC.answers} in ${LC.pipelines} pipelines (${list(LC.byTrigger)}); by category ${list(LC.byCategory)}; ${LC.notRunBehind} not run behind`,
 );
 lines.push(
   `unread: ${SU.cases} cases, ${SU.connections} connections, ${SU.copies} copies, ${Math.round(SU.bytes / 1024)} KiB; endings ${list(SU.endings)}; half-close ${JSON.stringify(SU.halfClose)}; connect failed ${SU.connectFailed}`,

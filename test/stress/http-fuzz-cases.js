@@ -23,7 +23,10 @@
 // (when given) must match the error body; `close` / `silent` allow the
 // connection to be closed without an answer / left without one (the
 // malformed categories only). Every answer must be below 500, and every JSON
-// error body exactly {error, code, field}.
+// error body exactly {error, code, field}. `open` marks a request whose bytes
+// stop before the body it declares: the server waits for the rest, so
+// whatever follows it on a connection is read as its body (a pipeline puts
+// it last).
 
 export const WEIGHTS = {
   valid: 5,
@@ -522,7 +525,7 @@ function payloadTooLarge(r, { acct }) {
   return r.pick([
     () => {
       const cl = r.pick([65_537, 70_000, 1_000_000, r.int(65_537, 999_999_999), 999_999_999]);
-      return { label: `${at} declares ${cl} bytes, sends none`, bytes: http(method, path, { key: k, headers: JSON_HEADERS, cl: String(cl) }), expect: e413 };
+      return { label: `${at} declares ${cl} bytes, sends none`, bytes: http(method, path, { key: k, headers: JSON_HEADERS, cl: String(cl) }), expect: e413, open: true };
     },
     () => {
       const size = r.int(65_537, 150_000);
@@ -532,7 +535,7 @@ function payloadTooLarge(r, { acct }) {
       const size = r.int(70_000, 300_000);
       return { label: `${at} chunked ${size} bytes`, bytes: http(method, path, { key: k, headers: JSON_HEADERS, body: Buffer.alloc(size, 0x20), chunk: r.int(100, 40_000) }), expect: e413 };
     },
-    () => ({ label: `${at} Expect: 100-continue, 1 MB`, bytes: http(method, path, { key: k, headers: [...JSON_HEADERS, ['Expect', '100-continue']], cl: '1000000' }), expect: e413 }),
+    () => ({ label: `${at} Expect: 100-continue, 1 MB`, bytes: http(method, path, { key: k, headers: [...JSON_HEADERS, ['Expect', '100-continue']], cl: '1000000' }), expect: e413, open: true }),
   ])();
 }
 

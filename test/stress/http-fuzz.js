@@ -1,11 +1,30 @@
 #!/usr/bin/env node
 // HTTP fuzzer: sends N requests over raw TLS sockets (node:tls, every byte as
-// built, one connection per request) to the real server (`splitguard serve`,
-// a fresh data directory, the contract's rate limit of 60 per minute), from
-// http-fuzz-cases.js: malformed request lines and headers, oversized headers
-// and bodies, invalid UTF-8, deep and huge JSON, wrong types at every field
-// of every endpoint, duplicate and prototype-poisoning keys, other accounts'
-// routes. Meanwhile:
+// built) to the real server (`splitguard serve`, a fresh data directory, the
+// contract's rate limit of 60 per minute), from http-fuzz-cases.js:
+// malformed request lines and headers, oversized headers and bodies, invalid
+// UTF-8, deep and huge JSON, wrong types at every field of every endpoint,
+// duplicate and prototype-poisoning keys, other accounts' routes. Each case
+// goes out in one of four client shapes, drawn per slot from --seed:
+//   * single (the rest): one case on its own connection, its answer judged;
+//   * pipelined (--pipelined, default 0.1 of the cases): 2-8 cases in one
+//     write on one connection, the answers read in order and each judged
+//     against its case. Allowed besides: a case that may be refused by
+//     closing or ignoring it (malformed input) ends the exchange there; after
+//     an answered malformed case the rest may go unanswered; a 400 with
+//     `Connection: close` ends the connection; and answers lost when
+//     uWebSockets.js 20.30 closes the connection in the middle of a read
+//     (see lostToUwsClose below), counted apart per category. A case that
+//     declares a body it does not send goes last;
+//   * unread (--unread, default 0.03): 50-400 copies of one case in one
+//     write (at most 4 MiB), never read; after 0-300 ms the connection is
+//     reset (RST), closed, or half-closed (FIN, then read until the server
+//     closes); counted, not judged;
+//   * aborted (--aborted, default 0.05): the case written and the connection
+//     reset after 0-20 ms without reading, or its body cut in the middle (the
+//     head and half the body written; half the bytes when it has no body),
+//     then reset; counted, not judged.
+// Meanwhile:
 //   * a canary (its own thread) sends GET /healthz and GET /r/<code> every
 //     100 ms on fresh connections: every one must succeed, within a bound;
 //   * slow-loris clients hold connections open, sending a header byte per
@@ -16,11 +35,11 @@
 // WWW-Authenticate, Allow, the error body's shape); a malformed request may
 // also be refused by uWebSockets.js closing or ignoring it. At the end the
 // server must be alive, have logged no unhandled error, have sent no 500,
-// and stop cleanly on SIGTERM.
+// and stop cleanly on SIGTERM. The server's RSS is sampled every second.
 //
 //   node test/stress/http-fuzz.js [--requests 100000] [--concurrency 48]
 //     [--threads 2] [--loris 200] [--seed 1] [--json FILE] [--accounts N]
-//     [--canary-max-ms 2000]
+//     [--canary-max-ms 2000] [--pipelined 0.1] [--unread 0.03] [--aborted 0.05]
 //
 // Builds nothing: run `npx tsc -p tsconfig.build.json` first. Exit 0 when
 // nothing was violated; 1 otherwise (the report says what).
@@ -37,7 +56,8 @@ import { GENERATORS, NEEDS, rng, WEIGHTS, http } from './http-fuzz-cases.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin', 'splitguard.js');
-const USAGE = 'usage: node test/stress/http-fuzz.js [--requests N] [--concurrency N] [--threads N] [--loris N] [--seed N] [--json FILE] [--accounts N] [--canary-max-ms MS]';
+const USAGE =
+  'usage: node test/stress/http-fuzz.js [--requests N] [--concurrency N] [--threads N] [--loris N] [--seed N] [--json FILE] [--accounts N] [--canary-max-ms MS] [--pipelined FRACTION] [--unread FRACTION] [--aborted FRACTION]';
 
 let opts;
 try {
@@ -51,6 +71,9 @@ try {
       json: { type: 'string' },
       accounts: { type: 'string' },
       'canary-max-ms': { type: 'string', default: '2000' },
+      pipelined: { type: 'string', default: '0.1' },
+      unread: { type: 'string', default: '0.03' },
+      aborted: { type: 'string', default: '0.05' },
     },
     strict: true,
   }).values;
@@ -63,6 +86,19 @@ const CONCURRENCY = Number(opts.concurrency);
 const THREADS = Number(opts.threads);
 const LORIS = Number(opts.loris);
 const CANARY_MAX_MS = Number(opts['canary-max-ms']);
+/** Shares of the cases sent pipelined, pipelined and never read, and aborted (the rest: one per connection). */
+const SHARE = {};
+for (const name of ['pipelined', 'unread', 'aborted']) {
+  SHARE[name] = Number(opts[name]);
+  if (!(SHARE[name] >= 0 && SHARE[name] <= 1)) {
+    console.error(`Expected a fraction from 0 to 1 for --${name} but received ${opts[name]}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+if (SHARE.pipelined + SHARE.unread + SHARE.aborted > 1) {
+  console.error(`Expected --pipelined, --unread and --aborted to add up to at most 1 but received ${opts.pipelined} + ${opts.unread} + ${opts.aborted}\n${USAGE}`);
+  process.exit(2);
+}
 /** Requests per account per rolling minute the fuzzer allows itself (the server's limit is 60). */
 const BUDGET = 50;
 const ACCOUNTS = Number(opts.accounts ?? Math.max(100, Math.min(1500, Math.ceil(REQUESTS / 15))));
@@ -136,11 +172,11 @@ function rssKiB(pid) {
 // --- raw requests ----------------------------------------------------------
 
 /**
- * One response from `raw`, skipping 1xx interim answers; a HEAD answer has no
- * body. Returns null while incomplete.
+ * One response from `raw` starting at `at`, skipping 1xx interim answers; a
+ * HEAD answer has no body. Returns { answer, end } (end: where the next
+ * response starts), or null while incomplete.
  */
-function parse(raw, head) {
-  let at = 0;
+function parseAt(raw, at, head) {
   for (;;) {
     const end = raw.indexOf('\r\n\r\n', at);
     if (end < 0) return null;
@@ -159,11 +195,12 @@ function parse(raw, head) {
       headers[name] = i < 0 ? '' : l.slice(i + 1).trim();
     }
     const length = head ? 0 : Number(headers['content-length'] ?? 0);
-    const body = raw.slice(end + 4);
-    if (body.length < length) return null;
-    return { status, headers, names, body: Buffer.from(body.slice(0, length), 'latin1').toString('utf8'), statusLine: lines[0] };
+    if (raw.length - (end + 4) < length) return null;
+    const body = Buffer.from(raw.slice(end + 4, end + 4 + length), 'latin1').toString('utf8');
+    return { answer: { status, headers, names, body, statusLine: lines[0] }, end: end + 4 + length };
   }
 }
+const parse = (raw, head) => parseAt(raw, 0, head)?.answer ?? null;
 
 function send(bytes, { head = false, localAddress, giveUpMs = 10_000 }) {
   const started = performance.now();
@@ -188,7 +225,7 @@ function send(bytes, { head = false, localAddress, giveUpMs = 10_000 }) {
       if (parse(raw, head)) finish('answered');
     });
     socket.on('error', (err) => {
-      if (err.code === 'EADDRNOTAVAIL' || err.code === 'ECONNREFUSED') connectErrors[err.code] = (connectErrors[err.code] ?? 0) + 1;
+      countConnectError(err);
       finish('closed');
     });
     socket.on('close', () => finish('closed'));
@@ -196,6 +233,83 @@ function send(bytes, { head = false, localAddress, giveUpMs = 10_000 }) {
 }
 let next = 0;
 const connectErrors = {};
+function countConnectError(err) {
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ECONNREFUSED') connectErrors[err.code] = (connectErrors[err.code] ?? 0) + 1;
+}
+
+/**
+ * Writes `cases` in one write on one connection and reads the answers in
+ * order. Gives up on the next answer after `giveUpMs[i]` without progress.
+ * Resolves with the answers that arrived whole and how the exchange ended:
+ * 'complete', 'closed' (by the server, or an error), 'silent' (given up), or
+ * 'connection: close' (an answer said so; nothing after it is read);
+ * `connected`: whether the TLS handshake completed.
+ */
+function sendPipeline(cases, { localAddress, giveUpMs }) {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let raw = '';
+    let at = 0;
+    let done = false;
+    let timer;
+    let connected = false;
+    const answers = [];
+    const finish = (ending) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      // Bytes after the last expected answer: a body where none belongs (HEAD) or a response to nothing.
+      resolve({ answers, ending, connected, ms: performance.now() - started, extra: ending === 'complete' ? raw.slice(at, at + 300) : '', rest: raw.slice(at, at + 300) });
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish('silent'), giveUpMs[answers.length]);
+    };
+    arm();
+    const socket = tls.connect({ host: '127.0.0.1', port: ports[next++ % ports.length], ca, servername: 'localhost', localAddress }, () => {
+      connected = true;
+      socket.write(Buffer.concat(cases.map((c) => c.bytes)));
+    });
+    socket.on('data', (d) => {
+      raw += d.toString('latin1');
+      for (;;) {
+        const got = parseAt(raw, at, cases[answers.length].head);
+        if (!got) return;
+        at = got.end;
+        answers.push({ outcome: 'answered', ms: performance.now() - started, ...got.answer });
+        if (answers.length === cases.length) return finish('complete');
+        if ((got.answer.headers.connection ?? '').toLowerCase() === 'close') return finish('connection: close');
+        arm();
+      }
+    });
+    socket.on('error', (err) => {
+      countConnectError(err);
+      finish('closed');
+    });
+    socket.on('close', () => finish('closed'));
+  });
+}
+
+/**
+ * A TLS connection over a TCP socket of our own, so that it can be reset
+ * (net.Socket#resetAndDestroy sends RST). Resolves { tcp, socket }, or null
+ * when the connection or the handshake failed.
+ */
+function connectRaw(localAddress) {
+  return new Promise((resolve) => {
+    const tcp = net.connect({ host: '127.0.0.1', port: ports[next++ % ports.length], localAddress });
+    tcp.on('error', countConnectError);
+    tcp.once('close', () => resolve(null));
+    const socket = tls.connect({ socket: tcp, ca, servername: 'localhost' }, () => resolve({ tcp, socket }));
+    socket.on('error', () => {
+      tcp.destroy();
+      resolve(null);
+    });
+  });
+}
+
+const closed = (tcp) => (tcp.destroyed && tcp.closed ? Promise.resolve() : new Promise((resolve) => tcp.once('close', resolve)));
 
 // Requests without a valid key come from their own loopback address each
 // (127.1.0.1 onwards): the failed-authentication limit is per address, and
@@ -218,7 +332,7 @@ class Pool {
     for (let n = 0; n < this.accounts.length; n++) {
       const a = this.accounts[(this.at + n) % this.accounts.length];
       while (a.sent.length && now - a.sent[0] > 61_000) a.sent.shift();
-      if (a.sent.length < BUDGET) {
+      if (a.sent.length < BUDGET && !(a.blockedUntil > now)) {
         this.at = (this.at + n + 1) % this.accounts.length;
         return a;
       }
@@ -227,6 +341,17 @@ class Pool {
   }
   charge(a) {
     a.sent.push(Date.now());
+  }
+  /**
+   * Takes an account out of the pool for a burst that may use up all of its
+   * server-side minute (an unread pipeline: up to 400 requests); release()
+   * puts it back a minute after the burst's connection is gone.
+   */
+  block(a) {
+    a.blockedUntil = Infinity;
+  }
+  release(a) {
+    a.blockedUntil = Date.now() + 65_000;
   }
 }
 // The canary's account and the rate-limit probe's stay out of the pools.
@@ -301,24 +426,131 @@ function pickCategory() {
   return categories[0];
 }
 
-async function oneCase() {
-  const cat = pickCategory();
-  const needs = NEEDS[cat];
-  let acct = null;
-  let admin = null;
-  while (needs !== 'none') {
-    acct = plain.available();
-    admin = admins.available();
-    if (acct && admin) break;
-    await sleep(200);
+/**
+ * The next case from the generators, its account charged. A case `accept`
+ * refuses is drawn again (nothing charged for it).
+ */
+async function nextCase(accept = () => true) {
+  for (let tries = 0; ; tries++) {
+    const cat = pickCategory();
+    const needs = NEEDS[cat];
+    let acct = null;
+    let admin = null;
+    while (needs !== 'none') {
+      acct = plain.available();
+      admin = admins.available();
+      if (acct && admin) break;
+      await sleep(200);
+    }
+    const other = plainAccounts[r.int(0, plainAccounts.length - 1)];
+    const ctx = { acct, admin, other: other.id === acct?.id ? plainAccounts[(plainAccounts.indexOf(other) + 1) % plainAccounts.length] : other, revoked: seeded.revoked, anyKey: anyKey() };
+    const c = GENERATORS[cat](r, ctx);
+    if (!accept(c) && tries < 100) continue;
+    c.category = cat;
+    c.who ??= needs === 'none' ? 'none' : 'plain';
+    c.pool = c.who === 'plain' ? plain : c.who === 'admin' ? admins : null;
+    c.account = c.who === 'plain' ? acct : c.who === 'admin' ? admin : null;
+    c.pool?.charge(c.account);
+    c.path = /^[A-Z]+ (\S+)/.exec(c.bytes.subarray(0, 300).toString('latin1'))?.[1];
+    return c;
   }
-  const other = plainAccounts[r.int(0, plainAccounts.length - 1)];
-  const ctx = { acct, admin, other: other.id === acct?.id ? plainAccounts[(plainAccounts.indexOf(other) + 1) % plainAccounts.length] : other, revoked: seeded.revoked, anyKey: anyKey() };
-  const c = GENERATORS[cat](r, ctx);
-  c.who ??= needs === 'none' ? 'none' : 'plain';
-  if (c.who === 'plain') plain.charge(acct);
-  if (c.who === 'admin') admins.charge(admin);
-  c.path = /^[A-Z]+ (\S+)/.exec(c.bytes.subarray(0, 300).toString('latin1'))?.[1];
+}
+
+const allowsNoAnswer = (c) => Boolean(c.expect.close || c.expect.silent);
+
+/**
+ * Whether the server refuses the request for its framing (src/http/framing.ts,
+ * read here from the case's bytes): Transfer-Encoding with Content-Length, a
+ * Transfer-Encoding other than one "chunked", a Content-Length that is not one
+ * decimal number given once. Such a request is answered 400 only when nothing
+ * follows it; otherwise uWS closes the connection before running what follows.
+ */
+function refusedForFraming(bytes) {
+  const end = bytes.indexOf('\r\n\r\n');
+  const lines = bytes.subarray(0, end < 0 ? bytes.length : end).toString('latin1').split('\r\n').slice(1);
+  const values = (name) => lines.filter((l) => l.slice(0, l.indexOf(':')).toLowerCase() === name).map((l) => l.slice(l.indexOf(':') + 1).trim());
+  const te = values('transfer-encoding');
+  const cl = values('content-length');
+  if (te.length && cl.length) return true;
+  if (te.length) return te.length !== 1 || te[0].toLowerCase() !== 'chunked';
+  return cl.length > 0 && (!/^[0-9]{1,15}$/.test(cl[0]) || cl.some((v) => v !== cl[0]));
+}
+
+/** Whether the case's handler may answer after the call returns (reads a body, or writes to storage). */
+function answersLater(c) {
+  const [, method, target] = /^([A-Z]+) (\S+)/.exec(c.bytes.subarray(0, 300).toString('latin1')) ?? [];
+  return ['POST', 'PUT', 'DELETE'].includes(method) && /^\/(v1|console\/api)(\/|\?|$)/.test(target);
+}
+
+/**
+ * The answers uWebSockets.js 20.30 loses. When it closes a connection while
+ * parsing a read (a malformed request, which it refuses by closing; our
+ * framing refusal, which relies on that close so that nothing behind a
+ * smuggling-shaped request runs; or a request that arrives while the
+ * previous one's answer is still pending, as with every handler that answers
+ * asynchronously), the answers it already holds for earlier requests of that
+ * read are in its cork buffer and are dropped with the connection. Later uWS
+ * cores flush them before closing; this one cannot be upgraded here.
+ *
+ * So when a pipeline's connection is closed with answers missing from
+ * `first` on, the loss is uWS's only if, at or after `first`, a request makes
+ * it close: returns that request's index and why, or null (a violation).
+ * The answers of cases first..at-1 count as lost; the rest were not run.
+ */
+function lostToUwsClose(cases, first) {
+  for (let at = first; at < cases.length; at++) {
+    if (allowsNoAnswer(cases[at])) return { at, why: 'malformed request' };
+    if (refusedForFraming(cases[at].bytes)) return { at, why: 'framing refused' };
+    if (at > 0 && answersLater(cases[at - 1])) return { at, why: 'behind an asynchronous answer' };
+  }
+  return null;
+}
+
+const bump = (o, k, n = 1) => (o[k] = (o[k] ?? 0) + n);
+
+const shapes = {
+  single: { cases: 0, judged: 0, outcomes: {}, violations: 0 },
+  pipelined: {
+    connections: 0, cases: 0, judged: 0, sizes: {}, outcomes: {}, violations: 0,
+    /** How each connection ended. */
+    endings: {},
+    /** Cases left unjudged by the allowances, by reason. */
+    unjudged: {},
+  },
+  unread: { connections: 0, cases: 0, copies: 0, bytes: 0, endings: {}, byCategory: {}, connectFailed: 0, halfClose: { answersRead: 0, closedByServerMs: [], notClosedWithin10s: 0 } },
+  aborted: { cases: 0, modes: {}, byCategory: {}, connectFailed: 0, closedByServerFirst: 0 },
+};
+/** Pipelines whose missing answers lostToUwsClose() explains: the answers lost, by category and by what closed. */
+const lostToClose = { pipelines: 0, answers: 0, byCategory: {}, byTrigger: {}, notRunBehind: 0 };
+
+function violation(c, problem, got, where) {
+  record(c.category, 'VIOLATION', c.label);
+  shapes[where.shape].violations++;
+  if (violations.length < 50) {
+    violations.push({
+      category: c.category, case: c.label, problem, got, ...where,
+      // The exact bytes (latin1, one character per byte), enough to replay the case.
+      bytes: c.bytes.subarray(0, 2000).toString('latin1'), byteLength: c.bytes.length,
+    });
+  }
+}
+
+function judgeAndRecord(c, a, where) {
+  const problem = judge(c, a);
+  const outcome = outcomeOf(a);
+  record(c.category, outcome, c.label);
+  shapes[where.shape].judged++;
+  bump(shapes[where.shape].outcomes, outcome);
+  if (where.shape === 'single' && (c.category === 'malformed_http' || c.category === 'oversized_headers')) {
+    byLabel[c.label] ??= {};
+    bump(byLabel[c.label], outcome);
+  }
+  if (problem) violation(c, problem, a.outcome === 'answered' ? `${a.statusLine} ${a.body.slice(0, 200)}` : `${a.outcome} ${a.raw ?? ''}`, where);
+}
+
+async function single(slot) {
+  const c = await nextCase();
+  shapes.single.cases++;
   // One in 50 of the malformed requests waits for the server to close the
   // connection itself, to measure how long uWebSockets.js holds it.
   const waitClose = c.expect.silent && r.chance(0.02);
@@ -329,19 +561,202 @@ async function oneCase() {
     else silentNeverClosed++;
     a.outcome = 'silent';
   }
-  total++;
-  const problem = judge(c, a);
-  const outcome = outcomeOf(a);
-  record(cat, outcome, c.label);
-  if (cat === 'malformed_http' || cat === 'oversized_headers') {
-    byLabel[c.label] ??= {};
-    byLabel[c.label][outcome] = (byLabel[c.label][outcome] ?? 0) + 1;
+  judgeAndRecord(c, a, { shape: 'single', slot });
+}
+
+async function pipelined(slot, { size }) {
+  // A case that declares a body it does not send would take what follows as that body: only last.
+  const cases = [];
+  for (let i = 0; i < size; i++) cases.push(await nextCase((c) => i === size - 1 || !c.open));
+  const S = shapes.pipelined;
+  S.connections++;
+  S.cases += size;
+  bump(S.sizes, size);
+  // A keyless case counts a failed authentication against the connection's
+  // address: such a pipeline has an address of its own (at most 8 failures on it).
+  const localAddress = cases.some((c) => c.who === 'none') ? unauthAddress() : '127.0.0.1';
+  // Once a case may be ignored, the answers after it are waited for no longer than it is.
+  const giveUpMs = [];
+  let lenientMs = Infinity;
+  for (const c of cases) {
+    giveUpMs.push(Math.min(c.giveUpMs ?? 10_000, lenientMs));
+    if (allowsNoAnswer(c)) lenientMs = Math.min(lenientMs, c.giveUpMs ?? 10_000);
   }
-  if (problem) {
-    record(cat, 'VIOLATION', c.label);
-    if (violations.length < 50) violations.push({ category: cat, case: c.label, problem, got: a.outcome === 'answered' ? `${a.statusLine} ${a.body.slice(0, 200)}` : `${a.outcome} ${a.raw ?? ''}` });
+  const res = await sendPipeline(cases, { localAddress, giveUpMs });
+  // A violation names every case of its pipeline, with the start of its bytes: what follows a case can decide its fate.
+  const where = { shape: 'pipelined', slot, pipeline: cases.map((c) => c.label), pipelineBytes: cases.map((c) => ({ length: c.bytes.length, start: c.bytes.subarray(0, 400).toString('latin1') })) };
+  let malformedBefore = false;
+  let ending = 'complete';
+  for (let i = 0; i < cases.length; i++) {
+    const c = cases[i];
+    const at = { ...where, position: i };
+    if (i < res.answers.length) {
+      judgeAndRecord(c, res.answers[i], at);
+      malformedBefore ||= allowsNoAnswer(c);
+      continue;
+    }
+    const left = cases.length - i;
+    if (res.ending === 'connection: close') {
+      const prev = res.answers[i - 1];
+      if (prev.status === 400) {
+        ending = 'ended by 400 Connection: close';
+        bump(S.unjudged, 'not run after a 400 with Connection: close', left);
+      } else {
+        ending = 'violation';
+        violation(cases[i - 1], `answered ${prev.status} with Connection: close, ${left} pipelined requests behind it`, `${prev.statusLine} ${prev.body.slice(0, 200)}`, { ...where, position: i - 1 });
+        bump(S.unjudged, 'not reached (after a violation)', left);
+      }
+      break;
+    }
+    const lost = { outcome: res.ending === 'silent' ? 'silent' : 'closed', ms: res.ms, raw: res.rest };
+    const how = res.ending === 'silent' ? 'unanswered' : 'closed';
+    if (allowsNoAnswer(c)) {
+      judgeAndRecord(c, lost, at);
+      ending = `${how} at a malformed request`;
+      if (left > 1) bump(S.unjudged, `${how} after a malformed request`, left - 1);
+      break;
+    }
+    // Ignored (not closed) after an answered malformed request: its bytes may have left the parser waiting.
+    if (res.ending === 'silent' && malformedBefore) {
+      ending = 'unanswered after a malformed request';
+      bump(S.unjudged, 'unanswered after a malformed request', left);
+      break;
+    }
+    const closer = res.ending === 'closed' && res.connected ? lostToUwsClose(cases, i) : null;
+    if (closer) {
+      ending = `answers lost to uWS's close (${closer.why})`;
+      lostToClose.pipelines++;
+      lostToClose.answers += closer.at - i;
+      for (const x of cases.slice(i, closer.at)) bump(lostToClose.byCategory, x.category);
+      bump(lostToClose.byTrigger, closer.why);
+      lostToClose.notRunBehind += cases.length - closer.at;
+      if (closer.at > i) bump(S.unjudged, "answer lost to uWS's close", closer.at - i);
+      bump(S.unjudged, "not run (at or behind the request uWS closed at)", cases.length - closer.at);
+      break;
+    }
+    judgeAndRecord(c, lost, at); // a violation: this case needs an answer
+    ending = 'violation';
+    if (left > 1) bump(S.unjudged, 'not reached (after a violation)', left - 1);
+    break;
+  }
+  if (ending === 'complete' && res.extra) {
+    ending = 'violation';
+    violation(cases.at(-1), 'bytes after the last answer', res.extra, { ...where, position: cases.length - 1 });
+  }
+  bump(S.endings, ending);
+}
+
+/** At most this much in one unread write: the few cases over 10 KiB get fewer than 50 copies. */
+const UNREAD_MAX_BYTES = 4 << 20;
+
+async function unread(slot, { copies: drawn, holdMs, ending }) {
+  // Never an admin account: they are few, and a burst takes its account out of the pool for a minute.
+  const c = await nextCase((x) => x.who !== 'admin');
+  const S = shapes.unread;
+  const copies = Math.max(1, Math.min(drawn, Math.floor(UNREAD_MAX_BYTES / c.bytes.length)));
+  // The burst may use up the account's whole minute on the server: out of the pool until a minute after it.
+  c.pool?.block(c.account);
+  S.cases++;
+  bump(S.byCategory, c.category);
+  try {
+    const conn = await connectRaw(c.who === 'none' ? unauthAddress() : '127.0.0.1');
+    if (!conn) {
+      S.connectFailed++;
+      return;
+    }
+    const { tcp, socket } = conn;
+    S.connections++;
+    S.copies += copies;
+    S.bytes += copies * c.bytes.length;
+    bump(S.endings, ending);
+    socket.pause();
+    socket.write(Buffer.concat(Array(copies).fill(c.bytes)));
+    await sleep(holdMs);
+    if (ending === 'rst') {
+      tcp.resetAndDestroy();
+    } else if (ending === 'close') {
+      socket.destroy();
+    } else {
+      // Half-close: close_notify and FIN, then read whatever the server still sends until it closes.
+      const t0 = performance.now();
+      let text = '';
+      socket.on('data', (d) => {
+        if (text.length < 8 << 20) text += d.toString('latin1');
+      });
+      let gaveUp = false;
+      const timer = setTimeout(() => {
+        gaveUp = true;
+        tcp.destroy();
+      }, 10_000);
+      socket.end();
+      socket.resume();
+      await closed(tcp);
+      clearTimeout(timer);
+      S.halfClose.answersRead += text.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
+      if (gaveUp) S.halfClose.notClosedWithin10s++;
+      else S.halfClose.closedByServerMs.push(Math.round(performance.now() - t0));
+    }
+    await closed(tcp);
+  } finally {
+    c.pool?.release(c.account);
   }
 }
+
+async function aborted(slot, { mode, delayMs }) {
+  const c = await nextCase();
+  const S = shapes.aborted;
+  S.cases++;
+  bump(S.byCategory, c.category);
+  const conn = await connectRaw(c.who === 'none' ? unauthAddress() : '127.0.0.1');
+  if (!conn) {
+    S.connectFailed++;
+    return;
+  }
+  bump(S.modes, mode);
+  const { tcp, socket } = conn;
+  socket.pause();
+  let bytes = c.bytes;
+  if (mode === 'cut') {
+    // The head and half the body; half the bytes of a request without a body.
+    const head = bytes.indexOf('\r\n\r\n');
+    const bodyAt = head < 0 ? bytes.length : head + 4;
+    bytes = bytes.subarray(0, bodyAt < bytes.length ? bodyAt + Math.floor((bytes.length - bodyAt) / 2) : Math.max(1, Math.floor(bytes.length / 2)));
+  }
+  socket.write(bytes);
+  await sleep(delayMs);
+  if (tcp.destroyed) S.closedByServerFirst++;
+  else tcp.resetAndDestroy();
+  await closed(tcp);
+}
+
+// Shapes are drawn from a stream of their own, one slot at a time in the
+// order slots are issued, so a seed always puts the same shapes in the same
+// slots with the same sizes, copies, delays and endings (the cases' own draws
+// follow the order in which the workers come back, as they always did).
+const shapeRng = rng((Number(opts.seed) ^ 0x5f3759df) >>> 0 || 1);
+const GROUP_MIN = 2;
+const GROUP_MAX = 8;
+const GROUP_MEAN = (GROUP_MIN + GROUP_MAX) / 2;
+// A slot holds one case, or a pipeline of GROUP_MEAN on average: the chance
+// of a pipeline slot that makes SHARE.pipelined of the cases pipelined.
+const PIPELINE_SLOT = SHARE.pipelined / (GROUP_MEAN - SHARE.pipelined * (GROUP_MEAN - 1));
+function planSlot(remaining) {
+  // The same number of draws every slot.
+  const x = shapeRng.next();
+  const y = shapeRng.next();
+  const size = Math.min(remaining, shapeRng.int(GROUP_MIN, GROUP_MAX));
+  const copies = shapeRng.int(50, 400);
+  const holdMs = shapeRng.int(0, 300);
+  const ending = shapeRng.pick(['rst', 'close', 'half-close']);
+  const mode = shapeRng.pick(['rst', 'cut']);
+  const delayMs = shapeRng.int(0, 20);
+  if (x < PIPELINE_SLOT && size >= GROUP_MIN) return { shape: 'pipelined', cases: size, size };
+  const rest = 1 - SHARE.pipelined;
+  if (rest > 0 && y < SHARE.unread / rest) return { shape: 'unread', cases: 1, copies, holdMs, ending };
+  if (rest > 0 && y < (SHARE.unread + SHARE.aborted) / rest) return { shape: 'aborted', cases: 1, mode, delayMs };
+  return { shape: 'single', cases: 1 };
+}
+const SHAPES = { single, pipelined, unread, aborted };
 
 // --- the canary (its own thread, so the fuzzer's load does not delay its timers)
 
@@ -457,23 +872,41 @@ async function refreshTriggerProbe() {
 // --- run ---------------------------------------------------------------------
 
 const rssBefore = rssKiB(server.pid);
+const rss = { maxKiB: rssBefore ?? 0, maxAtSecond: 0, samples: 0 };
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
+const rssSampler = setInterval(() => {
+  const kib = rssKiB(server.pid);
+  if (kib === null) return;
+  rss.samples++;
+  if (kib > rss.maxKiB) {
+    rss.maxKiB = kib;
+    rss.maxAtSecond = Math.round((performance.now() - started) / 1000);
+  }
+}, 1000);
 const probes = { authFailures: await authFailureProbe() };
 log(`auth-failure probe: ${JSON.stringify(probes.authFailures)}`);
 for (let n = 0; n < LORIS; n++) lorisOne(n);
 probes.refreshTrigger = await refreshTriggerProbe();
 
 let issued = 0;
+let slots = 0;
 let midProbe = null;
 const progressEvery = Math.max(1000, Math.round(REQUESTS / 20));
+let progressed = 0;
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
     while (issued < REQUESTS) {
-      issued++;
-      if (issued === Math.floor(REQUESTS / 2) && !midProbe) midProbe = accountLimitProbe();
-      await oneCase();
-      if (total % progressEvery === 0) log(`${total} / ${REQUESTS} (${Math.round(total / ((performance.now() - started) / 1000))} req/s), ${violations.length} violations, loris ${lorisSockets.size} open`);
+      const plan = planSlot(REQUESTS - issued);
+      const slot = slots++;
+      issued += plan.cases;
+      if (issued >= REQUESTS / 2 && !midProbe) midProbe = accountLimitProbe();
+      await SHAPES[plan.shape](slot, plan);
+      total += plan.cases;
+      if (Math.floor(total / progressEvery) > progressed) {
+        progressed = Math.floor(total / progressEvery);
+        log(`${total} / ${REQUESTS} (${Math.round(total / ((performance.now() - started) / 1000))} req/s), ${violations.length} violations, loris ${lorisSockets.size} open`);
+      }
     }
   }),
 );
@@ -490,6 +923,8 @@ await canary.terminate();
 
 const alive = exitCode === undefined;
 const rssAfter = rssKiB(server.pid);
+clearInterval(rssSampler);
+rss.maxKiB = Math.max(rss.maxKiB, rssAfter ?? 0);
 const metrics = await send(http('GET', '/metrics'), {});
 const m500 = Number(/splitguard_api_responses_total\{status="500"\} (\d+)/.exec(metrics.body ?? '')?.[1] ?? NaN);
 const apiByStatus = Object.fromEntries([...(metrics.body ?? '').matchAll(/splitguard_api_responses_total\{status="(\w+)"\} (\d+)/g)].map((m) => [m[1], Number(m[2])]));
@@ -510,7 +945,7 @@ const canaryStats = (xs) => ({ n: xs.length, p50: q(xs, 0.5), p99: q(xs, 0.99), 
 const report = {
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version },
-  options: { requests: REQUESTS, concurrency: CONCURRENCY, threads: THREADS, loris: LORIS, seed: Number(opts.seed), accounts: ACCOUNTS, admins: ADMINS },
+  options: { requests: REQUESTS, concurrency: CONCURRENCY, threads: THREADS, loris: LORIS, seed: Number(opts.seed), accounts: ACCOUNTS, admins: ADMINS, ...SHARE },
   seconds: Math.round(seconds),
   requestsPerSecond: Math.round(total / seconds),
   fuzzerCpuSeconds: Math.round((cpu.user + cpu.system) / 1e5) / 10,
@@ -520,6 +955,19 @@ const report = {
   counts,
   examples,
   malformedByCase: byLabel,
+  shapes: {
+    ...shapes,
+    unread: {
+      ...shapes.unread,
+      halfClose: {
+        answersRead: shapes.unread.halfClose.answersRead,
+        closedByServer: shapes.unread.halfClose.closedByServerMs.length,
+        closedByServerMs: { p50: q(shapes.unread.halfClose.closedByServerMs, 0.5), max: q(shapes.unread.halfClose.closedByServerMs, 1) },
+        notClosedWithin10s: shapes.unread.halfClose.notClosedWithin10s,
+      },
+    },
+  },
+  lostToUwsClose: lostToClose,
   probes,
   canary: {
     healthz: canaryStats(canaryResults.healthz),
@@ -541,7 +989,7 @@ const report = {
   server: {
     aliveAtEnd: alive,
     healthzAtEnd: health.status,
-    rssKiB: { before: rssBefore, after: rssAfter },
+    rssKiB: { before: rssBefore, after: rssAfter, max: rss.maxKiB, maxAtSecond: rss.maxAtSecond, samples: rss.samples },
     api500: m500,
     apiResponsesByStatus: apiByStatus,
     logEvents: events,
@@ -572,11 +1020,29 @@ for (const cat of categories) {
   const o = counts[cat] ?? {};
   lines.push(`  ${cat.padEnd(20)} ${Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
 }
+const list = (o) => Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ');
+const { single: S1, pipelined: SP, unread: SU, aborted: SA } = report.shapes;
+lines.push(`single: ${S1.cases} cases, ${S1.violations} violations`);
+lines.push(
+  `pipelined: ${SP.cases} cases on ${SP.connections} connections (sizes ${list(SP.sizes)}), ${SP.judged} judged, ${SP.violations} violations; endings ${list(SP.endings)}; unjudged ${list(SP.unjudged)}`,
+);
+const LC = report.lostToUwsClose;
+lines.push(
+  `answers lost to uWS's close (pipelined, not violations): ${LC.answers} in ${LC.pipelines} pipelines (${list(LC.byTrigger)}); by category ${list(LC.byCategory)}; ${LC.notRunBehind} not run behind`,
+);
+lines.push(
+  `unread: ${SU.cases} cases, ${SU.connections} connections, ${SU.copies} copies, ${Math.round(SU.bytes / 1024)} KiB; endings ${list(SU.endings)}; half-close ${JSON.stringify(SU.halfClose)}; connect failed ${SU.connectFailed}`,
+);
+lines.push(`aborted: ${SA.cases} cases; ${list(SA.modes)}; closed by the server first ${SA.closedByServerFirst}; connect failed ${SA.connectFailed}`);
+lines.push(`rss KiB: before ${rssBefore}, after ${rssAfter}, max ${rss.maxKiB} (at ${rss.maxAtSecond} s)`);
 lines.push(`canary: healthz ${JSON.stringify(report.canary.healthz)}, redirect ${JSON.stringify(report.canary.redirect)}, failures ${report.canary.failures}`);
 lines.push(`loris: ${JSON.stringify(report.loris)}`);
 lines.push(`probes: ${JSON.stringify(probes)}`);
 lines.push(`server: ${JSON.stringify({ ...report.server, logEvents: undefined })}`);
-for (const v of violations.slice(0, 10)) lines.push(`VIOLATION ${v.category}: ${v.case}: ${v.problem} (${v.got.slice(0, 160)})`);
+for (const v of violations.slice(0, 10)) {
+  const at = v.shape === 'pipelined' ? `, position ${v.position} of [${v.pipeline.join(' | ')}]` : '';
+  lines.push(`VIOLATION ${v.category}: ${v.case}: ${v.problem} (${v.got.slice(0, 160)}) [${v.shape}, slot ${v.slot}${at}] bytes ${JSON.stringify(v.bytes.slice(0, 300))}`);
+}
 lines.push(failures.length ? `FAILED: ${failures.join('; ')}` : 'OK');
 console.log(lines.join('\n'));
 rmSync(dataDir, { recursive: true, force: true });

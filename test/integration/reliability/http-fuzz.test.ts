@@ -1,9 +1,11 @@
 // The short version of the HTTP fuzzer (test/stress/http-fuzz.js): 5,000
 // requests over raw TLS sockets to the real server, with a canary, slow-loris
-// clients and the rate-limit probes running. The script judges every answer
-// against its case and exits non-zero on any violation; this test runs it
-// and checks its report category by category. The long run (100,000
-// requests) and its figures are in docs/reliability.md.
+// clients and the rate-limit probes running, in all four client shapes at
+// their default shares (single, pipelined, pipelined and never read,
+// aborted). The script judges every answer against its case and exits
+// non-zero on any violation; this test runs it and checks its report
+// category by category and shape by shape. The long runs and their figures
+// are in docs/reliability.md.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +24,13 @@ interface Report {
   probes: Record<string, { ok: boolean }>;
   canary: { healthz: { n: number; max: number }; redirect: { n: number; max: number }; failures: number };
   loris: { connections: number; closedByServer: number; answered: number };
+  shapes: {
+    single: { cases: number; judged: number; violations: number };
+    pipelined: { connections: number; cases: number; judged: number; violations: number; endings: Record<string, number> };
+    unread: { connections: number; cases: number; copies: number; endings: Record<string, number> };
+    aborted: { cases: number; modes: Record<string, number> };
+  };
+  lostToUwsClose: { pipelines: number; answers: number; byCategory: Record<string, number>; byTrigger: Record<string, number>; notRunBehind: number };
   server: { aliveAtEnd: boolean; healthzAtEnd: number; api500: number; exitCode: number; logEvents: Record<string, unknown> };
   failures: string[];
 }
@@ -71,6 +80,26 @@ it('5,000 fuzzed requests: every answer as its case demands, the canary served t
   // A 429 only from the probes, never from the fuzz traffic itself.
   for (const outcomes of Object.values(report.counts)) for (const outcome of Object.keys(outcomes)) expect(outcome).not.toMatch(/^429/);
   for (const [name, probe] of Object.entries(report.probes)) expect(probe.ok, `${name}: ${JSON.stringify(probe)}`).toBe(true);
+
+  // Every shape ran, and none had a violation.
+  const { single, pipelined, unread, aborted } = report.shapes;
+  expect(single.judged).toBe(single.cases);
+  expect(single.violations).toBe(0);
+  expect(pipelined.connections).toBeGreaterThan(0);
+  expect(pipelined.judged).toBeGreaterThan(0);
+  expect(pipelined.violations).toBe(0);
+  expect(pipelined.endings.complete, JSON.stringify(pipelined.endings)).toBeGreaterThan(0);
+  expect(pipelined.endings.violation).toBeUndefined();
+  expect(unread.connections).toBeGreaterThan(0);
+  expect(unread.copies).toBeGreaterThanOrEqual(unread.connections);
+  expect(aborted.cases).toBeGreaterThan(0);
+  for (const shape of Object.values(report.shapes) as { violations?: number }[]) expect(shape.violations ?? 0).toBe(0);
+  // Answers lost to uWS 20.30's close (pipelines only): counted, by category and by what closed.
+  const lost = report.lostToUwsClose;
+  expect(lost.answers).toBeGreaterThanOrEqual(0);
+  expect(Object.values(lost.byCategory).reduce((a, b) => a + b, 0)).toBe(lost.answers);
+  expect(Object.values(lost.byTrigger).reduce((a, b) => a + b, 0)).toBe(lost.pipelines);
+  for (const trigger of Object.keys(lost.byTrigger)) expect(trigger).toMatch(/^(malformed request|framing refused|behind an asynchronous answer)$/);
 
   expect(report.canary.failures).toBe(0);
   expect(report.canary.healthz.n).toBeGreaterThan(50);

@@ -5,11 +5,12 @@
 //   npm run build && npm run eval:detection [-- --baseline <git ref>] [--quick]
 //
 // Method.
-// - Database: the installed @ip-location-db/asn package, built once and cached
-//   under the OS temp directory, keyed by package version and trie format
-//   (bench/lib.js cachedDatabase). Classification through the in-process API:
-//   Classifier.check(ip, level), which gives the verdict at low, medium and
-//   high at once.
+// - Databases: the one a first start installs (the installed
+//   @ip-location-db/asn package with the shipped feed snapshots, bench/lib.js
+//   cachedDatabase), and the same ASN data without feeds (plainDatabase) for
+//   the baseline and the "- range feeds" ablation. Classification through the
+//   in-process API: Classifier.check(ip, level), which gives the verdict at
+//   low, medium and high at once.
 // - Addresses: data-centre ASNs get one address each, drawn uniformly from
 //   the ASN's address space in the same CSVs; published ranges get one
 //   address each, drawn uniformly inside the CIDR; carriers get 5 addresses
@@ -19,29 +20,29 @@
 // - Configurations, all over the same addresses:
 //     baseline   the lists of a git ref (default 15a0304, before issue 15):
 //                curated blacklist and whole-word keywords;
-//     current    this tree's lists: blacklist, keywords with stems, false
-//                friends and outweigh_carrier, plus hosting-asns.csv as
-//                blacklist entries intercepting from medium (how the
-//                classifier is to use them: src/quality/lists/README.md);
+//     current    what the product runs: this tree's lists (blacklist,
+//                keywords with stems, false friends and outweigh_carrier,
+//                hosting-asns.csv as blacklist entries from medium) on the
+//                database with its range feeds;
 //     ablations  current without one ingredient at a time, to attribute
-//                recall (hosting list; each stem group; outweigh_carrier), and
-//                the hosting list reduced to its brianhama/X4BNet rows.
-// - Range feeds and user agents are measured only when the build supports
-//   them (see feedDatabase() and userAgentClassifier() below); until then the
-//   report says "not yet measured" and gives no figure for the product. What
-//   the shipped feed files cover is measured apart, without the classifier
-//   (feedCoverage), with a projection labelled as such.
+//                recall (range feeds; hosting list; each stem group;
+//                outweigh_carrier), and the hosting list reduced to its
+//                brianhama/X4BNet rows.
+// - User agents are classified apart (classifyUserAgent), crawler lists
+//   against browser lists. The carriers' whole address space is also checked
+//   against the feeds exactly (carrierSpaceInFeeds), beyond the sample.
 // - Rates are hits / total, with both counts; per-provider and per-operator
 //   figures also give the median across providers.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { IpDatabase } from '../dist/ipdb/database.js';
 import { Classifier } from '../dist/quality/classifier.js';
-import { KeywordSet, words } from '../dist/quality/keywords.js';
 import { builtInLists } from '../dist/quality/lists.js';
+import { classifyUserAgent } from '../dist/quality/user-agent.js';
 import { cachedDatabase, median, round, table, writeResult, xorshift } from './lib.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -274,73 +275,29 @@ function blacklistOf(lists, hosting) {
   ];
 }
 
-/**
- * A candidate, not shipped: the other ASNs of every organization on
- * hosting-asns.csv (same ip-location-db name), unless any ASN of that
- * organization is a carrier, an O-X-L ISP or carries a carrier word.
- */
-function siblingCandidates(db, lists) {
-  const ispAsns = new Set(
-    readFileSync(path.join(ROOT, 'feeds', 'asn-lists', 'oxl-kind_isp.csv'), 'utf8')
-      .split(/\r?\n/)
-      .slice(1)
-      .map((l) => Number(l.split(',')[0]))
-      .filter((a) => a > 0),
-  );
-  const carriers = new Set([...lists.carriers.map((c) => c.asn), ...readCsv(path.join(EVAL, 'carrier-asns.csv')).map((r) => Number(r.asn))]);
-  const carrierWord = new KeywordSet(lists.keywords.carrier);
-  const byName = new Map();
-  for (let r = 1; r < db.recordCount; r++) {
-    const name = db.organization(r);
-    if (/^AS\d+$/.test(name)) continue;
-    const set = byName.get(name) ?? new Set();
-    set.add(db.asn(r));
-    byName.set(name, set);
-  }
-  const listed = new Set([...lists.blacklist.map((e) => e.asn), ...lists.hostingAsns.map((e) => e.asn)]);
-  const out = [];
-  for (const e of lists.hostingAsns) {
-    const siblings = byName.get(e.name);
-    if (!siblings || siblings.size < 2) continue;
-    if ([...siblings].some((a) => ispAsns.has(a) || carriers.has(a)) || carrierWord.match(words(e.name)) !== null) continue;
-    for (const a of siblings) {
-      if (!listed.has(a)) {
-        listed.add(a);
-        out.push({ asn: a, name: e.name, category: e.category, sources: ['sibling'] });
-      }
-    }
-  }
-  return out;
-}
-
-function configurations(current, db) {
+function configurations(current, shipped, plain) {
   const configs = [];
   try {
     const base = listsAt(BASELINE_REF);
-    configs.push({ name: 'baseline', what: `lists of ${BASELINE_REF}: curated blacklist, whole-word keywords`, lists: base, hosting: [] });
-    configs.push({ name: 'baseline + hosting list', what: 'baseline keywords, plus hosting-asns.csv from medium', lists: { ...current, keywords: base.keywords }, hosting: current.hostingAsns });
+    configs.push({ name: 'baseline', what: `lists of ${BASELINE_REF}: curated blacklist, whole-word keywords, no range feeds`, db: plain, lists: base, hosting: [] });
+    configs.push({ name: 'baseline + hosting list', what: 'baseline keywords, plus hosting-asns.csv from medium, no range feeds', db: plain, lists: { ...current, keywords: base.keywords }, hosting: current.hostingAsns });
   } catch {
     process.stderr.write(`no baseline: git show ${BASELINE_REF} failed (not a git checkout?)\n`);
   }
-  configs.push({ name: 'current', what: 'this tree: stems, false friends, outweigh_carrier, hosting-asns.csv from medium', lists: current, hosting: current.hostingAsns });
-  configs.push({ name: '- hosting list', what: 'current without hosting-asns.csv', lists: current, hosting: [] });
+  configs.push({ name: 'current', what: 'the product: stems, false friends, outweigh_carrier, hosting-asns.csv from medium, range feeds', db: shipped, lists: current, hosting: current.hostingAsns });
+  configs.push({ name: '- range feeds', what: 'current on the database without feeds', db: plain, lists: current, hosting: current.hostingAsns });
+  configs.push({ name: '- hosting list', what: 'current without hosting-asns.csv (its upstream lists still come as ASN feeds)', db: shipped, lists: current, hosting: [] });
   configs.push({
     name: 'hosting list: brianhama/X4BNet rows only',
     what: 'current with the stricter list (rows some list other than O-X-L names)',
+    db: shipped,
     lists: current,
     hosting: current.hostingAsns.filter((e) => e.sources.some((s) => !s.startsWith('oxl'))),
   });
-  const siblings = siblingCandidates(db, current);
-  configs.push({
-    name: '+ same-organization ASNs (candidate)',
-    what: `current plus ${siblings.length} other ASNs of the listed organizations (not shipped; see siblingCandidates)`,
-    lists: current,
-    hosting: [...current.hostingAsns, ...siblings],
-  });
   if (!QUICK) {
-    for (const [name, re] of Object.entries(STEM_GROUPS)) configs.push({ name: `- ${name}`, what: `current without the ${name}`, lists: withoutStems(current, re), hosting: current.hostingAsns });
-    configs.push({ name: '- all stems', what: 'current without any stem', lists: withoutStems(current, /./), hosting: current.hostingAsns });
-    configs.push({ name: '- outweigh_carrier', what: 'current, carrier words cancel every keyword again', lists: { ...current, keywords: { ...current.keywords, outweigh_carrier: [] } }, hosting: current.hostingAsns });
+    for (const [name, re] of Object.entries(STEM_GROUPS)) configs.push({ name: `- ${name}`, what: `current without the ${name}`, db: shipped, lists: withoutStems(current, re), hosting: current.hostingAsns });
+    configs.push({ name: '- all stems', what: 'current without any stem', db: shipped, lists: withoutStems(current, /./), hosting: current.hostingAsns });
+    configs.push({ name: '- outweigh_carrier', what: 'current, carrier words cancel every keyword again', db: shipped, lists: { ...current, keywords: { ...current.keywords, outweigh_carrier: [] } }, hosting: current.hostingAsns });
   }
   return configs;
 }
@@ -349,8 +306,8 @@ function configurations(current, db) {
 
 const rate = (hits, n) => ({ rate: n === 0 ? null : round(hits / n, 4), hits, n });
 
-function measure(db, config, sets) {
-  const classifier = new Classifier(db, config.lists, blacklistOf(config.lists, config.hosting));
+function measure(config, sets) {
+  const classifier = new Classifier(config.db, config.lists, blacklistOf(config.lists, config.hosting));
   const out = {};
   for (const [set, items] of Object.entries(sets)) {
     const byGroup = {};
@@ -384,31 +341,54 @@ function measure(db, config, sets) {
   return out;
 }
 
-// ---- what the build does not support yet --------------------------------------------------
+// ---- databases ----------------------------------------------------------------------------
 
 /**
- * A database built WITH the range feeds of feeds/manifest.json, or the reason
- * there is none. Needs two things the feed work adds: a reader that knows
- * feeds (IpDatabase.prototype.rangeFeed, trie format 3) and a parser for the
- * publisher formats. When both exist, wire the parser here (a few lines):
- * parse each manifest entry's files into FeedInput ranges, pass them as
- * buildFromFiles(files, { feeds }), install the bytes under the temp dir and
- * return IpDatabase.open(file).
+ * The same ASN data with no feed folded in: what the baseline and the
+ * "- range feeds" ablation classify on. The product's database (with the
+ * shipped feed snapshots) is bench/lib.js cachedDatabase().
  */
-async function feedDatabase() {
-  if (typeof IpDatabase.prototype.rangeFeed !== 'function') return { db: null, reason: 'this build reads no range feeds (IpDatabase.rangeFeed is missing)' };
-  const parserFile = path.join(ROOT, 'dist', 'ipdb', 'feeds.js');
-  if (!existsSync(parserFile)) return { db: null, reason: 'no feed parser in this build (dist/ipdb/feeds.js)' };
-  return { db: null, reason: 'the feed parser exists, but this script is not wired to it yet (see feedDatabase)' };
+async function plainDatabase() {
+  const { embeddedSource } = await import('../dist/ipdb/embedded.js');
+  const { buildFromFiles, installDatabaseFile } = await import('../dist/ipdb/files.js');
+  const source = embeddedSource();
+  const file = path.join(os.tmpdir(), `splitguard-eval-plain-${process.pid}.trie`);
+  installDatabaseFile(buildFromFiles(source.files, { sourceName: source.name, dataVersion: source.version }).bytes, file);
+  const db = IpDatabase.open(file);
+  unlinkSync(file); // the mapping outlives the name
+  return db;
 }
 
-/** classifyUserAgent(ua) from dist/quality/user-agent.js, or the reason there is none. */
-async function userAgentClassifier() {
-  const file = path.join(ROOT, 'dist', 'quality', 'user-agent.js');
-  if (!existsSync(file)) return { classify: null, reason: 'no user-agent classifier in this build (dist/quality/user-agent.js)' };
-  const mod = await import(pathToFileURL(file).href);
-  if (typeof mod.classifyUserAgent !== 'function') return { classify: null, reason: 'dist/quality/user-agent.js exports no classifyUserAgent' };
-  return { classify: mod.classifyUserAgent, reason: null };
+/**
+ * How much of the carriers' address space (every range of every ASN of
+ * eval/lists/carrier-asns.csv and the built-in carrier list) lies in a range
+ * feed, by feed: exact, over the whole space rather than a sample. Shows what
+ * a feed would cost real people before any sampling could.
+ */
+function carrierSpaceInFeeds(db, carrierAsns) {
+  const total = { v4: 0n, v6: 0n };
+  const byFeed = {};
+  for (const family of [4, 6]) {
+    const key = family === 4 ? 'v4' : 'v6';
+    for (const { start, end, record } of db.ranges(family)) {
+      if (!carrierAsns.has(db.asn(record))) continue;
+      const size = end - start + 1n;
+      total[key] += size;
+      const feed = db.rangeFeed(record);
+      if (feed) {
+        const f = (byFeed[feed.name] ??= { label: feed.label, v4: 0n, v6: 0n, asns: new Set() });
+        f[key] += size;
+        f.asns.add(db.asn(record));
+      }
+    }
+  }
+  const share = (x, t) => (t === 0n ? 0 : Number((x * 1000000n) / t) / 1000000);
+  return {
+    carrier_v4_addresses: Number(total.v4),
+    feeds: Object.fromEntries(
+      Object.entries(byFeed).map(([name, f]) => [name, { label: f.label, v4_share: share(f.v4, total.v4), v6_share: share(f.v6, total.v6), asns: [...f.asns].sort((x, y) => x - y) }]),
+    ),
+  };
 }
 
 function measureUserAgents(classify) {
@@ -435,132 +415,20 @@ function measureUserAgents(classify) {
   };
 }
 
-// ---- what the shipped feed files cover (no classifier involved) ----------------------------
-
-/** Every CIDR or address of a feed file, by its manifest format. */
-function feedPrefixes(file, format) {
-  const text = readFileSync(file, 'utf8');
-  if (format === 'cidr-lines') {
-    return text
-      .split(/\r?\n/)
-      .map((l) => l.trim())
-      .filter((l) => l && !l.startsWith('#'));
-  }
-  const j = JSON.parse(text);
-  if (format === 'aws-json') return [...j.prefixes.map((p) => p.ip_prefix), ...j.ipv6_prefixes.map((p) => p.ipv6_prefix)];
-  if (format === 'google-json') return j.prefixes.map((p) => p.ipv4Prefix ?? p.ipv6Prefix).filter(Boolean);
-  if (format === 'oracle-json') return j.regions.flatMap((r) => r.cidrs.map((c) => c.cidr));
-  if (format === 'ipverse-json') return Object.values(j.services).flatMap((sv) => [...(sv.ipv4 ?? []), ...(sv.ipv6 ?? [])]);
-  throw new Error(`${file}: unknown feed format ${format}`);
-}
-
-/** CIDR -> [first, last] as numbers (IPv4) or bigints (IPv6). */
-function cidrRange(cidr) {
-  const [ip, bits] = cidr.split('/');
-  if (ip.includes(':')) {
-    const len = BigInt(bits ?? 128);
-    const base = (parseV6(ip) >> (128n - len)) << (128n - len);
-    return ['v6', base, base + (1n << (128n - len)) - 1n];
-  }
-  const len = Number(bits ?? 32);
-  const base = len === 0 ? 0 : (parseV4(ip) & ((0xffffffff << (32 - len)) >>> 0)) >>> 0;
-  return ['v4', base, base + 2 ** (32 - len) - 1];
-}
-
-/** Sorted, merged ranges of a label's feeds, for a binary-search membership test. */
-function rangeSet(cidrs) {
-  const fam = { v4: [], v6: [] };
-  for (const c of cidrs) {
-    const [f, a, b] = cidrRange(c);
-    fam[f].push([a, b]);
-  }
-  for (const f of ['v4', 'v6']) {
-    fam[f].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-    const merged = [];
-    for (const r of fam[f]) {
-      const last = merged.at(-1);
-      if (last && r[0] <= last[1] + (f === 'v4' ? 1 : 1n)) {
-        if (r[1] > last[1]) last[1] = r[1];
-      } else merged.push([...r]);
-    }
-    fam[f] = merged;
-  }
-  return {
-    has(ip) {
-      const f = ip.includes(':') ? 'v6' : 'v4';
-      const x = f === 'v6' ? parseV6(ip) : parseV4(ip);
-      const list = fam[f];
-      let lo = 0;
-      let hi = list.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (x < list[mid][0]) hi = mid - 1;
-        else if (x > list[mid][1]) lo = mid + 1;
-        else return true;
-      }
-      return false;
-    },
-  };
-}
-
-/** The lowest level at which a feed label intercepts (contract §6a). */
-const FEED_LEVEL = { tor: 'low', vpn: 'low', crawler: 'low', cloud: 'medium', hosting: 'medium', relay: 'high' };
-
-/**
- * Coverage of the reference sets by the snapshot files in feeds/ (by label),
- * and a projection: the current classifier's verdict OR a feed match by the
- * contract's level rules. File coverage only: the product's own figure comes
- * once the build folds the feeds in (feedDatabase).
- */
-function feedCoverage(sets, currentResult, db, config) {
-  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'feeds', 'manifest.json'), 'utf8'));
-  const byLabel = {};
-  for (const f of manifest.feeds) {
-    for (const file of f.files) (byLabel[f.label] ??= []).push(...feedPrefixes(path.join(ROOT, 'feeds', 'snapshots', file), f.format));
-  }
-  const labels = Object.fromEntries(Object.entries(byLabel).map(([l, c]) => [l, rangeSet(c)]));
-  const classifier = new Classifier(db, config.lists, blacklistOf(config.lists, config.hosting));
-  const out = {};
-  for (const [set, items] of Object.entries(sets)) {
-    const groups = {};
-    const total = { n: 0, any: 0, ...Object.fromEntries(Object.keys(labels).map((l) => [l, 0])), ...Object.fromEntries(LEVELS.map((L) => [`projected_${L}`, 0])) };
-    for (const p of items) {
-      const g = (groups[p.group] ??= { n: 0, any: 0, ...Object.fromEntries(LEVELS.map((L) => [`projected_${L}`, 0])) });
-      const hit = Object.keys(labels).filter((l) => labels[l].has(p.ip));
-      const r = classifier.check(p.ip, 'medium');
-      for (const t of [g, total]) {
-        t.n++;
-        if (hit.length) t.any++;
-        for (const L of LEVELS) {
-          const byFeed = hit.some((l) => LEVELS.indexOf(FEED_LEVEL[l]) <= LEVELS.indexOf(L));
-          if (r.intercept[L] || byFeed) t[`projected_${L}`]++;
-        }
-      }
-      for (const l of hit) total[l]++;
-    }
-    const sum = (t) => ({
-      in_a_feed: rate(t.any, t.n),
-      ...Object.fromEntries(Object.keys(labels).filter((l) => t[l] !== undefined).map((l) => [`in_${l}_feeds`, rate(t[l], t.n)])),
-      ...Object.fromEntries(LEVELS.map((L) => [`projected_${L}`, rate(t[`projected_${L}`], t.n)])),
-    });
-    out[set] = { all: sum(total), groups: Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, sum(v)])) };
-  }
-  return { files: manifest.feeds.reduce((n, f) => n + f.files.length, 0), prefixes: Object.fromEntries(Object.entries(byLabel).map(([l, c]) => [l, c.length])), sets: out };
-}
-
 // ---- report -------------------------------------------------------------------------------
 
 const fmt = (r) => (r.rate === null ? 'n/a' : `${r.rate.toFixed(3)} (${r.hits}/${r.n})`);
 
 async function main() {
   const t0 = performance.now();
-  const db = IpDatabase.open(await cachedDatabase());
+  const shipped = IpDatabase.open(await cachedDatabase());
+  const plain = await plainDatabase();
   const current = builtInLists();
   const space = asnSpace();
   const { sets, meta } = probes(space);
-  const configs = configurations(current, db);
+  const configs = configurations(current, shipped, plain);
   const results = {};
-  for (const c of configs) results[c.name] = measure(db, c, sets);
+  for (const c of configs) results[c.name] = measure(c, sets);
 
   // How independent the sets are from the shipped ASN list.
   const hostingSet = new Set(current.hostingAsns.map((e) => e.asn));
@@ -570,10 +438,9 @@ async function main() {
   meta.datacenter_asns_on_curated_blacklist = dcAsnList.filter((a) => curatedSet.has(a)).length;
   meta.carrier_asns_in_upstream_lists = readCsv(path.join(EVAL, 'carrier-asns.csv')).filter((r) => r.in_ship_hosting_sources?.trim().startsWith('yes')).length;
 
-  const coverage = feedCoverage(sets, results.current, db, configs.find((c) => c.name === 'current'));
-  const feeds = await feedDatabase();
-  const ua = await userAgentClassifier();
-  const uaResults = ua.classify ? measureUserAgents(ua.classify) : null;
+  const carrierAsns = new Set([...current.carriers.map((c) => c.asn), ...readCsv(path.join(EVAL, 'carrier-asns.csv')).map((r) => Number(r.asn))]);
+  const carrierSpace = carrierSpaceInFeeds(shipped, carrierAsns);
+  const uaResults = measureUserAgents(classifyUserAgent);
 
   const [A, B] = results.baseline ? ['baseline', 'current'] : ['current', 'current'];
   const rows = [];
@@ -602,37 +469,29 @@ async function main() {
   ]);
   console.log(`\nat medium, by configuration:\n${table(['configuration', 'DC ASNs', 'DC ranges (cloud+hosting)', 'VPN exits', 'Tor exits', 'crawlers', 'carrier FP', 'carrier FP at high'], attribution)}`);
   console.log(`\nreference sets: ${JSON.stringify(meta)}`);
-  const cov = coverage.sets;
-  const covRows = [
-    ['data-centre ASNs', cov['datacenter-asns'].all],
-    ['data-centre ranges, cloud + hosting', cov['datacenter-ranges'].groups['cloud+hosting']],
-    ...Object.keys(cov['vpn-exits'].groups).sort().map((p) => [`VPN exits: ${p}`, cov['vpn-exits'].groups[p]]),
-    ['Tor exits', cov['tor-exits'].all],
-    ['  Tor exits, IPv4', cov['tor-exits'].groups.IPv4],
-    ['  Tor exits, IPv6', cov['tor-exits'].groups.IPv6],
-    ...Object.keys(cov.crawlers.groups).sort().map((p) => [`crawlers: ${p}`, cov.crawlers.groups[p]]),
-    ['carriers (addresses)', cov.carriers.all],
-  ].map(([label, c]) => [label, fmt(c.in_a_feed), ...LEVELS.map((L) => fmt(c[`projected_${L}`]))]);
-  console.log(`\nshipped feed files (feeds/manifest.json), file coverage and projection (current OR feed by label; not the product's figure):\n${table(['set', 'in a feed file', 'projected low', 'projected medium', 'projected high'], covRows)}`);
-  console.log(`\nrange feeds: ${feeds.db ? 'measured' : `not yet measured (${feeds.reason})`}`);
-  console.log(`user agents: ${uaResults ? `crawler recall ${fmt(uaResults.crawler_recall)}, browser false positives ${fmt(uaResults.browser_false_positives)}` : `not yet measured (${ua.reason})`}`);
+  const spaceRows = Object.entries(carrierSpace.feeds).map(([name, f]) => [name, f.label, f.v4_share.toFixed(6), f.v6_share.toFixed(6), f.asns.join(' ')]);
+  console.log(`\ncarrier address space inside a range feed (exact, ${carrierAsns.size} carrier ASNs): ${spaceRows.length ? `\n${table(['feed', 'label', 'IPv4 share', 'IPv6 share', 'ASNs'], spaceRows)}` : 'none'}`);
+  const u = uaResults;
+  console.log(`\nuser agents: crawler recall ${fmt(u.crawler_recall)}, browser false positives ${fmt(u.browser_false_positives)} (modern ${fmt(u.modern_browser_false_positives)}, Facebook/Instagram in-app ${fmt(u.facebook_instagram_in_app_false_positives)})`);
+  console.log(table(['crawler operator', 'recall'], Object.entries(u.by_operator).map(([k, v]) => [k, fmt(v)])));
 
   const file = writeResult('detection', {
     method: 'bench/detection.js header; docs/detection.md',
-    database: db.info.version,
+    database: shipped.info.version,
     seed: SEED,
     baseline_ref: BASELINE_REF,
     sets: Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, v.length])),
     notes: meta,
     configurations: configs.map((c) => ({ name: c.name, what: c.what, hosting_asns: c.hosting.length })),
     results,
-    range_feeds: feeds.db ? { measured: true } : { measured: false, reason: feeds.reason },
-    feed_file_coverage: coverage,
-    user_agents: uaResults ? { measured: true, ...uaResults } : { measured: false, reason: ua.reason },
+    feeds: shipped.info.feeds.map((f) => ({ name: f.name, label: f.label, kind: f.kind, count: f.count })),
+    carrier_space_in_feeds: carrierSpace,
+    user_agents: uaResults,
     seconds: round((performance.now() - t0) / 1000, 1),
   });
   console.log(`\n${file}`);
-  db.close();
+  shipped.close();
+  plain.close();
 }
 
 await main();

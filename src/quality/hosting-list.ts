@@ -15,6 +15,16 @@
 //      word, or an organization that also holds an ISP or carrier ASN):
 //      kept only with a "keep" in the review; otherwise left out, undecided
 //   5. otherwise kept.
+//   6. siblings: the ASN data often names one organization for many ASNs
+//      ("GoDaddy.com, LLC" holds seventeen) where the lists name a few. An
+//      ASN no list names is kept too, with source `sibling` and its
+//      sibling's category, under rules 1-4, when its organization name is
+//      exactly that of a kept row or of a curated hoster (intercepting from
+//      low or medium). Looser matches were tried and measured: names with
+//      legal forms set aside ("Kamatera, Inc." = "Kamatera Inc") merge
+//      unrelated "SMARTNET"s for two more data-centre ASNs out of 792; a
+//      shared first word links hosters to personal names and community ISPs
+//      ("Peace Communications", a VPN, and "Peace Region Internet Society").
 // category: the review's, else `vpn` when a VPN list has it or its names name
 // a VPN operator, else `hosting`.
 
@@ -23,6 +33,8 @@ export const HOSTING_SOURCES = ['brianhama', 'x4b-dc', 'x4b-vpn', 'oxl-hosting',
 /** Lists that are evidence against: an ASN on them is held. */
 export const NEGATIVE_SOURCES = ['oxl-isp', 'oxl-education'] as const;
 export type HostingListSource = (typeof HOSTING_SOURCES)[number] | (typeof NEGATIVE_SOURCES)[number];
+/** What the `sources` column of a row may name: a list, or `sibling` (rule 6). */
+export const ROW_SOURCES = [...HOSTING_SOURCES, 'sibling'] as const;
 const VPN_SOURCES: readonly HostingListSource[] = ['x4b-vpn', 'oxl-vpn'];
 
 export interface ReviewDecision {
@@ -38,6 +50,8 @@ export interface HostingListInput {
   carrierWords: readonly string[];
   carriers: ReadonlySet<number>;
   curated: ReadonlySet<number>;
+  /** Curated entries that intercept from low or medium, by category: the seeds of rule 6 besides the kept rows. */
+  curatedHosters: ReadonlyMap<number, 'hosting' | 'vpn'>;
   review: ReadonlyMap<number, ReviewDecision>;
 }
 
@@ -51,7 +65,7 @@ export interface HostingListEntry {
 export interface HostingListResult {
   rows: HostingListEntry[];
   left: { blacklist: number; carrier: number; reviewDrop: number; undecided: string[] };
-  /** Review entries no list names any more. */
+  /** Review entries neither a list nor rule 6 names any more. */
   stale: number[];
   union: number;
 }
@@ -65,6 +79,7 @@ const VPN_OPERATOR = /vpn|tefincom|packethub|privax|surfshark|mullvad|windscribe
 const CDN_NAME_EXCEPT = new Set([63949]);
 
 const tokens = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
 
 function heldReasons(asn: number, name: string, carrierWords: ReadonlySet<string>, neg: { isp: ReadonlyMap<number, string>; education: ReadonlyMap<number, string> }, ispNamed: ReadonlyMap<string, number[]>): string[] {
   const r: string[] = [];
@@ -106,34 +121,58 @@ export function compileHostingList(input: HostingListInput): HostingListResult {
   }
   const rows: HostingListEntry[] = [];
   const left = { blacklist: 0, carrier: 0, reviewDrop: 0, undecided: [] as string[] };
-  for (const asn of [...union.keys()].sort((a, b) => a - b)) {
-    const e = union.get(asn)!;
-    // No name anywhere (some O-X-L rows, never announced): the data set's own placeholder form.
-    const name = input.names.get(asn) ?? e.names.find((n) => n) ?? `AS${asn}`;
+  // Rules 1-4; the name, or null when the ASN is left out.
+  const admit = (asn: number, name: string, sources: string): string | null => {
     const r = input.review.get(asn);
     if (input.curated.has(asn)) {
       left.blacklist++;
-      continue;
+      return null;
     }
     if (input.carriers.has(asn)) {
       if (r?.decision === 'keep') throw new Error(`hosting-asns-review.csv keeps AS${asn}, which is a listed carrier`);
       left.carrier++;
-      continue;
+      return null;
     }
     if (r?.decision === 'drop') {
       left.reviewDrop++;
-      continue;
+      return null;
     }
     const held = heldReasons(asn, name, carrierWords, neg, ispNamed);
     if (held.length && r?.decision !== 'keep') {
-      left.undecided.push(`AS${asn} ${name} [${e.sources.join(';')}]: ${held.join('; ')}`);
-      continue;
+      left.undecided.push(`AS${asn} ${name} [${sources}]: ${held.join('; ')}`);
+      return null;
     }
+    return name;
+  };
+  for (const asn of [...union.keys()].sort((a, b) => a - b)) {
+    const e = union.get(asn)!;
+    // No name anywhere (some O-X-L rows, never announced): the data set's own placeholder form.
+    const name = admit(asn, input.names.get(asn) ?? e.names.find((n) => n) ?? `AS${asn}`, e.sources.join(';'));
+    if (name === null) continue;
     const text = `${name} ${e.names.join(' ')}`.replace(/https?:\/\/\S+/g, '');
-    const category = r?.category || (e.sources.some((s) => VPN_SOURCES.includes(s as HostingListSource)) || VPN_OPERATOR.test(text) ? 'vpn' : 'hosting');
+    const category = input.review.get(asn)?.category || (e.sources.some((s) => VPN_SOURCES.includes(s as HostingListSource)) || VPN_OPERATOR.test(text) ? 'vpn' : 'hosting');
     rows.push({ asn, name, category, sources: e.sources.join(';') });
   }
-  const stale = [...input.review.keys()].filter((a) => !union.has(a));
+
+  // Rule 6. Placeholder names ("AS64500") name no organization.
+  const byName = new Map<string, 'hosting' | 'vpn'>();
+  const seed = (name: string | undefined, category: 'hosting' | 'vpn') => {
+    if (name !== undefined && !/^AS\d+$/.test(name) && !byName.has(name)) byName.set(name, category);
+  };
+  for (const [asn, category] of input.curatedHosters) seed(input.names.get(asn), category);
+  for (const r of rows) seed(r.name, r.category);
+  const siblings: HostingListEntry[] = [];
+  const considered = new Set(union.keys());
+  for (const [asn, orgName] of input.names) {
+    if (union.has(asn)) continue;
+    const category = byName.get(orgName);
+    if (category === undefined) continue;
+    considered.add(asn);
+    if (admit(asn, orgName, 'sibling') !== null) siblings.push({ asn, name: orgName, category: input.review.get(asn)?.category || category, sources: 'sibling' });
+  }
+  rows.push(...siblings);
+  rows.sort((a, b) => a.asn - b.asn);
+  const stale = [...input.review.keys()].filter((a) => !considered.has(a));
   return { rows, left, stale, union: union.size };
 }
 

@@ -2,7 +2,7 @@
 // kept in the repository), read and checked once. A malformed list stops
 // start-up with a message naming the file and the entry (or line).
 import { readFileSync } from 'node:fs';
-import { type HostingListInput, parseReview } from './hosting-list.js';
+import { type HostingListInput, parseReview, ROW_SOURCES } from './hosting-list.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keywordShape, words } from './keywords.js';
@@ -43,8 +43,6 @@ export interface Keywords {
 
 export const HOSTING_ASN_CATEGORIES = ['hosting', 'vpn'] as const;
 export type HostingAsnCategory = (typeof HOSTING_ASN_CATEGORIES)[number];
-/** The upstream lists hosting-asns.csv is compiled from (src/quality/lists/README.md). */
-export const HOSTING_ASN_SOURCES = ['brianhama', 'x4b-dc', 'x4b-vpn', 'oxl-hosting', 'oxl-vpn'] as const;
 
 /** A row of hosting-asns.csv: a hosting or VPN ASN from the public lists. */
 export interface HostingAsn {
@@ -206,8 +204,8 @@ export function checkHostingAsns(text: string, blacklist: readonly BlacklistEntr
     if (name.trim() === '') throw new Error(`${where}: name must not be empty`);
     if (!(HOSTING_ASN_CATEGORIES as readonly string[]).includes(category)) throw new Error(`${where}: category must be ${HOSTING_ASN_CATEGORIES.join(' or ')}`);
     const ids = sources.split(';');
-    if (sources === '' || !ids.every((s) => (HOSTING_ASN_SOURCES as readonly string[]).includes(s))) {
-      throw new Error(`${where}: sources must be ;-separated ids among ${HOSTING_ASN_SOURCES.join(', ')}`);
+    if (sources === '' || !ids.every((s) => (ROW_SOURCES as readonly string[]).includes(s))) {
+      throw new Error(`${where}: sources must be ;-separated ids among ${ROW_SOURCES.join(', ')}`);
     }
     out.push({ asn, name, category: category as HostingAsnCategory, sources: ids });
   }
@@ -250,6 +248,7 @@ export function hostingListRules(lists: BuiltInLists = builtInLists()): Omit<Hos
     carrierWords: lists.keywords.carrier,
     carriers: new Set(lists.carriers.map((c) => c.asn)),
     curated: new Set(lists.blacklist.map((e) => e.asn)),
+    curatedHosters: new Map(lists.blacklist.filter((e) => e.level !== 'high').map((e) => [e.asn, e.category === 'vpn' || e.category === 'proxy' ? 'vpn' : 'hosting'])),
     review: parseReview(readFileSync(path.join(dir, 'hosting-asns-review.csv'), 'utf8'), 'hosting-asns-review.csv'),
   };
 }

@@ -7,6 +7,7 @@ import { backupCommand, backupUsage, restoreCommand } from './backup.js';
 import { ipdbCommand, ipdbUsage } from './ipdb.js';
 import { serveCommand } from './serve.js';
 import type { Io } from './io.js';
+import { handleStorageCommitErrors } from '../store/commit-errors.js';
 
 const usage = `splitguard: short-link A/B router with data-center filtering
 
@@ -60,6 +61,7 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
 }
 
 export async function main(): Promise<void> {
+  handleStorageCommitErrors();
   const code = await run(process.argv.slice(2), {
     stdin: process.stdin,
     out: (line) => process.stdout.write(`${line}\n`),

@@ -9,7 +9,6 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
-import { log } from '../log.js';
 import type { Route } from './routes-store.js';
 
 export interface Account {
@@ -173,35 +172,6 @@ function storageError(dir: string, err: unknown): AppError {
 }
 
 /**
- * When a commit fails (a read-only or full file system), lmdb-js rejects the
- * promises of the writes in it, which their callers handle, but also promises
- * of its own that nobody holds: the batch's internal commit promise (its
- * reason carries `commitError`) and `commitError` itself, which holds the
- * cause (write.js rejectCommit; its promise has its own `reject` method).
- * Unhandled, they would end the thread and with it the process, so a storage
- * fault would stop the redirects too. This handler logs the cause once per
- * failed commit instead, and leaves every other unhandled rejection to end
- * the process as before.
- */
-let commitErrorsHandled = false;
-function handleCommitErrors(): void {
-  if (commitErrorsHandled) return;
-  commitErrorsHandled = true;
-  process.on('unhandledRejection', (reason, promise) => {
-    if (reason instanceof Error) {
-      if (typeof (promise as { reject?: unknown }).reject === 'function') {
-        log('error', 'storage_write_failed', { error: reason });
-        return;
-      }
-      if ('commitError' in reason) return;
-    }
-    // Not a failed commit: keep Node's default (an uncaught exception)
-    // unless someone else (a test runner) listens too.
-    if (process.listenerCount('unhandledRejection') === 1) throw reason;
-  });
-}
-
-/**
  * How every process opens <data dir>/db (the server, the CLI, backup and
  * restore). overlappingSync is off: lmdb-js's default on Linux answers a
  * commit before it is on disk and, on reopening after a file-system failure
@@ -214,7 +184,6 @@ function handleCommitErrors(): void {
 export const ENV_OPTIONS = { maxDbs: 32, compression: false, overlappingSync: false } as const;
 
 export function openStores(dataDir: string): Stores {
-  handleCommitErrors();
   const dir = path.join(dataDir, 'db');
   let stores: Stores;
   try {

@@ -6,15 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseIp } from './ipdb/address.js';
 import { FEEDS, type FeedDefinition } from './ipdb/feeds/registry.js';
-
-export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, expected: string, got: string) {
-    super(`${variable} must be ${expected}, got "${got.length > 80 ? `${got.slice(0, 77)}...` : got}"`);
-    this.name = 'ConfigError';
-    this.variable = variable;
-  }
-}
+import { ConfigError } from './errors.js';
 
 /** A CIDR block as 16 bytes (IPv4 mapped) and a prefix length over those 128 bits. */
 export interface Cidr {

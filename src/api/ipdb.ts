@@ -61,9 +61,9 @@ export function registerIpdbRoutes(router: Router, stores: Stores, database: () 
       });
       if (now - previous < TRIGGER_INTERVAL_MS) {
         const wait = Math.max(1, Math.ceil((previous + TRIGGER_INTERVAL_MS - now) / 1000));
-        const err = new AppError('refresh_too_soon', `the next refresh may be triggered at ${new Date(previous + TRIGGER_INTERVAL_MS).toISOString()}`);
-        err.headers = { 'Retry-After': String(wait) };
-        throw err;
+        throw new AppError('refresh_too_soon', `the next refresh may be triggered at ${new Date(previous + TRIGGER_INTERVAL_MS).toISOString()}`, null, {
+          headers: { 'Retry-After': String(wait) },
+        });
       }
       const { started, startedAt } = control.trigger(req.account.id, now);
       return {

@@ -1,6 +1,7 @@
 // Accounts, API keys and console users. Keys are random 32-byte secrets shown
 // once; only their SHA-256 is stored, so a key is found by hashing what the
 // client sends and reading one record.
+import { AppError } from '../errors.js';
 import { createHash, randomBytes, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
 import { type Account, type ApiKey, nextId, type Stores, type User } from './db.js';
 
@@ -274,6 +275,6 @@ export function createUser(stores: Stores, email: string, password: string, admi
     stores.users.putSync(user.email, user);
     return true;
   });
-  if (!created) throw new Error(`a user with email ${user.email} already exists`);
+  if (!created) throw new AppError('user_exists', user.email, 'email');
   return user;
 }

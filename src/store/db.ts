@@ -215,7 +215,7 @@ function migrate(stores: Stores): void {
   stores.root.transactionSync(() => {
     const version = (stores.meta.get('schema_version') as number | undefined) ?? 0;
     if (version > SCHEMA_VERSION) {
-      throw new Error(`the data directory uses schema version ${version}, newer than this splitguard (${SCHEMA_VERSION})`);
+      throw new AppError('schema_newer', `it uses schema version ${version}, newer than this splitguard (${SCHEMA_VERSION}); upgrade splitguard or restore an older backup`);
     }
     for (let v = version; v < SCHEMA_VERSION; v++) MIGRATIONS[v](stores);
     if (version !== SCHEMA_VERSION) stores.meta.putSync('schema_version', SCHEMA_VERSION);

@@ -6,7 +6,7 @@
 // GET /v1/ip/database, and the next due time is stored so that the schedule
 // survives restarts.
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { moveFileDurably } from '../durable-file.js';
+import { moveDurably } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -205,7 +205,7 @@ export class Refresher {
     const { stores, dataDir } = this.#o;
     const current = currentDatabasePath(dataDir);
     mkdirSync(path.dirname(current), { recursive: true });
-    moveFileDurably(path.join(work, 'candidate.trie'), current);
+    moveDurably(path.join(work, 'candidate.trie'), current);
     await stores.root.transaction(() => {
       alsoInTransaction?.();
       stores.meta.put(META_GENERATION, databaseGeneration(stores) + 1);

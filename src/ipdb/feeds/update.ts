@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { moveFileDurably } from '../../durable-file.js';
+import { moveDurably } from '../../durable-file.js';
 import { log } from '../../log.js';
 import type { Stores } from '../../store/db.js';
 import { type FetchLimits, fetchNode, nodeName } from '../fetch.js';
@@ -127,7 +127,7 @@ function installParts(dataDir: string, name: string, parts: string[]): string[] 
   const stamp = Date.now().toString(36);
   return parts.map((part, i) => {
     const file = path.join(dir, `${name}.${stamp}.${i}`);
-    moveFileDurably(part, file);
+    moveDurably(part, file);
     return file;
   });
 }

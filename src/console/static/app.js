@@ -574,6 +574,40 @@ async function ipPage(view, { query }) {
 
 // --- database -----------------------------------------------------------------
 
+/** A feed's last refresh outcome as the page shows it: ok, failed or not yet fetched. */
+function feedOutcome(f) {
+  if (f.last_outcome === 'failed') return { key: 'failed', text: 'failed', badge: 'failed' };
+  if (f.last_outcome === null) return { key: 'none', text: 'not yet fetched', badge: 'neutral' };
+  return { key: 'ok', text: 'ok', badge: 'ok' };
+}
+
+/** The feeds of GET /v1/ip/database: a summary that names failing feeds, then one row per feed. */
+function feedsSection(feeds) {
+  const outcomes = feeds.map(feedOutcome);
+  const count = (key) => outcomes.filter((o) => o.key === key).length;
+  const failed = feeds.filter((f, i) => outcomes[i].key === 'failed').map((f) => f.name);
+  const summary = `${feeds.length} feeds: ${count('ok')} ok, ${count('failed')} failed, ${count('none')} not yet fetched.`;
+  const row = (f, o) => h('tr', { 'data-feed': f.name, 'data-outcome': o.key },
+    h('td', { 'data-label': 'Feed', class: 'mono feed-name' }, f.name),
+    h('td', { 'data-label': 'Label', class: 'feed-label' }, f.label),
+    h('td', { 'data-label': 'Version', class: 'mono feed-version' }, f.version ?? '—'),
+    h('td', { 'data-label': 'Fetched', class: 'feed-fetched' }, when(f.fetched_at)),
+    h('td', { 'data-label': 'Ranges', class: 'num feed-ranges' }, f.ranges === null ? '—' : f.ranges.toLocaleString('en')),
+    h('td', { 'data-label': 'Last outcome', class: 'feed-outcome' },
+      h('span', { class: `badge ${o.badge}` }, o.text),
+      o.key === 'ok' ? h('span', { class: 'hint' }, ` ${f.last_outcome}`) : null,
+      f.last_error ? h('p', { class: 'feed-error' }, f.last_error) : null),
+    h('td', { 'data-label': 'Next refresh' }, time(f.next_refresh_at)));
+  return h('section', { class: 'panel feeds', 'aria-labelledby': 'feeds-h' }, h('h2', { id: 'feeds-h' }, 'Range feeds'),
+    feeds.length === 0 ? h('p', { class: 'empty' }, 'No feeds are configured (SPLITGUARD_FEEDS).') : [
+      h('p', { class: 'feeds-summary' }, summary, failed.length ? h('strong', {}, ` Failing: ${failed.join(', ')}.`) : null),
+      h('table', { class: 'cards feeds' },
+        h('caption', { class: 'hint' }, 'Version, fetched and ranges describe the data serving now: a snapshot\'s date until the first good download; a dash where the serving database holds nothing under the feed\'s name. A failed feed keeps serving its last good data.'),
+        h('thead', {}, h('tr', {}, ['Feed', 'Label', 'Version', 'Fetched', 'Ranges', 'Last outcome', 'Next refresh'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, feeds.map((f, i) => row(f, outcomes[i])))),
+    ]);
+}
+
 async function databasePage(view) {
   const body = h('div');
   const status = h('p', { 'aria-live': 'polite', class: 'refresh-status' });
@@ -616,6 +650,7 @@ async function databasePage(view) {
               h('td', { 'data-label': 'Error' }, n.error ?? '—'),
               h('td', { 'data-label': 'Time', class: 'num' }, `${(n.ms / 1000).toFixed(1)} s`))))),
         ]),
+      feedsSection(db.feeds),
     );
     return db;
   };

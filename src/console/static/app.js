@@ -382,6 +382,20 @@ async function loadKeys(list, reveal) {
 
 const LEVELS = [['off', 'off: never intercept'], ['low', 'low: ASN blacklist only'], ['medium', 'medium: blacklist and keywords'], ['high', 'high: also weak keywords']];
 
+/**
+ * The rule_hits counters, in the order the redirect applies the rules: key,
+ * label, bar class (x: an interception; b: a visitor let through).
+ */
+const RULES = [
+  ['asn_blacklist', 'ASN blacklist', 'x'],
+  ['range_feed', 'Range feed', 'x'],
+  ['org_keyword', 'Org keyword', 'x'],
+  ['vpn_proxy', 'VPN / proxy', 'x'],
+  ['crawler', 'Crawler (UA)', 'x'],
+  ['carrier_whitelist', 'Carrier override', 'b'],
+  ['check_failed', 'Check failed', ''],
+];
+
 function shortLink(route) {
   return h('span', { class: 'shortlink' }, h('code', { class: 'short-url' }, route.short_url), copyButton(route.short_url, `the short link of ${route.name}`));
 }
@@ -481,7 +495,7 @@ async function routePage(view, { match }) {
       h('figure', { class: 'chart-groups' }, h('figcaption', {}, 'Where visitors went'),
         barChart({ title: 'Group split', labels: ['Page A', 'Page B', 'Intercepted'], keys: ['a', 'b', 'intercepted'], values: [stats.groups.a, stats.groups.b, stats.intercepted], classes: ['', 'b', 'x'], xTitle: 'Visitors, last 7 days' })),
       h('figure', { class: 'chart-rules' }, h('figcaption', {}, 'Rule hits'),
-        barChart({ title: 'Rule hits', labels: ['ASN blacklist', 'Org keyword', 'VPN / proxy', 'Carrier override', 'Check failed'], keys: Object.keys(hits), values: Object.values(hits), classes: ['x', 'x', 'x', 'b', ''], xTitle: 'Hits, last 7 days' })));
+        barChart({ title: 'Rule hits', labels: RULES.map((r) => r[1]), keys: RULES.map((r) => r[0]), values: RULES.map((r) => hits[r[0]] ?? 0), classes: RULES.map((r) => r[2]), xTitle: 'Hits, last 7 days' })));
   };
 
   const { nodes, values } = routeFields(route);
@@ -532,6 +546,7 @@ const CATEGORY = { datacenter: 'Data center / cloud', vpn_proxy: 'VPN / proxy', 
 function ipResult(r) {
   const yesNo = (v) => (v ? h('span', { class: 'badge bad' }, 'listed') : h('span', { class: 'badge neutral' }, 'not listed'));
   const word = (w, hit) => (w ? h('span', { class: `badge ${hit}` }, `"${w}"`) : h('span', { class: 'badge neutral' }, 'no match'));
+  const feed = (f) => (f ? h('span', { class: `badge ${f.label === 'relay' ? 'neutral' : 'bad'}` }, `${f.feed} (${f.label})`) : h('span', { class: 'badge neutral' }, 'not listed'));
   return h('article', { class: 'panel ip-result', 'data-ip': r.ip },
     h('header', {}, h('h3', { class: 'mono' }, r.ip), h('span', { class: `badge ${r.category}` }, CATEGORY[r.category] ?? r.category)),
     h('p', { class: `verdict ${r.intercepted ? 'intercept' : 'pass'}` }, r.intercepted ? `Intercepted at level ${r.level}` : `Passes at level ${r.level}`),
@@ -543,6 +558,7 @@ function ipResult(r) {
       h('caption', { class: 'hint' }, 'Signals, in the order they are applied'),
       h('tbody', {},
         h('tr', {}, h('th', { scope: 'row' }, 'ASN blacklist'), h('td', { 'data-signal': 'asn_blacklist' }, yesNo(r.signals.asn_blacklist))),
+        h('tr', {}, h('th', { scope: 'row' }, 'Range feed'), h('td', { 'data-signal': 'range_feed' }, feed(r.signals.range_feed))),
         h('tr', {}, h('th', { scope: 'row' }, 'Data-center keyword'), h('td', { 'data-signal': 'org_keyword' }, word(r.signals.org_keyword, 'bad'))),
         h('tr', {}, h('th', { scope: 'row' }, 'VPN / proxy keyword'), h('td', { 'data-signal': 'vpn_proxy' }, word(r.signals.vpn_proxy, 'bad'))),
         h('tr', {}, h('th', { scope: 'row' }, 'Carrier whitelist'), h('td', { 'data-signal': 'carrier_whitelist' }, word(r.signals.carrier_whitelist, 'ok'))))),

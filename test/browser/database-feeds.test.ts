@@ -74,6 +74,7 @@ it('shows each feed with its version, age, ranges and last outcome, a failing fe
     ['failed', expect.any(String)],
     ['none', expect.any(String)],
   ]);
+  await expect.poll(() => page.locator('.last-refresh .outcome').textContent().catch(() => null), { timeout: 30_000, interval: 500 }).toBe('updated');
   const [tor, mullvad, aws] = await rows();
 
   expect(tor).toMatchObject({ label: 'tor', ranges: '2', badge: 'ok', error: null });

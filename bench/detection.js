@@ -311,23 +311,27 @@ function measure(config, sets) {
   const out = {};
   for (const [set, items] of Object.entries(sets)) {
     const byGroup = {};
-    const total = { found: 0, n: 0, low: 0, medium: 0, high: 0 };
+    const blank = () => ({ found: 0, n: 0, low: 0, medium: 0, high: 0, foundHits: { low: 0, medium: 0, high: 0 } });
+    const total = blank();
     const asnHit = {};
     for (const p of items) {
       const r = classifier.check(p.ip, 'medium');
       if (!r) throw new Error(`${set}: ${p.ip} is not an address`);
-      const g = (byGroup[p.group] ??= { found: 0, n: 0, low: 0, medium: 0, high: 0 });
+      const g = (byGroup[p.group] ??= blank());
       for (const t of [g, total]) {
         t.n++;
         if (r.found) t.found++;
-        for (const L of LEVELS) if (r.intercept[L]) t[L]++;
+        for (const L of LEVELS) {
+          if (r.intercept[L]) t[L]++;
+          if (r.intercept[L] && r.found) t.foundHits[L]++;
+        }
       }
       if (p.asn !== undefined) {
         const a = (asnHit[p.asn] ??= { low: false, medium: false, high: false });
         for (const L of LEVELS) a[L] ||= r.intercept[L];
       }
     }
-    const summarise = (t) => ({ n: t.n, found: t.found, ...Object.fromEntries(LEVELS.map((L) => [L, rate(t[L], t.n)])), found_only: Object.fromEntries(LEVELS.map((L) => [L, rate(t[L], t.found)])) });
+    const summarise = (t) => ({ n: t.n, found: t.found, ...Object.fromEntries(LEVELS.map((L) => [L, rate(t[L], t.n)])), found_only: Object.fromEntries(LEVELS.map((L) => [L, rate(t.foundHits[L], t.found)])) });
     out[set] = { all: summarise(total), groups: Object.fromEntries(Object.entries(byGroup).map(([k, v]) => [k, summarise(v)])) };
     if (set === 'carriers') {
       const asns = Object.values(asnHit);

@@ -37,6 +37,13 @@ export interface BuildOptions {
    * publisher's own ranges (clouds, Tor, VPN servers, crawlers) still do.
    */
   excludeAsns?: readonly number[];
+  /**
+   * ASNs that `hosting` range feeds alone leave alone, beyond excludeAsns:
+   * the organizations named as carriers (quality/lists.ts carrierNamedAsns).
+   * An aggregate of data-centre ranges compiled from ASN lists is no better
+   * than those lists there; ASN feeds and the other labels still apply.
+   */
+  spareFromHostingFeeds?: readonly number[];
 }
 
 export interface BuildReport {
@@ -328,7 +335,8 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
     for (const asn of f.asns ?? []) if (!asnSlot.has(asn) && !excluded.has(asn)) asnSlot.set(asn, i + 1);
   });
   const asnFeedOf = (asn: number) => asnSlot.get(asn) ?? 0;
-  const appliesTo = (slot: number, asn: number) => feeds[slot - 1].label !== 'hosting' || !excluded.has(asn);
+  const spared = new Set([...excluded, ...(options.spareFromHostingFeeds ?? [])]);
+  const appliesTo = (slot: number, asn: number) => feeds[slot - 1].label !== 'hosting' || !spared.has(asn);
   const records = new Records();
   const v4 = tile(parsed.v4, feedSpans.v4, 0xffffffffn, records, asnFeedOf, appliesTo);
   options.onProgress?.(0.3);

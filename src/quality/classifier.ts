@@ -34,7 +34,7 @@
 import type { FeedInfo, IpDatabase, LookupResult } from '../ipdb/database.js';
 import type { FeedLabel } from '../ipdb/format.js';
 import { classifyUserAgent, type UserAgentVerdict } from './user-agent.js';
-import { KeywordSet, words } from './keywords.js';
+import { CarrierWords, KeywordSet, words } from './keywords.js';
 import { type BlacklistCategory, type BuiltInLists, LEVEL_INDEX, type Level } from './lists.js';
 
 /** Verdict codes: what decided a visitor at a level. */
@@ -116,13 +116,15 @@ export function computeKeywordTables(db: IpDatabase, lists: BuiltInLists): Keywo
     carrierAsn: new Uint8Array(new SharedArrayBuffer(n)),
   };
   const k = lists.keywords;
-  const sets: [KeywordSet, string[], Int16Array][] = [
+  // A carrier word does not speak for a name that also carries a hosting
+  // word it cannot outweigh ("PowerHost Telecom"): such a name has no
+  // carrier word. Carrier ASNs are unaffected.
+  const sets: [{ match(ws: readonly string[]): string | null }, string[], Int16Array][] = [
     [new KeywordSet(k.strong, k.false_friends), k.strong, t.strong],
     [new KeywordSet(k.weak, k.false_friends), k.weak, t.weak],
     [new KeywordSet(k.vpn_proxy, k.false_friends), k.vpn_proxy, t.vpn],
-    [new KeywordSet(k.carrier), k.carrier, t.carrierWord],
+    [new CarrierWords(k), k.carrier, t.carrierWord],
   ];
-  const outweighCarrier = new KeywordSet(k.outweigh_carrier, k.false_friends);
   const carrierAsns = new Set(lists.carriers.map((c) => c.asn));
   // Organizations repeat across records: match each distinct name once.
   const seen = new Map<string, number[]>();
@@ -136,10 +138,6 @@ export function computeKeywordTables(db: IpDatabase, lists: BuiltInLists): Keywo
         const m = set.match(ws);
         return m === null ? -1 : list.indexOf(m);
       });
-      // A carrier word does not speak for a name that also carries a
-      // hosting word it cannot outweigh ("PowerHost Telecom"): such a name
-      // has no carrier word. Carrier ASNs are unaffected.
-      if (hits[3] >= 0 && outweighCarrier.match(ws) !== null) hits[3] = -1;
       seen.set(org, hits);
     }
     for (let k = 0; k < sets.length; k++) sets[k][2][r] = hits[k];

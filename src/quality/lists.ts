@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { type HostingListInput, parseReview, ROW_SOURCES } from './hosting-list.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { keywordShape, words } from './keywords.js';
+import { CarrierWords, keywordShape, words } from './keywords.js';
 
 export const LEVELS = ['off', 'low', 'medium', 'high'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -241,6 +241,20 @@ export function builtInLists(): BuiltInLists {
  */
 export function excludedFromAsnFeeds(lists: BuiltInLists = builtInLists()): number[] {
   return [...new Set([...lists.carriers.map((c) => c.asn), ...lists.blacklist.filter((e) => e.level === 'high').map((e) => e.asn)])];
+}
+
+/**
+ * The ASNs whose organization name carries a carrier word that no hosting
+ * word outweighs (keywords.ts CarrierWords, the classifier's rule), from the
+ * ASN data's name of each ASN. Aggregate `hosting` range feeds spare them
+ * (ipdb/build.ts spareFromHostingFeeds); the feeds of a publisher's own
+ * ranges, the VPN and Tor lists and the ASN feeds do not.
+ */
+export function carrierNamedAsns(names: ReadonlyMap<number, string>, lists: BuiltInLists = builtInLists()): number[] {
+  const rule = new CarrierWords(lists.keywords);
+  const out: number[] = [];
+  for (const [asn, name] of names) if (rule.match(words(name)) !== null) out.push(asn);
+  return out;
 }
 
 /** What the hosting/VPN ASN list is judged against (quality/hosting-list.ts), from the built-in lists. */

@@ -8,6 +8,11 @@
 //   azure-json     Service Tags: values[name = AzureCloud].properties.addressPrefixes; version changeNumber
 //   ipverse-json   ipverse/bot-ip-blocks: services.<bot>.ipv4[] / .ipv6[], only the services whose
 //                  list is the operator's own (ip_list_authoritative); version the latest last_changed_at
+//   onionoo-json   a Tor Onionoo details document: relays[].or_addresses ("1.2.3.4:9001",
+//                  "[2001:db8::1]:443", the port required) and relays[].exit_addresses (bare
+//                  addresses), of the relays that carry the Exit flag and are running (a relay
+//                  whose `flags` or `running` field is absent is taken: the query chose it);
+//                  an address the document repeats counts once; version relays_published
 //   cidr-lines     one CIDR or address a line (Tor's bulk exit list, X4BNet, Cloudflare);
 //                  `#` starts a comment, a line may carry more fields after the first
 //   geofeed-csv    RFC 8805: prefix,country,region,city,postal; `#` comments
@@ -27,7 +32,7 @@ import { AppError } from '../../errors.js';
 import { parseIp } from '../address.js';
 import { decodeSource } from '../sources.js';
 
-export const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'ipverse-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
+export const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'ipverse-json', 'onionoo-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
 export type FeedFormat = (typeof FEED_FORMATS)[number];
 export const ASN_FORMATS: readonly FeedFormat[] = ['asn-lines', 'asn-csv'];
 
@@ -115,6 +120,18 @@ class Collector {
     else (r.family === 4 ? this.v4 : this.v6).push([r.start, r.end]);
   }
 
+  /** An entry that is malformed as a whole (not an address at all). */
+  reject(what: string): void {
+    this.entries++;
+    this.bad(what);
+  }
+
+  /** One address, no prefix length: an entry of a list of hosts (Onionoo's). */
+  address(text: string): void {
+    if (text.includes('/')) this.reject(text);
+    else this.range(text);
+  }
+
   asn(text: string, name = ''): void {
     this.entries++;
     const m = /^(?:AS)?([0-9]{1,10})$/i.exec(text.trim());
@@ -142,6 +159,42 @@ function json(name: string, text: string): Record<string, unknown> {
 const array = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const field = (v: unknown, key: string): unknown => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined);
 const text = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
+
+// An Onionoo OR address: IPv4 or bracketed IPv6, then a port (or a port
+// list, which the protocol allows).
+const OR_ADDRESS = /^(?:([0-9.]+)|\[([0-9A-Fa-f:.]+)\]):[0-9]{1,5}(?:[,-][0-9]{1,5})*$/;
+
+/** The relays of an Onionoo details document that are running exits, each as its addresses. */
+function onionooRelays(c: Collector, relays: unknown[]): void {
+  const seen = new Set<string>();
+  const once = (text: string) => {
+    if (seen.has(text)) return;
+    seen.add(text);
+    c.address(text);
+  };
+  for (const relay of relays) {
+    if (typeof relay !== 'object' || relay === null || Array.isArray(relay)) {
+      c.reject(JSON.stringify(relay) ?? String(relay));
+      continue;
+    }
+    const { flags, running, or_addresses: or = [], exit_addresses: exits = [] } = relay as Record<string, unknown>;
+    if ((flags !== undefined && !Array.isArray(flags)) || !Array.isArray(or) || !Array.isArray(exits)) {
+      c.reject(JSON.stringify(relay));
+      continue;
+    }
+    if ((Array.isArray(flags) && !flags.includes('Exit')) || running === false) continue;
+    if (or.length + exits.length === 0) c.reject(JSON.stringify(relay));
+    for (const a of or) {
+      const m = typeof a === 'string' ? OR_ADDRESS.exec(a) : null;
+      if (m) once((m[1] ?? m[2]).toLowerCase());
+      else c.reject(String(a));
+    }
+    for (const a of exits) {
+      if (typeof a === 'string') once(a.toLowerCase());
+      else c.reject(String(a));
+    }
+  }
+}
 
 /** Lines without comments and blank lines, each with its first field. */
 function firstFields(body: string, separator: RegExp): string[] {
@@ -195,6 +248,13 @@ export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): P
         if (changed > latest) latest = changed;
       }
       version = latest || null;
+      break;
+    }
+    case 'onionoo-json': {
+      const o = json(name, body);
+      if (!Array.isArray(o.relays)) throw new AppError('feed_invalid', `${name} has no "relays" array: not an Onionoo details document`);
+      version = text(o.relays_published);
+      onionooRelays(c, o.relays);
       break;
     }
     case 'cidr-lines':

@@ -81,7 +81,8 @@ const base = {
   config_invalid: { status: 500, message: (d: string) => d },
   // The data directory was written by a newer splitguard (store/db.ts).
   schema_newer: { status: 500, message: fixed('the data directory cannot be used') },
-  user_exists: { status: 409, message: fixed('a user with this email already exists') },
+  // Creating a user (CLI, first start): no API answers with it.
+  user_exists: { status: 500, message: fixed('a user with this email already exists') },
   // A list file (src/quality/lists/, or one given to the hosting-list compiler) that cannot be used.
   list_invalid: { status: 500, message: fixed('a list file is invalid') },
   // uWebSockets.js or splitguard's own addon did not load (http/uws.ts, ipdb/native.ts).

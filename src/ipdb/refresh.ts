@@ -21,7 +21,7 @@ import { databaseGeneration, META_GENERATION, META_LAST, META_NEXT, META_VALIDAT
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
 import { type FeedDefinition, sourcesFor } from './feeds/registry.js';
-import { feedFiles } from './feeds/state.js';
+import { type FeedFile, feedFiles } from './feeds/state.js';
 import { dueFeeds, type FeedOutcome, updateFeeds } from './feeds/update.js';
 
 export { databaseGeneration, lastRefresh, nextRefreshAt, type RefreshRecord } from './refresh-state.js';
@@ -53,7 +53,12 @@ export interface RefresherOptions {
  * daily schedule, a trigger, a repair); `feeds` only the feeds that are due
  * (their own schedules), keeping the installed ASN data.
  */
-export type RefreshScope = 'all' | 'feeds';
+/**
+ * What a refresh does: `all` fetches the ASN data and every feed; `feeds`
+ * fetches the feeds that are due; `refold` fetches nothing and rebuilds the
+ * database when it folds in another set of feeds than the configuration's.
+ */
+export type RefreshScope = 'all' | 'feeds' | 'refold';
 
 export class Refresher {
   /** The refresher a configuration asks for (the server's and the CLI's alike). */
@@ -72,6 +77,9 @@ export class Refresher {
 
   readonly #o: RefresherOptions;
   #running: Promise<RefreshRecord> | null = null;
+  #runningScope: RefreshScope = 'all';
+  /** A full refresh asked for while a feeds-only one runs: it starts when that one ends. */
+  #queuedFull: Promise<RefreshRecord> | null = null;
   #startedAt = 0;
   #pool: Piscina | null = null;
 
@@ -84,10 +92,24 @@ export class Refresher {
     return this.#running ? this.#startedAt : 0;
   }
 
-  /** Starts a refresh, or joins the one already running (whatever its scope). */
+  /**
+   * Starts a refresh, or joins the one already running. A full refresh asked
+   * for during a feeds-only or refold one does not join it (the ASN data would
+   * not be refreshed): it runs right after it, once however often it is asked for.
+   */
   start(trigger: string, scope: RefreshScope = 'all'): Promise<RefreshRecord> {
+    if (this.#running && scope === 'all' && this.#runningScope !== 'all') {
+      this.#queuedFull ??= this.#running
+        .catch(() => undefined)
+        .then(() => {
+          this.#queuedFull = null;
+          return this.start(trigger, 'all');
+        });
+      return this.#queuedFull;
+    }
     if (!this.#running) {
       this.#startedAt = Date.now();
+      this.#runningScope = scope;
       this.#running = this.#run(trigger, scope).finally(() => {
         this.#running = null;
       });
@@ -96,6 +118,7 @@ export class Refresher {
   }
 
   async close(): Promise<void> {
+    await this.#queuedFull?.catch(() => {});
     await this.#running?.catch(() => {});
     await this.#pool?.destroy();
     this.#pool = null;
@@ -121,8 +144,10 @@ export class Refresher {
     let error: string | null = null;
     log('info', 'ipdb_refresh_started', { trigger, scope, nodes: scope === 'all' ? this.#o.sources.map(nodeName) : [] });
     try {
-      feedOutcomes = await updateFeeds(scope === 'all' ? feeds : dueFeeds(feeds, stores, Date.now()), {
-        stores, dataDir, work, limits: this.#o.limits ?? DEFAULT_LIMITS, sources: this.#o.feedSources ?? ((f) => f.sources),
+      const sources = this.#o.feedSources ?? ((f: FeedDefinition) => f.sources);
+      const fetch = scope === 'all' ? feeds : scope === 'feeds' ? dueFeeds(feeds, stores, Date.now(), sources) : [];
+      feedOutcomes = await updateFeeds(fetch, {
+        stores, dataDir, work, limits: this.#o.limits ?? DEFAULT_LIMITS, sources,
       });
       const build = (base: Pick<BuildTask, 'files' | 'database'>, source: string, version: string) =>
         this.#build({
@@ -160,8 +185,10 @@ export class Refresher {
         }
         if (nodes.every((n) => n.outcome === 'failed')) error = 'every source failed; the current database keeps serving';
       }
-      // The ASN data stays as installed; a feed changed: fold the feeds in again.
-      if (installed === null && feedOutcomes.some((f) => f.outcome === 'updated') && installedDamage(current) === null) {
+      // The ASN data stays as installed; a feed changed, or the configuration
+      // asks for another set of feeds: fold the feeds in again.
+      const refold = feedOutcomes.some((f) => f.outcome === 'updated') || foldsOtherFeeds(current, feedFiles(feeds, stores));
+      if (installed === null && refold && installedDamage(current) === null) {
         const db = IpDatabase.open(current);
         const { source, version } = db.info;
         db.close();
@@ -252,6 +279,28 @@ export class Refresher {
 }
 
 /** Why the installed database cannot serve (its ipdb_* code, or ipdb_missing), or null when it opens and validates. */
+/**
+ * Whether a database file folds in another set of feeds than `files` would
+ * make: the range feeds by name, and whether the hosting list (compiled from
+ * the ASN list feeds) is in. A file that cannot be read is not judged here.
+ */
+export function foldsOtherFeeds(file: string, files: readonly FeedFile[]): boolean {
+  let db: IpDatabase;
+  try {
+    db = IpDatabase.open(file);
+  } catch {
+    return false;
+  }
+  try {
+    const names = (xs: string[]) => [...new Set(xs)].sort().join(',');
+    const have = names(db.info.feeds.map((f) => (f.kind === 'asns' ? 'hosting list' : f.name)));
+    const want = names(files.map((f) => (f.list !== undefined ? 'hosting list' : f.name)));
+    return have !== want;
+  } finally {
+    db.close();
+  }
+}
+
 export function installedDamage(file: string): string | null {
   if (!existsSync(file)) return 'ipdb_missing';
   try {

@@ -1,12 +1,18 @@
 // When the database and the feeds are refreshed: the daily schedule (its due
 // time kept in LMDB, so a restart keeps it), each feed's own schedule (Tor
 // hourly) between the daily runs, API triggers and the repair of a damaged
-// install. One refresh runs at a time (Refresher); its start time is
-// published to every thread through a shared slot for GET /v1/ip/database.
+// install. One refresh runs at a time (Refresher). The start of a full one
+// is published to every thread through a shared slot: GET /v1/ip/database
+// reports it, and a thread that finds it set joins that refresh instead of
+// asking for another. Feeds-only runs leave the slot alone, so an API
+// trigger during one still gets its full refresh (queued behind it).
 import type { Config } from '../config.js';
+import { sourcesFor } from '../ipdb/feeds/registry.js';
 import { dueFeeds } from '../ipdb/feeds/update.js';
 import type { BuildResult } from '../ipdb/build.worker.js';
-import { nextDue, nextRefreshAt, Refresher, type RefreshScope, storeNextDue } from '../ipdb/refresh.js';
+import { currentDatabasePath } from '../ipdb/current.js';
+import { feedFiles } from '../ipdb/feeds/state.js';
+import { foldsOtherFeeds, nextDue, nextRefreshAt, Refresher, type RefreshScope, storeNextDue } from '../ipdb/refresh.js';
 import { log } from '../log.js';
 import { M, type Metrics } from '../metrics.js';
 import type { Stores } from '../store/db.js';
@@ -21,7 +27,7 @@ export class RefreshScheduler {
   readonly #stores: Stores;
   readonly #metrics: Metrics;
   readonly #refresher: Refresher;
-  /** BigInt64 slot shared with the threads: start of the running refresh in ms, 0 when none. */
+  /** BigInt64 slot shared with the threads: start of the running or requested full refresh in ms, 0 when none. */
   readonly #runningSince: BigInt64Array;
   #daily: NodeJS.Timeout | undefined;
   #feedPoll: NodeJS.Timeout | undefined;
@@ -39,13 +45,18 @@ export class RefreshScheduler {
     return this.#refresher.runningSince !== 0;
   }
 
-  /** Arms the daily timer and the feed poll; a first start sets the first due time. */
+  /**
+   * Arms the daily timer and the feed poll; a first start sets the first due
+   * time. A database holding another set of feeds than the configuration
+   * asks for (SPLITGUARD_FEEDS changed) gets them folded in now.
+   */
   async start(): Promise<void> {
     if (nextRefreshAt(this.#stores) === null) await storeNextDue(this.#stores, nextDue(Date.now(), this.#config.ipdbRefreshHours));
     this.#arm();
+    if (foldsOtherFeeds(currentDatabasePath(this.#config.dataDir), feedFiles(this.#config.feeds, this.#stores))) void this.run('configured feeds changed', 'refold');
     this.#feedPoll = setInterval(() => {
       if (this.busy || this.#stopped || this.#config.feedSources === 'off') return;
-      if (dueFeeds(this.#config.feeds, this.#stores, Date.now()).length > 0) void this.run('feed schedule', 'feeds');
+      if (dueFeeds(this.#config.feeds, this.#stores, Date.now(), (f) => sourcesFor(this.#config.feedSources, f)).length > 0) void this.run('feed schedule', 'feeds');
     }, FEED_POLL_MS);
     this.#feedPoll.unref();
   }
@@ -55,7 +66,7 @@ export class RefreshScheduler {
     if (this.#stopped) return Promise.resolve();
     const run = this.#refresher.start(trigger, scope);
     // An API trigger already claimed the slot with its own time; keep it.
-    Atomics.compareExchange(this.#runningSince, 0, 0n, BigInt(this.#refresher.runningSince));
+    if (scope === 'all') Atomics.compareExchange(this.#runningSince, 0, 0n, BigInt(Date.now()));
     return run
       .then((record) => {
         this.#metrics.inc(record.outcome === 'updated' ? M.refreshUpdated : record.outcome === 'unchanged' ? M.refreshUnchanged : M.refreshFailed);
@@ -65,8 +76,10 @@ export class RefreshScheduler {
         log('error', 'ipdb_refresh_crashed', { error: err });
       })
       .finally(async () => {
-        Atomics.store(this.#runningSince, 0, 0n);
-        if (scope === 'all') await storeNextDue(this.#stores, nextDue(Date.now(), this.#config.ipdbRefreshHours));
+        if (scope === 'all') {
+          Atomics.store(this.#runningSince, 0, 0n);
+          await storeNextDue(this.#stores, nextDue(Date.now(), this.#config.ipdbRefreshHours));
+        }
         this.#arm();
       });
   }

@@ -726,8 +726,8 @@ describe('range feeds, user agents and their rule hits match docs/openapi.yaml',
     const before = await on('GET', '/v1/ip/database');
     expectReply(before, '/v1/ip/database', 'GET', 200);
     expect(before.json.feeds).toEqual([
-      { name: 'tor', label: 'tor', version: expect.stringMatching(/^snapshot /), fetched_at: expect.any(String), ranges: expect.any(Number), last_outcome: null, last_error: null, next_refresh_at: null },
-      { name: 'aws', label: 'cloud', version: expect.stringMatching(/^snapshot /), fetched_at: expect.any(String), ranges: expect.any(Number), last_outcome: null, last_error: null, next_refresh_at: null },
+      { name: 'tor', label: 'tor', version: expect.stringMatching(/^snapshot /), fetched_at: expect.any(String), ranges: expect.any(Number), last_attempt_at: null, last_outcome: null, last_error: null, next_refresh_at: null },
+      { name: 'aws', label: 'cloud', version: expect.stringMatching(/^snapshot /), fetched_at: expect.any(String), ranges: expect.any(Number), last_attempt_at: null, last_outcome: null, last_error: null, next_refresh_at: null },
     ]);
 
     expectReply(await on('POST', '/v1/ip/update'), '/v1/ip/update', 'POST', 202);

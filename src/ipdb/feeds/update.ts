@@ -28,9 +28,14 @@ export interface FeedOutcome {
   ms: number;
 }
 
-/** The feeds whose next refresh is due (or that never had one) at `now`. */
-export function dueFeeds(feeds: readonly FeedDefinition[], stores: Stores, now: number): FeedDefinition[] {
+/**
+ * The feeds whose next refresh is due (or that never had one) at `now`,
+ * among those with a source to fetch from (`sources` gives none for a feed
+ * the configuration turns off).
+ */
+export function dueFeeds(feeds: readonly FeedDefinition[], stores: Stores, now: number, sources: (feed: FeedDefinition) => readonly string[]): FeedDefinition[] {
   return feeds.filter((f) => {
+    if (sources(f).length === 0) return false;
     const due = Date.parse(feedState(stores, f.name).next_due_at ?? '');
     return Number.isNaN(due) || due <= now;
   });
@@ -108,7 +113,8 @@ async function updateFeed(
       return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
     } catch (err) {
       const error = (err as Error).message;
-      errors.push(`${source}: ${error}`);
+      // Download errors name their URL already.
+      errors.push(error.includes(source) ? error : `${source}: ${error}`);
       log('warn', 'feed_source_failed', { feed: feed.name, source, error });
     }
   }

@@ -85,15 +85,15 @@ it('lists every configured feed with what the serving database holds', async () 
   expect(status.feeds).toEqual([
     {
       name: 'tor', label: 'tor', version: expect.stringMatching(/^[0-9a-f]{12}$/), fetched_at: expect.any(String), ranges: 2,
-      last_outcome: 'updated', last_error: null, next_refresh_at: expect.any(String),
+      last_attempt_at: expect.any(String), last_outcome: 'updated', last_error: null, next_refresh_at: expect.any(String),
     },
     {
       name: 'tor-onionoo', label: 'tor', version: '2026-11-23 10:00:00', fetched_at: expect.any(String), ranges: 2,
-      last_outcome: 'updated', last_error: null, next_refresh_at: expect.any(String),
+      last_attempt_at: expect.any(String), last_outcome: 'updated', last_error: null, next_refresh_at: expect.any(String),
     },
     {
       name: 'aws', label: 'cloud', version: '1763000000', fetched_at: expect.any(String), ranges: 3,
-      last_outcome: 'updated', last_error: null, next_refresh_at: expect.any(String),
+      last_attempt_at: expect.any(String), last_outcome: 'updated', last_error: null, next_refresh_at: expect.any(String),
     },
   ]);
   const tor = status.feeds.find((f) => f.name === 'tor')!;

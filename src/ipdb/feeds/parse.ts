@@ -206,83 +206,84 @@ function firstFields(body: string, separator: RegExp): string[] {
   return out;
 }
 
+/**
+ * How each format is read: its entries go into the Collector; the answer is
+ * the publisher's version of the data when the format carries one.
+ */
+const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => string | null> = {
+  'aws-json': (body, name, c) => {
+    const o = json(name, body);
+    for (const p of array(o.prefixes)) c.range(field(p, 'ip_prefix'));
+    for (const p of array(o.ipv6_prefixes)) c.range(field(p, 'ipv6_prefix'));
+    return text(o.syncToken);
+  },
+  'google-json': (body, name, c) => {
+    const o = json(name, body);
+    for (const p of array(o.prefixes)) c.range(field(p, 'ipv4Prefix') ?? field(p, 'ipv6Prefix'));
+    return text(o.syncToken) ?? text(o.creationTime);
+  },
+  'oracle-json': (body, name, c) => {
+    const o = json(name, body);
+    for (const region of array(o.regions)) for (const cidr of array(field(region, 'cidrs'))) c.range(field(cidr, 'cidr'));
+    return text(o.last_updated_timestamp);
+  },
+  'azure-json': (body, name, c) => {
+    const o = json(name, body);
+    const all = array(o.values).find((v) => field(v, 'name') === 'AzureCloud');
+    for (const p of array(field(field(all, 'properties'), 'addressPrefixes'))) c.range(p);
+    return text(o.changeNumber);
+  },
+  'ipverse-json': (body, name, c) => {
+    const services = field(json(name, body), 'services');
+    let latest = '';
+    for (const service of Object.values(typeof services === 'object' && services !== null ? services : {})) {
+      if (field(service, 'ip_list_authoritative') !== true) continue;
+      for (const p of [...array(field(service, 'ipv4')), ...array(field(service, 'ipv6'))]) c.range(p);
+      const changed = text(field(service, 'last_changed_at')) ?? '';
+      if (changed > latest) latest = changed;
+    }
+    return latest || null;
+  },
+  'onionoo-json': (body, name, c) => {
+    const o = json(name, body);
+    if (!Array.isArray(o.relays)) throw new AppError('feed_invalid', `${name} has no "relays" array: not an Onionoo details document`);
+    onionooRelays(c, o.relays);
+    return text(o.relays_published);
+  },
+  'cidr-lines': (body, _name, c) => {
+    for (const f of firstFields(body, /[\s,;]/)) c.range(f);
+    return null;
+  },
+  'geofeed-csv': (body, _name, c) => {
+    for (const f of firstFields(body, /,/)) c.range(f);
+    return null;
+  },
+  'asn-lines': (body, _name, c) => {
+    // X4BNet: `AS16509 # Amazon`; the comment is the ASN's name.
+    for (const raw of body.split('\n')) {
+      const [entry, ...comment] = raw.split('#');
+      const first = entry.trim().split(/[\s,;]/, 1)[0];
+      if (first) c.asn(first, comment.join('#').trim());
+    }
+    return null;
+  },
+  'asn-csv': (body, _name, c) => {
+    // `ASN,Name` with a header line; a name may be quoted, after a stray space.
+    const rows = body.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+    if (rows.length > 0 && !/^"?(AS)?[0-9]/i.test(rows[0])) rows.shift();
+    for (const row of rows) {
+      const comma = row.indexOf(',');
+      const first = (comma < 0 ? row : row.slice(0, comma)).trim().replace(/^"|"$/g, '');
+      c.asn(first, comma < 0 ? '' : row.slice(comma + 1).trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
+    }
+    return null;
+  },
+};
+
 /** Parses one feed file; throws AppError feed_invalid when it is unusable. `name` names it in messages. */
 export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): ParsedFeed {
-  const body = decodeSource(name, data);
   const c = new Collector();
-  let version: string | null = null;
-  switch (format) {
-    case 'aws-json': {
-      const o = json(name, body);
-      version = text(o.syncToken);
-      for (const p of array(o.prefixes)) c.range(field(p, 'ip_prefix'));
-      for (const p of array(o.ipv6_prefixes)) c.range(field(p, 'ipv6_prefix'));
-      break;
-    }
-    case 'google-json': {
-      const o = json(name, body);
-      version = text(o.syncToken) ?? text(o.creationTime);
-      for (const p of array(o.prefixes)) c.range(field(p, 'ipv4Prefix') ?? field(p, 'ipv6Prefix'));
-      break;
-    }
-    case 'oracle-json': {
-      const o = json(name, body);
-      version = text(o.last_updated_timestamp);
-      for (const region of array(o.regions)) for (const cidr of array(field(region, 'cidrs'))) c.range(field(cidr, 'cidr'));
-      break;
-    }
-    case 'azure-json': {
-      const o = json(name, body);
-      version = text(o.changeNumber);
-      const all = array(o.values).find((v) => field(v, 'name') === 'AzureCloud');
-      for (const p of array(field(field(all, 'properties'), 'addressPrefixes'))) c.range(p);
-      break;
-    }
-    case 'ipverse-json': {
-      const services = field(json(name, body), 'services');
-      let latest = '';
-      for (const service of Object.values(typeof services === 'object' && services !== null ? services : {})) {
-        if (field(service, 'ip_list_authoritative') !== true) continue;
-        for (const p of [...array(field(service, 'ipv4')), ...array(field(service, 'ipv6'))]) c.range(p);
-        const changed = text(field(service, 'last_changed_at')) ?? '';
-        if (changed > latest) latest = changed;
-      }
-      version = latest || null;
-      break;
-    }
-    case 'onionoo-json': {
-      const o = json(name, body);
-      if (!Array.isArray(o.relays)) throw new AppError('feed_invalid', `${name} has no "relays" array: not an Onionoo details document`);
-      version = text(o.relays_published);
-      onionooRelays(c, o.relays);
-      break;
-    }
-    case 'cidr-lines':
-      for (const f of firstFields(body, /[\s,;]/)) c.range(f);
-      break;
-    case 'geofeed-csv':
-      for (const f of firstFields(body, /,/)) c.range(f);
-      break;
-    case 'asn-lines':
-      // X4BNet: `AS16509 # Amazon`; the comment is the ASN's name.
-      for (const raw of body.split('\n')) {
-        const [entry, ...comment] = raw.split('#');
-        const first = entry.trim().split(/[\s,;]/, 1)[0];
-        if (first) c.asn(first, comment.join('#').trim());
-      }
-      break;
-    case 'asn-csv': {
-      // `ASN,Name` with a header line; a name may be quoted, after a stray space.
-      const rows = body.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-      if (rows.length > 0 && !/^"?(AS)?[0-9]/i.test(rows[0])) rows.shift();
-      for (const row of rows) {
-        const comma = row.indexOf(',');
-        const first = (comma < 0 ? row : row.slice(0, comma)).trim().replace(/^"|"$/g, '');
-        c.asn(first, comma < 0 ? '' : row.slice(comma + 1).trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
-      }
-      break;
-    }
-  }
+  const version = READERS[format](decodeSource(name, data), name, c);
   if (c.malformed > c.entries * MAX_MALFORMED_SHARE) {
     throw new AppError('feed_invalid', `${name}: ${c.malformed} of ${c.entries} entries are malformed (e.g. "${c.examples[0]}")`);
   }

@@ -136,19 +136,14 @@ export class Refresher {
     const damage = installedDamage(current);
     if (damage !== null) log('warn', 'ipdb_installed_invalid', { file: current, error: damage });
     const scope: RefreshScope = damage === null ? requested : 'all';
-    const known = damage === null ? ((stores.meta.get(META_VALIDATORS) as Record<string, Validators> | undefined) ?? {}) : {};
     const feeds = this.#o.feeds ?? [];
-    const nodes: NodeOutcome[] = [];
+    let nodes: NodeOutcome[] = [];
     let feedOutcomes: FeedOutcome[] = [];
     let installed: { source: string; version: string } | null = null;
     let error: string | null = null;
     log('info', 'ipdb_refresh_started', { trigger, scope, nodes: scope === 'all' ? this.#o.sources.map(nodeName) : [] });
     try {
-      const sources = this.#o.feedSources ?? ((f: FeedDefinition) => f.sources);
-      const fetch = scope === 'all' ? feeds : scope === 'feeds' ? dueFeeds(feeds, stores, Date.now(), sources) : [];
-      feedOutcomes = await updateFeeds(fetch, {
-        stores, dataDir, work, limits: this.#o.limits ?? DEFAULT_LIMITS, sources,
-      });
+      feedOutcomes = await this.#fetchFeeds(scope, work);
       const build = (base: Pick<BuildTask, 'files' | 'database'>, source: string, version: string) =>
         this.#build({
           ...base,
@@ -160,29 +155,8 @@ export class Refresher {
           dataVersion: version,
         });
       if (scope === 'all') {
-        for (const node of this.#o.sources) {
-          const t0 = performance.now();
-          const source = nodeName(node);
-          try {
-            const fetched = await fetchNode(node, work, known, this.#o.limits ?? DEFAULT_LIMITS);
-            if (fetched.unchanged) {
-              nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
-              break;
-            }
-            const version = node === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
-            const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
-            this.#check(result);
-            for (const p of fetched.parts) known[p.url] = p.validators;
-            await this.#install(work, result, () => stores.meta.put(META_VALIDATORS, known));
-            nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
-            installed = { source, version };
-            break;
-          } catch (err) {
-            const message = (err as Error).message;
-            nodes.push({ source, outcome: 'failed', error: message, ms: Math.round(performance.now() - t0) });
-            log('warn', 'ipdb_source_failed', { source, error: message });
-          }
-        }
+        const known = damage === null ? ((stores.meta.get(META_VALIDATORS) as Record<string, Validators> | undefined) ?? {}) : {};
+        ({ nodes, installed } = await this.#refreshAsnData(work, started, known, build));
         if (nodes.every((n) => n.outcome === 'failed')) error = 'every source failed; the current database keeps serving';
       }
       // The ASN data stays as installed; a feed changed, or the configuration
@@ -192,8 +166,7 @@ export class Refresher {
         const db = IpDatabase.open(current);
         const { source, version } = db.info;
         db.close();
-        const result = await build({ database: current }, source, version);
-        await this.#install(work, result);
+        await this.#install(work, await build({ database: current }, source, version));
         installed = { source, version };
       }
     } catch (err) {
@@ -227,7 +200,52 @@ export class Refresher {
     return finished;
   }
 
-  /** Moves a checked candidate into place as current.trie and tells every thread. */
+  /** The feeds a refresh of `scope` fetches: all of them, the due ones, or none. */
+  #fetchFeeds(scope: RefreshScope, work: string): Promise<FeedOutcome[]> {
+    const { stores, dataDir } = this.#o;
+    const feeds = this.#o.feeds ?? [];
+    const sources = this.#o.feedSources ?? ((f: FeedDefinition) => f.sources);
+    const fetch = scope === 'all' ? feeds : scope === 'feeds' ? dueFeeds(feeds, stores, Date.now(), sources) : [];
+    return updateFeeds(fetch, { stores, dataDir, work, limits: this.#o.limits ?? DEFAULT_LIMITS, sources });
+  }
+
+  /**
+   * Tries the ASN data sources in order until one answers: unchanged (304),
+   * or new data that builds, passes the checks and is installed. `known`
+   * holds the validators of the last downloads and is updated in place.
+   */
+  async #refreshAsnData(
+    work: string,
+    started: Date,
+    known: Record<string, Validators>,
+    build: (base: Pick<BuildTask, 'files'>, source: string, version: string) => Promise<BuildResult>,
+  ): Promise<{ nodes: NodeOutcome[]; installed: { source: string; version: string } | null }> {
+    const nodes: NodeOutcome[] = [];
+    for (const node of this.#o.sources) {
+      const t0 = performance.now();
+      const source = nodeName(node);
+      try {
+        const fetched = await fetchNode(node, work, known, this.#o.limits ?? DEFAULT_LIMITS);
+        if (fetched.unchanged) {
+          nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
+          return { nodes, installed: null };
+        }
+        const version = node === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
+        const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
+        this.#check(result);
+        for (const p of fetched.parts) known[p.url] = p.validators;
+        await this.#install(work, result, () => this.#o.stores.meta.put(META_VALIDATORS, known));
+        nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
+        return { nodes, installed: { source, version } };
+      } catch (err) {
+        const message = (err as Error).message;
+        nodes.push({ source, outcome: 'failed', error: message, ms: Math.round(performance.now() - t0) });
+        log('warn', 'ipdb_source_failed', { source, error: message });
+      }
+    }
+    return { nodes, installed: null };
+  }
+
   async #install(work: string, result: BuildResult, alsoInTransaction?: () => unknown): Promise<void> {
     const { stores, dataDir } = this.#o;
     const current = currentDatabasePath(dataDir);

@@ -313,3 +313,38 @@ export function tally(statuses: number[]): Record<number, number> {
   for (const s of statuses) out[s] = (out[s] ?? 0) + 1;
   return out;
 }
+
+/**
+ * Writes `count` copies of `bytes` in one write and reads the answers in
+ * order until `count` have arrived, the server closes, or `timeoutMs` passes.
+ * Resolves with their statuses (fewer than `count` when the server closed:
+ * uWS closes a connection when a request arrives while an earlier one's
+ * answer is still pending).
+ */
+export async function pipelineAndRead(port: number, bytes: string, count: number, timeoutMs = 10_000, localAddress?: string): Promise<number[]> {
+  const { tcp, tls: socket } = await connect(port, localAddress);
+  const statuses: number[] = [];
+  let raw = '';
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      tcp.destroy();
+      resolve(statuses);
+    };
+    socket.on('data', (d: Buffer) => {
+      raw += d.toString('latin1');
+      for (let r = parseResponse(raw); r; r = parseResponse(raw)) {
+        statuses.push(r.status);
+        raw = raw.slice(raw.indexOf('\r\n\r\n') + 4 + r.body.length);
+        if (statuses.length === count) return finish();
+      }
+    });
+    socket.on('close', finish);
+    socket.on('error', finish);
+    const timer = setTimeout(finish, timeoutMs);
+    socket.write(Buffer.from(bytes.repeat(count), 'latin1'));
+  });
+}

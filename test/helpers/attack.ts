@@ -348,3 +348,36 @@ export async function pipelineAndRead(port: number, bytes: string, count: number
     socket.write(Buffer.from(bytes.repeat(count), 'latin1'));
   });
 }
+
+/**
+ * Sends all of `bytes` but the last `keep` on a new connection (a client
+ * slow to finish its request) and resolves once they are written; release()
+ * sends the rest and resolves with the answer's status (0 when the server
+ * closed without one or nothing came within `timeoutMs`). Releasing many at
+ * once makes slow requests race.
+ */
+export async function heldBack(port: number, bytes: string, keep = 1, localAddress?: string, timeoutMs = 15_000): Promise<{ release(): Promise<number> }> {
+  const { tcp, tls: socket } = await connect(port, localAddress);
+  const data = Buffer.from(bytes, 'latin1');
+  let raw = '';
+  let done!: (status: number) => void;
+  const answered = new Promise<number>((resolve) => (done = resolve));
+  socket.on('data', (d: Buffer) => {
+    raw += d.toString('latin1');
+    const r = parseResponse(raw);
+    if (r) done(r.status);
+  });
+  socket.on('close', () => done(0));
+  socket.on('error', () => done(0));
+  await new Promise<void>((resolve) => socket.write(data.subarray(0, data.length - keep), () => resolve()));
+  return {
+    release() {
+      socket.write(data.subarray(data.length - keep));
+      const timer = setTimeout(() => done(0), timeoutMs);
+      return answered.finally(() => {
+        clearTimeout(timer);
+        tcp.destroy();
+      });
+    },
+  };
+}

@@ -20,8 +20,9 @@
 // clients per thread to reproduce every time (4 of 4 runs; with 4 per
 // thread, 2 of 3 runs). Run it with
 //   SPLITGUARD_KNOWN_BUGS=1 npx vitest run test/integration/attack/pipelined-unread-bodiless.test.ts
-// Measured with 4 per thread and the defaults: the canary's median answer
-// 4.4-8 s, its slowest 14-16 s (unstarved: 6-15 ms and 0.1-0.2 s).
+// Measured with 4 per thread and the default stall: the canary's median
+// answer 2.1-7.1 s, its slowest 11-16 s, in 4 runs of 5 (unstarved: 4-70 ms
+// and under 1.1 s). docs/reliability.md, "Under attack: issue 14", finding 9.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCanary, type CanaryReport, startCanary } from '../../helpers/attack.js';
 import { pipelineWithoutReading, sleep } from '../../helpers/connections.js';

@@ -42,11 +42,13 @@ it('GET /v1/account: 401 without a key, with an unknown key, with another scheme
 });
 
 it('PUT /v1/account: 200 with the trimmed new name', async () => {
-  const { api_key: key } = await newAccount(server, 'to rename');
+  // Its own account, never the bootstrap one that GET /v1/account reads: the
+  // id shows which account the key renamed.
+  const { account_id: id, api_key: key } = await newAccount(server, 'to rename');
   const reply = await call('PUT', '/v1/account', { key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: '  Marketing team  ' }) });
   expect(reply.status).toBe(200);
   expectOperation(reply, '/v1/account', 'PUT');
-  expect(JSON.parse(reply.body)).toMatchObject({ name: 'Marketing team' });
+  expect(JSON.parse(reply.body)).toMatchObject({ id, name: 'Marketing team' });
 });
 
 it('PUT /v1/account: 400 invalid_parameter naming the field', async () => {

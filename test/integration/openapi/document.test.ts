@@ -1,6 +1,8 @@
 // docs/openapi.yaml on its own: every $ref resolves, every schema compiles,
-// and its error codes are exactly the API's codes in src/errors.ts, each
-// with its HTTP status. No server.
+// its error codes are exactly the API's codes in src/errors.ts, each with
+// its HTTP status, and every operation it documents is checked by a test in
+// this folder. No server.
+import { readdirSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { catalogue, CONSOLE_CODES, sentAsIs } from '../../../src/errors.js';
 import { at, deref, doc, type Json, type Obj, validatorAt } from '../../helpers/openapi.js';
@@ -40,4 +42,21 @@ it('compiles every schema it declares', () => {
   for (const name of Object.keys(doc.components && (doc.components as Obj).schemas ? ((doc.components as Obj).schemas as Obj) : {})) {
     expect(() => validatorAt(`/components/schemas/${name}`), name).not.toThrow();
   }
+});
+
+it('has every documented operation checked against a live answer by a test in this folder', () => {
+  const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head'];
+  const documented = Object.entries(doc.paths as Obj).flatMap(([path, item]) =>
+    Object.keys(item as Obj).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${path}`),
+  );
+  // expectReply(reply, '/v1/routes/{id}', 'PUT', ...) and expectOperation(reply, path, method)
+  // name the operation whose documented answer the reply is checked against.
+  const checked = new Set<string>();
+  const folder = new URL('.', import.meta.url);
+  for (const file of readdirSync(folder).filter((f) => f.endsWith('.test.ts'))) {
+    const text = readFileSync(new URL(file, folder), 'utf8');
+    for (const m of text.matchAll(/expect(?:Reply|Operation)\([^;]*?, '(\/[^']*)', '([A-Z]+)'/g)) checked.add(`${m[2]} ${m[1]}`);
+  }
+  expect(documented.length).toBeGreaterThan(10);
+  expect(documented.filter((op) => !checked.has(op))).toEqual([]);
 });

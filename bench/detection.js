@@ -41,7 +41,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IpDatabase } from '../dist/ipdb/database.js';
 import { Classifier } from '../dist/quality/classifier.js';
-import { builtInLists } from '../dist/quality/lists.js';
+import { builtInLists, csvFields } from '../dist/quality/lists.js';
 import { classifyUserAgent } from '../dist/quality/user-agent.js';
 import { cachedDatabase, median, round, table, writeResult, xorshift } from './lib.js';
 
@@ -60,39 +60,15 @@ const QUICK = process.argv.includes('--quick');
 
 // ---- reading -------------------------------------------------------------------------
 
-/** Fields of a CSV line (RFC 4180 quotes). */
-function csvFields(line) {
-  const out = [];
-  let i = 0;
-  for (;;) {
-    if (line[i] === '"') {
-      let s = '';
-      i++;
-      for (;;) {
-        const q = line.indexOf('"', i);
-        if (q < 0) return [...out, s + line.slice(i)];
-        s += line.slice(i, q);
-        i = q + 1;
-        if (line[i] !== '"') break;
-        s += '"';
-        i++;
-      }
-      out.push(s);
-      if (line[i] !== ',') return out;
-      i++;
-    } else {
-      const c = line.indexOf(',', i);
-      out.push(c < 0 ? line.slice(i) : line.slice(i, c));
-      if (c < 0) return out;
-      i = c + 1;
-    }
-  }
-}
-
 function readCsv(file) {
   const [head, ...rows] = readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l && !l.startsWith('#'));
-  const keys = csvFields(head);
-  return rows.map((l) => Object.fromEntries(csvFields(l).map((v, i) => [keys[i], v])));
+  const fields = (l) => {
+    const f = csvFields(l);
+    if (f === null) throw new Error(`${file}: a line with unbalanced quotes: ${l}`);
+    return f;
+  };
+  const keys = fields(head);
+  return rows.map((l) => Object.fromEntries(fields(l).map((v, i) => [keys[i], v])));
 }
 
 const readTsv = (file) =>

@@ -1,6 +1,6 @@
 // POST /v1/ip/update: start a database refresh (or join the running one), at
 // most once an hour per account. GET /v1/ip/database: what is serving, the
-// last refresh with its per-node outcome, and the next scheduled one.
+// last refresh with its per-source outcome (`nodes`, the contract's word), and the next scheduled one.
 import { AppError } from '../errors.js';
 import type { Router } from '../http/router.js';
 import type { IpDatabase } from '../ipdb/database.js';

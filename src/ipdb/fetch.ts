@@ -1,9 +1,9 @@
-// Downloading database sources. A *node* is one source location: a single
+// Downloading database sources. A *source* is one location: a single
 // URL (a file with both families, e.g. iptoasn's combined TSV) or an IPv4
 // and an IPv6 URL joined by "|". http:, https: and file: URLs; `package:` is
 // the installed @ip-location-db/asn package.
 //
-// HTTP goes through undici, one Agent per node download: a connect timeout,
+// HTTP goes through undici, one Agent per source download: a connect timeout,
 // an idle timeout (for the headers, then between body chunks), a size cap
 // that undici enforces as the body arrives, and up to 5 redirects. Here: the
 // total timeout, the refusal of a declared Content-Length over the cap before
@@ -70,8 +70,8 @@ export class FetchError extends Error {
   }
 }
 
-export function nodeParts(node: string): string[] {
-  return node.split('|').map((s) => s.trim()).filter(Boolean);
+export function sourceParts(location: string): string[] {
+  return location.split('|').map((s) => s.trim()).filter(Boolean);
 }
 
 const MAX_REDIRECTS = 5;
@@ -80,7 +80,7 @@ const REDIRECTS = new Set([300, 301, 302, 303, 307, 308]);
 
 type Undici = typeof import('undici');
 
-/** undici and the connections of one node download. */
+/** undici and the connections of one source download. */
 interface Client {
   request: Undici['request'];
   dispatcher: Dispatcher;
@@ -166,18 +166,18 @@ async function fetchFile(url: string, dest: string, known: Validators | undefine
 }
 
 /**
- * Downloads every part of a node into `dir`. `known` holds the validators of
+ * Downloads every part of a source into `dir`. `known` holds the validators of
  * the last accepted download per URL. When some parts are unchanged and
  * others not, the unchanged ones are fetched again in full: a build needs
  * every part.
  */
-export async function fetchNode(
-  node: string,
+export async function fetchSource(
+  location: string,
   dir: string,
   known: Record<string, Validators>,
   limits: FetchLimits = DEFAULT_LIMITS,
 ): Promise<{ parts: Downloaded[]; unchanged: boolean }> {
-  if (node === 'package:') {
+  if (location === 'package:') {
     const source = embeddedSource();
     const etag = `"package ${source.name}"`;
     const unchanged = source.files.every((f) => known[f]?.etag === etag);
@@ -186,7 +186,7 @@ export async function fetchNode(
       parts: source.files.map((f) => ({ url: f, file: unchanged ? null : f, bytes: 0, validators: { etag } })),
     };
   }
-  const urls = nodeParts(node);
+  const urls = sourceParts(location);
   // undici takes 0.15 s to load: the first download loads it, not every
   // start, server thread and CLI command that imports this module.
   const { Agent, interceptors, request } = await import('undici');
@@ -220,8 +220,8 @@ export async function fetchNode(
   }
 }
 
-/** A short name for a node in logs and status: its URLs without query strings. */
-export function nodeName(node: string): string {
-  if (node === 'package:') return `package ${embeddedSource().name}`;
-  return nodeParts(node).map((u) => u.replace(/\?.*$/, '')).join(' | ');
+/** A short name for a source in logs and status: its URLs without query strings. */
+export function sourceName(location: string): string {
+  if (location === 'package:') return `package ${embeddedSource().name}`;
+  return sourceParts(location).map((u) => u.replace(/\?.*$/, '')).join(' | ');
 }

@@ -1,8 +1,8 @@
-// The database refresh (contract §7): try each source node in order until one
+// The database refresh (contract §7): try each source in order until one
 // yields a complete, valid download; build it off the serving threads
 // (piscina); check it against the current database; install it by rename;
 // announce it (every server on the store swaps to it). Any failure leaves
-// the current database serving. The outcome of every attempt, per node, is
+// the current database serving. The outcome of every attempt, per source, is
 // kept in the refresh state for GET /v1/ip/database, and the next due time
 // is stored so that the schedule survives restarts.
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -16,8 +16,8 @@ import type { BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
-import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchNode, limitsFor, nodeName, type Validators } from './fetch.js';
-import { META_LAST, META_NEXT, META_VALIDATORS, type NodeOutcome, type RefreshRecord } from './refresh-state.js';
+import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, limitsFor, sourceName, type Validators } from './fetch.js';
+import { META_LAST, META_NEXT, META_VALIDATORS, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
 import { type FeedDefinition, sourcesFor } from './feeds/registry.js';
@@ -40,7 +40,7 @@ export interface RefresherOptions {
   limits?: FetchLimits;
   /** The feeds folded into the database (enabled by configuration), in priority order. */
   feeds?: readonly FeedDefinition[];
-  /** A feed's nodes (configuration may replace the publisher's; empty: never fetched). */
+  /** A feed's sources (configuration may replace the publisher's; empty: never fetched). */
   feedSources?: (feed: FeedDefinition) => readonly string[];
   /** ASNs no ASN feed may list. */
   excludeAsns?: readonly number[];
@@ -75,7 +75,7 @@ export class Refresher {
     });
   }
 
-  readonly #o: RefresherOptions;
+  readonly #options: RefresherOptions;
   #running: Promise<RefreshRecord> | null = null;
   #runningScope: RefreshScope = 'all';
   /** A full refresh asked for while a feeds-only one runs: it starts when that one ends. */
@@ -84,7 +84,7 @@ export class Refresher {
   #pool: Piscina | null = null;
 
   constructor(options: RefresherOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** When a refresh is running: its start time (ms); else 0. */
@@ -125,7 +125,7 @@ export class Refresher {
   }
 
   async #run(trigger: string, requested: RefreshScope): Promise<RefreshRecord> {
-    const { state, dataDir } = this.#o;
+    const { state, dataDir } = this.#options;
     const started = new Date();
     const work = path.join(dataDir, 'ipdb', `refresh-${started.getTime()}`);
     mkdirSync(work, { recursive: true });
@@ -136,19 +136,19 @@ export class Refresher {
     const damage = installedDamage(current);
     if (damage !== null) log('warn', 'ipdb_installed_invalid', { file: current, error: damage });
     const scope: RefreshScope = damage === null ? requested : 'all';
-    const feeds = this.#o.feeds ?? [];
-    let nodes: NodeOutcome[] = [];
+    const feeds = this.#options.feeds ?? [];
+    let nodes: SourceOutcome[] = [];
     let feedOutcomes: FeedOutcome[] = [];
     let installed: { source: string; version: string } | null = null;
     let error: string | null = null;
-    log('info', 'ipdb_refresh_started', { trigger, scope, nodes: scope === 'all' ? this.#o.sources.map(nodeName) : [] });
+    log('info', 'ipdb_refresh_started', { trigger, scope, nodes: scope === 'all' ? this.#options.sources.map(sourceName) : [] });
     try {
       feedOutcomes = await this.#fetchFeeds(scope, work);
       const build = (base: Pick<BuildTask, 'files' | 'database'>, source: string, version: string) =>
         this.#build({
           ...base,
           feeds: feedFiles(feeds, state),
-          excludeAsns: [...(this.#o.excludeAsns ?? [])],
+          excludeAsns: [...(this.#options.excludeAsns ?? [])],
           out: path.join(work, 'candidate.trie'),
           cacheDir: path.dirname(current),
           sourceName: source,
@@ -202,11 +202,11 @@ export class Refresher {
 
   /** The feeds a refresh of `scope` fetches: all of them, the due ones, or none. */
   #fetchFeeds(scope: RefreshScope, work: string): Promise<FeedOutcome[]> {
-    const { state, dataDir } = this.#o;
-    const feeds = this.#o.feeds ?? [];
-    const sources = this.#o.feedSources ?? ((f: FeedDefinition) => f.sources);
+    const { state, dataDir } = this.#options;
+    const feeds = this.#options.feeds ?? [];
+    const sources = this.#options.feedSources ?? ((f: FeedDefinition) => f.sources);
     const fetch = scope === 'all' ? feeds : scope === 'feeds' ? dueFeeds(feeds, state, Date.now(), sources) : [];
-    return updateFeeds(fetch, { state, dataDir, work, limits: this.#o.limits ?? DEFAULT_LIMITS, sources });
+    return updateFeeds(fetch, { state, dataDir, work, limits: this.#options.limits ?? DEFAULT_LIMITS, sources });
   }
 
   /**
@@ -219,18 +219,18 @@ export class Refresher {
     started: Date,
     known: Record<string, Validators>,
     build: (base: Pick<BuildTask, 'files'>, source: string, version: string) => Promise<BuildResult>,
-  ): Promise<{ nodes: NodeOutcome[]; installed: { source: string; version: string } | null }> {
-    const nodes: NodeOutcome[] = [];
-    for (const node of this.#o.sources) {
+  ): Promise<{ nodes: SourceOutcome[]; installed: { source: string; version: string } | null }> {
+    const nodes: SourceOutcome[] = [];
+    for (const location of this.#options.sources) {
       const t0 = performance.now();
-      const source = nodeName(node);
+      const source = sourceName(location);
       try {
-        const fetched = await fetchNode(node, work, known, this.#o.limits ?? DEFAULT_LIMITS);
+        const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS);
         if (fetched.unchanged) {
           nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
           return { nodes, installed: null };
         }
-        const version = node === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
+        const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
         const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
         this.#check(result);
         for (const p of fetched.parts) known[p.url] = p.validators;
@@ -248,11 +248,11 @@ export class Refresher {
 
   /** Installs the candidate as current.trie and announces it; `state` is stored with the announcement. */
   async #install(work: string, result: BuildResult, state?: Record<string, unknown>): Promise<void> {
-    const current = currentDatabasePath(this.#o.dataDir);
+    const current = currentDatabasePath(this.#options.dataDir);
     mkdirSync(path.dirname(current), { recursive: true });
     moveDurably(path.join(work, 'candidate.trie'), current);
-    await this.#o.state.databaseInstalled(current, state);
-    await this.#o.onInstalled?.(result);
+    await this.#options.state.databaseInstalled(current, state);
+    await this.#options.onInstalled?.(result);
   }
 
   async #build(task: BuildTask): Promise<BuildResult> {
@@ -272,7 +272,7 @@ export class Refresher {
       }
       let current: IpDatabase | null = null;
       try {
-        current = IpDatabase.open(currentDatabasePath(this.#o.dataDir));
+        current = IpDatabase.open(currentDatabasePath(this.#options.dataDir));
       } catch {
         return; // nothing to compare with
       }

@@ -131,7 +131,7 @@ function checkFalseFriends(raw: unknown): string[] {
  * quotes (a doubled quote inside is one quote). Null when the quotes do not
  * close or text follows a closing quote.
  */
-function csvFields(line: string): string[] | null {
+export function csvFields(line: string): string[] | null {
   const out: string[] = [];
   let i = 0;
   for (;;) {

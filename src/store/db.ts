@@ -176,13 +176,10 @@ function storageError(dir: string, err: unknown): AppError {
 
 /**
  * How every process opens <data dir>/db (the server, the CLI, backup and
- * restore). overlappingSync is off: lmdb-js's default on Linux answers a
- * commit before it is on disk and, on reopening after a file-system failure
- * in the same boot, trusts a meta page whose data pages may never have been
- * written. With it, acknowledged routes vanished or the store would not open
- * after an ext4 error (5 of 40 runs, docs/reliability.md); without it each
- * commit is fsynced in LMDB's order before its promise resolves (0 of 20),
- * for about 10 % of route-creation throughput.
+ * restore). overlappingSync is off, so that a commit is on disk, in LMDB's
+ * order, before its promise resolves: lmdb-js's default answers first and can
+ * lose acknowledged writes across a file-system failure (docs/reliability.md,
+ * "Acknowledged writes across a file-system failure").
  */
 export const ENV_OPTIONS = { maxDbs: 32, compression: false, overlappingSync: false } as const;
 

@@ -1,14 +1,14 @@
 // Downloading one source node (src/ipdb/fetch.ts) from a loopback node:http
 // server: redirects and their limit, the size cap before and while the body
 // streams, the total timeout, conditional requests, and that nothing of a
-// download (connection, file) is left open once fetchNode has settled.
+// download (connection, file) is left open once fetchSource has settled.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, type FetchLimits, fetchNode } from '../../src/ipdb/fetch.js';
+import { DEFAULT_LIMITS, type FetchLimits, fetchSource } from '../../src/ipdb/fetch.js';
 
 const BODY = Buffer.from('1.0.0.0,1.0.0.255,13335,CLOUDFLARENET\n');
 const ETAG = '"body-1"';
@@ -92,7 +92,7 @@ function scratch(): string {
 async function failure(node: string, limits: FetchLimits = DEFAULT_LIMITS): Promise<string> {
   const dir = scratch();
   try {
-    await fetchNode(node, dir, {}, limits);
+    await fetchSource(node, dir, {}, limits);
   } catch (err) {
     return (err as Error).message;
   } finally {
@@ -108,11 +108,11 @@ async function connectionsGone(ms = 2000): Promise<number> {
   return sockets.size;
 }
 
-describe('fetchNode over HTTP', () => {
+describe('fetchSource over HTTP', () => {
   it('downloads the body with its validators, and leaves no connection open', async () => {
     const dir = scratch();
     try {
-      const got = await fetchNode(`${base}/body`, dir, {});
+      const got = await fetchSource(`${base}/body`, dir, {});
       expect(got.unchanged).toBe(false);
       expect(got.parts).toHaveLength(1);
       expect(got.parts[0]).toMatchObject({ url: `${base}/body`, bytes: BODY.length, validators: { etag: ETAG } });
@@ -126,7 +126,7 @@ describe('fetchNode over HTTP', () => {
   it('asks conditionally and reports an unchanged node on 304', async () => {
     const dir = scratch();
     try {
-      const got = await fetchNode(`${base}/body`, dir, { [`${base}/body`]: { etag: ETAG } });
+      const got = await fetchSource(`${base}/body`, dir, { [`${base}/body`]: { etag: ETAG } });
       expect(got.unchanged).toBe(true);
       expect(got.parts[0]).toMatchObject({ file: null, bytes: 0, validators: { etag: ETAG } });
     } finally {
@@ -138,11 +138,11 @@ describe('fetchNode over HTTP', () => {
     const dir = scratch();
     const url = `${base}/redirect?hop=5`;
     try {
-      const got = await fetchNode(url, dir, {});
+      const got = await fetchSource(url, dir, {});
       expect(got.parts[0]).toMatchObject({ url, bytes: BODY.length, validators: { etag: ETAG } });
       expect(readFileSync(got.parts[0].file!)).toEqual(BODY);
       // Asked again with those validators, the redirected request is conditional too.
-      const again = await fetchNode(url, dir, { [url]: got.parts[0].validators });
+      const again = await fetchSource(url, dir, { [url]: got.parts[0].validators });
       expect(again.unchanged).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -3,8 +3,8 @@
 // allows, a snapshot shipped in feeds/snapshots/ (provenance and licences in
 // feeds/README.md) so that a machine without network starts with it.
 //
-// A source is a *node*: one URL, or several joined by "|" whose entries are
-// read together (OpenAI publishes three files); a feed's nodes are tried in
+// A source is one URL, or several joined by "|" whose entries are
+// read together (OpenAI publishes three files); a feed's sources are tried in
 // order until one answers (failover). The order of FEEDS is the priority
 // between ranges of equal width: the more specific label comes first.
 //
@@ -28,7 +28,7 @@ export interface FeedDefinition {
   name: string;
   label: FeedLabel;
   format: FeedFormat;
-  /** Nodes tried in order; a node's "|"-joined URLs are read together. */
+  /** Sources tried in order; a source's "|"-joined URLs are read together. */
   sources: string[];
   snapshot: FeedSnapshot | null;
   refreshHours: number;
@@ -121,7 +121,7 @@ export function snapshotFiles(feed: FeedDefinition): string[] {
   return (feed.snapshot?.files ?? []).map((f) => path.join(SNAPSHOT_DIR, f));
 }
 
-/** A feed's nodes under the SPLITGUARD_FEED_SOURCES setting: the publisher's, none (`off`), or the configured ones. */
+/** A feed's sources under the SPLITGUARD_FEED_SOURCES setting: the publisher's, none (`off`), or the configured ones. */
 export function sourcesFor(setting: 'publishers' | 'off' | ReadonlyMap<string, readonly string[]>, feed: FeedDefinition): readonly string[] {
   if (setting === 'publishers') return feed.sources;
   if (setting === 'off') return [];

@@ -1,4 +1,4 @@
-// Fetching feeds from their publishers: each feed's nodes in order until one
+// Fetching feeds from their publishers: each feed's sources in order until one
 // yields a good download (failover), a conditional request while the last
 // good files exist, a size cap, the format's own checks (parse.ts) and a
 // sanity check against the last good data. A good download replaces the
@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { moveDurably } from '../../durable-file.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
-import { type FetchLimits, fetchNode, nodeName } from '../fetch.js';
+import { type FetchLimits, fetchSource, sourceName } from '../fetch.js';
 import { parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
 import { EMPTY_STATE, feedDir, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
@@ -44,7 +44,7 @@ export function dueFeeds(feeds: readonly FeedDefinition[], state: StateStore, no
 /**
  * Fetches `feeds` one after the other into `work` (a scratch directory) and
  * installs the good downloads under <data dir>/ipdb/feeds/. `sources`
- * replaces a feed's nodes (configuration); an empty list means the feed is
+ * replaces a feed's sources (configuration); an empty list means the feed is
  * not fetched at all.
  */
 export async function updateFeeds(
@@ -53,16 +53,16 @@ export async function updateFeeds(
 ): Promise<FeedOutcome[]> {
   const outcomes: FeedOutcome[] = [];
   for (const feed of feeds) {
-    const nodes = options.sources(feed);
-    if (nodes.length === 0) continue;
-    outcomes.push(await updateFeed(feed, nodes, options));
+    const sources = options.sources(feed);
+    if (sources.length === 0) continue;
+    outcomes.push(await updateFeed(feed, sources, options));
   }
   return outcomes;
 }
 
 async function updateFeed(
   feed: FeedDefinition,
-  nodes: readonly string[],
+  sources: readonly string[],
   options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits },
 ): Promise<FeedOutcome> {
   const t0 = performance.now();
@@ -71,13 +71,13 @@ async function updateFeed(
   const now = new Date();
   const next = new Date(now.getTime() + feed.refreshHours * 3_600_000).toISOString();
   const errors: string[] = [];
-  for (const node of nodes) {
-    const source = nodeName(node);
+  for (const location of sources) {
+    const source = sourceName(location);
     const dir = path.join(options.work, `feed-${feed.name}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     try {
-      const fetched = await fetchNode(node, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES });
+      const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES });
       if (fetched.unchanged) {
         await saveFeedState(options.state, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
         return { feed: feed.name, outcome: 'unchanged', source, error: null, ms: Math.round(performance.now() - t0) };

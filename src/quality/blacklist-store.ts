@@ -68,7 +68,7 @@ export function listBlacklist(stored: BlacklistChanges, listed?: ReadonlyMap<num
 }
 
 /**
- * The entries the classifier applies (`stores` null: the built-in ones, as
+ * The entries the classifier applies (`stored` null: the built-in ones, as
  * shipped), the operator's disabled built-in entries among them with
  * `enabled: false` (they spare their ASN; see ActiveBlacklistEntry).
  */

@@ -9,6 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStores } from '../dist/store/db.js';
+import { LmdbBackend } from '../dist/store/lmdb-backend.js';
+import { Stats } from '../dist/store/stats-store.js';
 import { ClickRecorder, FLUSH_MS } from '../dist/redirect/clicks.js';
 import { resultsDir, round, summary, table, writeResult, xorshift } from './lib.js';
 
@@ -18,7 +20,7 @@ const ROUNDS = Number(process.env.BENCH_PAIRS || 3);
 async function run(routes) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-bench-clicks-'));
   const stores = openStores(dir);
-  const clicks = new ClickRecorder(stores);
+  const clicks = new ClickRecorder(new Stats(new LmdbBackend(stores)));
   const timer = setInterval(() => void clicks.flush(), FLUSH_MS);
   const rand = xorshift(routes);
   let recorded = 0;

@@ -21,14 +21,12 @@ import type { Router } from './http/router.js';
 import { type HttpRequest, type HttpResponse, type TemplatedApp, uws } from './http/uws.js';
 import { NOT_FOUND_PAGE, type Redirector } from './redirect/redirect.js';
 import type { Authenticated, KeyCache } from './store/accounts-store.js';
-import type { Stores } from './store/db.js';
 
 /** Failed authentications allowed per client address per rolling minute. */
 export const AUTH_FAILURE_LIMIT = 30;
 
 export interface AppDeps {
   config: Config;
-  stores: Stores;
   keyCache: KeyCache;
   metrics: Metrics;
   router: Router;

@@ -14,7 +14,8 @@ import { RefreshScheduler } from './serve/refresh-scheduler.js';
 import { allocateSharedMemory } from './serve/shared-memory.js';
 import { assertPortFree, bootstrapOnce, prepareDatabaseFile, prepareTls } from './serve/startup.js';
 import { ServerThreads } from './serve/threads.js';
-import { openStores, prepareDataDir } from './store/db.js';
+import { prepareDataDir } from './store/db.js';
+import { openStorage } from './store/storage.js';
 
 export interface RunningServer {
   ports: number[];
@@ -29,18 +30,17 @@ export async function serve(config: Config, options: { announce?: (text: string)
   await assertPortFree(config.host, config.port);
   cleanRefreshLeftovers(config.dataDir);
   const currentFile = prepareDatabaseFile(config);
-  const stores = openStores(config.dataDir);
-  bootstrapOnce(stores, config.dataDir, options.announce);
+  const shared = allocateSharedMemory(config);
+  const storage = openStorage(config.dataDir, { signal: shared.feed });
+  await bootstrapOnce(storage, config.dataDir, options.announce);
   const tls = prepareTls(config);
 
-  const shared = allocateSharedMemory(config);
-  stores.authSignal = new Int32Array(shared.auth);
   const metrics = new Metrics(shared.metrics, config.threads);
   // A damaged current.trie leaves the threads without a database: they keep
   // serving, redirects fail open, /healthz says 503, and a repair starts below.
-  const database = new DatabaseSwapper(currentFile, config.dataDir, stores);
+  const database = new DatabaseSwapper(currentFile, config.dataDir, storage);
   database.publishInitial();
-  const refresh = new RefreshScheduler(config, stores, metrics, shared.refresh, (result) => database.swapToCurrent(result.tables));
+  const refresh = new RefreshScheduler(config, storage.state, metrics, shared.refresh, (result) => database.swapToCurrent(result.tables));
   const threads = new ServerThreads();
 
   let stopping: Promise<void> | null = null;
@@ -54,7 +54,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
       log('info', 'shutting_down', {});
       const cleanThreads = await threads.stop();
       await refresh.close();
-      await stores.root.close();
+      await storage.close();
       log('info', 'stopped', { cleanThreads });
     })());
 

@@ -1,4 +1,4 @@
-// One server thread: its own LMDB handle, its own mapping of the database
+// One server thread: its own storage handle, its own mapping of the database
 // (the kernel shares the pages), its own uWS app on the shared port.
 import { parentPort, workerData } from 'node:worker_threads';
 import { registerAccountRoutes } from './api/account.js';
@@ -22,9 +22,9 @@ import { SharedRateLimiter } from './http/rate-limit.js';
 import { PasswordWork } from './console/password-work.js';
 import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
-import { KeyCache, recordKeyUse } from './store/accounts-store.js';
+import { KeyCache } from './store/accounts-store.js';
 import { handleStorageCommitErrors } from './store/commit-errors.js';
-import { openStores } from './store/db.js';
+import { openStorage } from './store/storage.js';
 
 export interface WorkerInput {
   thread: number;
@@ -42,9 +42,8 @@ export interface WorkerInput {
     /** PasswordWork: password hashes running, process-wide. */
     passwordWork: SharedArrayBuffer;
     metrics: SharedArrayBuffer;
-    routes: SharedArrayBuffer;
-    /** Int32: the auth signal (Stores.authSignal). */
-    auth: SharedArrayBuffer;
+    /** Int32: the change feed's signal (store/feed.ts). */
+    feed: SharedArrayBuffer;
     /** BigInt64: when the running (or just requested) refresh started, in ms; 0 when none. */
     refresh: SharedArrayBuffer;
   };
@@ -66,8 +65,7 @@ const port = parentPort!;
 setLogThread(input.thread);
 handleStorageCommitErrors();
 
-const stores = openStores(input.config.dataDir);
-stores.authSignal = new Int32Array(input.shared.auth);
+const storage = openStorage(input.config.dataDir, { signal: input.shared.feed });
 let database: IpDatabase | null = null;
 try {
   database = IpDatabase.open(input.dbFile);
@@ -75,19 +73,14 @@ try {
   log('error', 'database_unavailable', { error: err });
 }
 
-const quality = new QualityState(stores, database, input.tables ?? undefined);
-const qualityTimer = setInterval(() => {
-  try {
-    quality.refresh();
-  } catch (err) {
-    log('error', 'blacklist_refresh_failed', { error: err });
-  }
-}, BLACKLIST_POLL_MS);
-qualityTimer.unref();
+const quality = new QualityState(storage.blacklist, storage.feed, database, input.tables ?? undefined);
+// An idle thread still follows the feed (the blacklist, the caches' memory).
+const feedTimer = setInterval(() => storage.feed.poll(Date.now()), BLACKLIST_POLL_MS);
+feedTimer.unref();
 
 const metrics = new Metrics(input.shared.metrics, input.thread);
-const routeCache = new RouteCache(stores, input.shared.routes);
-const clicks = new ClickRecorder(stores);
+const routeCache = new RouteCache(storage.routes, storage.feed);
+const clicks = new ClickRecorder(storage.stats);
 const clickTimer = setInterval(() => {
   clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
 }, FLUSH_MS);
@@ -95,13 +88,13 @@ clickTimer.unref();
 
 const keyUse = new Map<string, number>();
 const router = new Router();
-registerAccountRoutes(router, stores);
-registerRouteRoutes(router, stores, routeCache, input.config.shortBase);
+registerAccountRoutes(router, storage);
+registerRouteRoutes(router, storage, input.config.shortBase);
 registerIpRoutes(router, () => quality.classifier);
-registerBlacklistRoutes(router, stores, () => quality.classifier?.listed ?? new Map());
-registerConsoleRoutes(router, stores, keyUse);
+registerBlacklistRoutes(router, storage.blacklist, () => quality.classifier?.listed ?? new Map());
+registerConsoleRoutes(router, storage, keyUse);
 const refreshSince = new BigInt64Array(input.shared.refresh);
-registerIpdbRoutes(router, stores, () => database, {
+registerIpdbRoutes(router, storage.state, () => database, {
   runningSince: () => Number(Atomics.load(refreshSince, 0)),
   trigger: (accountId, now) => {
     // Claim the slot: one trigger wins and asks the main thread; the rest join.
@@ -115,8 +108,7 @@ registerIpdbRoutes(router, stores, () => database, {
 const inflight = { count: 0 };
 const deps: AppDeps = {
   config: input.config,
-  stores,
-  keyCache: new KeyCache(stores),
+  keyCache: new KeyCache(storage.keys, storage.feed),
   metrics,
   router,
   accountLimiter: new SharedRateLimiter(input.shared.accounts),
@@ -128,7 +120,7 @@ const deps: AppDeps = {
   redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy),
   console: {
     config: input.config,
-    stores,
+    storage,
     router,
     loginLimits: {
       addresses: new FailureLimiter(input.shared.loginAddresses),
@@ -143,7 +135,7 @@ const deps: AppDeps = {
 const flushKeyUse = () => {
   const batch = new Map([...keyUse].map(([h, ms]) => [h, new Date(ms).toISOString()]));
   keyUse.clear();
-  return recordKeyUse(stores, batch).catch((err) => log('warn', 'key_use_flush_failed', { error: err }));
+  return storage.keys.recordUse(batch).catch((err) => log('warn', 'key_use_flush_failed', { error: err }));
 };
 const flushTimer = setInterval(flushKeyUse, 30_000);
 flushTimer.unref();
@@ -191,16 +183,13 @@ port.on('message', async (msg: MainMessage) => {
   const deadline = Date.now() + 10_000;
   while (deps.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   clearInterval(flushTimer);
-  clearInterval(qualityTimer);
+  clearInterval(feedTimer);
   clearInterval(clickTimer);
   await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
   await flushKeyUse();
-  // After a failed commit (storage read-only or full) this rejects; what could
-  // not be written has been logged above, and the stop must go on.
-  await Promise.resolve(stores.root.flushed).catch(() => {});
   // close() exists in this uWS build (it ends every open connection) but not in its typings.
   (app as unknown as { close(): void }).close();
-  await stores.root.close();
+  await storage.close();
   port.postMessage({ type: 'closed', thread: input.thread } satisfies WorkerMessage);
   port.close();
 });

@@ -1,8 +1,9 @@
 // GET /v1/account: the authenticated account, its quota and usage.
 // PUT /v1/account: rename it ({"name": ...}); quotas are the operators' (console, CLI).
+import { AppError } from '../errors.js';
 import type { Router } from '../http/router.js';
-import { authTransactionSync, putAccount } from '../store/accounts-store.js';
-import type { Account, Stores } from '../store/db.js';
+import type { Account } from '../store/db.js';
+import type { Storage } from '../store/storage.js';
 import { objectBody, stringField } from './validate.js';
 
 export function accountView(a: Account) {
@@ -16,16 +17,13 @@ export function accountView(a: Account) {
   };
 }
 
-export function registerAccountRoutes(router: Router, stores: Stores): void {
+export function registerAccountRoutes(router: Router, storage: Storage): void {
   router.add('GET', '/v1/account', (req) => ({ status: 200, body: accountView(req.account) }));
-  router.add('PUT', '/v1/account', (req) => {
+  router.add('PUT', '/v1/account', async (req) => {
     const body = objectBody(req.body, ['name'], ['id', 'quota', 'routes_created', 'quota_remaining', 'created_at']);
     const name = stringField(body.name, 'name', 1, 200);
-    const updated = authTransactionSync(stores, () => {
-      const next = { ...stores.accounts.get(req.account.id)!, name };
-      putAccount(stores, next);
-      return next;
-    });
+    const updated = await storage.accounts.update(req.account.id, { name });
+    if (!updated) throw new AppError('not_found', `account ${req.account.id} does not exist`);
     return { status: 200, body: accountView(updated) };
   });
 }

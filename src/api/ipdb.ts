@@ -7,7 +7,7 @@ import type { IpDatabase } from '../ipdb/database.js';
 import type { FeedDefinition } from '../ipdb/feeds/registry.js';
 import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
 import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
-import type { Stores } from '../store/db.js';
+import type { StateStore } from '../store/state-store.js';
 import { objectBody } from './validate.js';
 
 export const TRIGGER_INTERVAL_MS = 3_600_000;
@@ -30,9 +30,9 @@ export interface RefreshControl {
  * database's hosting list: they show the version of their own data and no
  * ranges.
  */
-function feedViews(feeds: readonly FeedDefinition[], db: IpDatabase | null, stores: Stores) {
+function feedViews(feeds: readonly FeedDefinition[], db: IpDatabase | null, stored: StateStore) {
   return feeds.map((def) => {
-    const state = feedState(stores, def.name);
+    const state = feedState(stored, def.name);
     const held = def.list === undefined ? (db?.info.feeds.find((f) => f.name === def.name) ?? null) : null;
     const listData = def.list === undefined ? null : hasGoodData(state) ? { version: state.version, fetchedAt: state.fetched_at } : def.snapshot ? { version: `snapshot ${def.snapshot.date}`, fetchedAt: new Date(Date.parse(def.snapshot.date)).toISOString() } : null;
     return {
@@ -49,22 +49,17 @@ function feedViews(feeds: readonly FeedDefinition[], db: IpDatabase | null, stor
   });
 }
 
-export function registerIpdbRoutes(router: Router, stores: Stores, database: () => IpDatabase | null, control: RefreshControl, feeds: readonly FeedDefinition[]): void {
+export function registerIpdbRoutes(router: Router, state: StateStore, database: () => IpDatabase | null, control: RefreshControl, feeds: readonly FeedDefinition[]): void {
   router.add(
     'POST',
     '/v1/ip/update',
-    (req) => {
+    async (req) => {
       // No body, or an empty object: the trigger has no options, and a
       // field (say "force") must not be silently ignored.
       if (req.body !== undefined) objectBody(req.body, []);
-      const key = `ipdb_trigger:${req.account.id}`;
       const now = Date.now();
-      const previous = stores.root.transactionSync(() => {
-        const last = (stores.meta.get(key) as number | undefined) ?? 0;
-        if (now - last >= TRIGGER_INTERVAL_MS) stores.meta.putSync(key, now);
-        return last;
-      });
-      if (now - previous < TRIGGER_INTERVAL_MS) {
+      const previous = await state.claimRefreshTrigger(req.account.id, now, TRIGGER_INTERVAL_MS);
+      if (previous !== 0) {
         const wait = Math.max(1, Math.ceil((previous + TRIGGER_INTERVAL_MS - now) / 1000));
         throw new AppError('refresh_too_soon', `the next refresh may be triggered at ${new Date(previous + TRIGGER_INTERVAL_MS).toISOString()}`, null, {
           headers: { 'Retry-After': String(wait) },
@@ -85,7 +80,7 @@ export function registerIpdbRoutes(router: Router, stores: Stores, database: () 
 
   router.add('GET', '/v1/ip/database', () => {
     const db = database();
-    const next = nextRefreshAt(stores);
+    const next = nextRefreshAt(state);
     const since = control.runningSince();
     return {
       status: 200,
@@ -99,9 +94,9 @@ export function registerIpdbRoutes(router: Router, stores: Stores, database: () 
         size: db?.info.size ?? null,
         checksum: db?.info.checksum ?? null,
         refresh_running: since !== 0,
-        last_refresh: lastRefresh(stores),
+        last_refresh: lastRefresh(state),
         next_refresh_at: next === null ? null : new Date(next).toISOString(),
-        feeds: feedViews(feeds, db, stores),
+        feeds: feedViews(feeds, db, state),
       },
     };
   });

@@ -1,13 +1,12 @@
 // /v1/routes (contract §4): create, list, detail with statistics, partial
-// update, delete. Every change invalidates the redirect's route caches on
-// all threads before the response goes out.
+// update, delete. Every change reaches the redirect's route caches on all
+// threads (the change feed) before the response goes out.
 import { AppError, invalidParameter } from '../errors.js';
 import type { Router } from '../http/router.js';
-import { DAY_MS, readWindow } from '../redirect/clicks.js';
-import type { RouteCache } from '../redirect/route-cache.js';
 import { LEVELS, parseLevel } from '../quality/lists.js';
-import type { Stores } from '../store/db.js';
-import { createRoute, deleteRoute, getRoute, listRoutes, type Route, type RouteSettings, updateRoute } from '../store/routes-store.js';
+import type { Route, RouteSettings } from '../store/routes-store.js';
+import { DAY_MS } from '../store/stats-store.js';
+import type { Storage } from '../store/storage.js';
 import { objectBody, pageParams, queryParams, stringField } from './validate.js';
 
 const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level'] as const;
@@ -65,7 +64,8 @@ function routeId(value: string): number {
 
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-export function registerRouteRoutes(router: Router, stores: Stores, routes: RouteCache, shortBase: string): void {
+export function registerRouteRoutes(router: Router, storage: Pick<Storage, 'routes' | 'stats'>, shortBase: string): void {
+  const { routes, stats } = storage;
   const view = (r: Route) => ({
     id: r.id,
     name: r.name,
@@ -85,26 +85,25 @@ export function registerRouteRoutes(router: Router, stores: Stores, routes: Rout
   router.add('POST', '/v1/routes', async (req) => {
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
     const s = settings(body, false) as RouteSettings;
-    const route = await createRoute(stores, req.account, {
+    const route = await routes.create(req.account, {
       name: s.name, pageA: s.pageA, pageB: s.pageB,
       splitRatio: s.splitRatio ?? 0.5, defaultGroup: s.defaultGroup ?? 'a', interceptLevel: s.interceptLevel ?? 'medium',
     });
-    routes.invalidate();
     return { status: 201, body: view(route), headers: { Location: `/v1/routes/${route.id}` } };
   });
 
   router.add('GET', '/v1/routes', (req) => {
     const { page, limit } = pageParams(queryParams(req.query, ['page', 'limit']));
-    const { data, total } = listRoutes(stores, req.account.id, page, limit);
+    const { data, total } = routes.list(req.account.id, page, limit);
     return { status: 200, body: { data: data.map(view), pagination: { page, limit, total, pages: Math.ceil(total / limit) } } };
   });
 
-  router.add('GET', '/v1/routes/:id', (req) => {
+  router.add('GET', '/v1/routes/:id', async (req) => {
     const id = routeId(req.params.id);
-    const route = getRoute(stores, req.account.id, id);
+    const route = routes.get(req.account.id, id);
     if (!route) throw notFound(id);
     const today = Math.floor(Date.now() / DAY_MS);
-    const days = readWindow(stores, id, today);
+    const days = await stats.window(id, today);
     const sum = (f: keyof (typeof days)[0]['stats']) => days.reduce((a, d) => a + d.stats[f], 0);
     return {
       status: 200,
@@ -133,16 +132,14 @@ export function registerRouteRoutes(router: Router, stores: Stores, routes: Rout
     const id = routeId(req.params.id);
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
     if (Object.keys(body).length === 0) throw new AppError('invalid_parameter', 'the body must change at least one field', 'body');
-    const updated = await updateRoute(stores, req.account.id, id, settings(body, true));
+    const updated = await routes.update(req.account.id, id, settings(body, true));
     if (!updated) throw notFound(id);
-    routes.invalidate();
     return { status: 200, body: view(updated) };
   });
 
   router.add('DELETE', '/v1/routes/:id', async (req) => {
     const id = routeId(req.params.id);
-    if (!(await deleteRoute(stores, req.account.id, id))) throw notFound(id);
-    routes.invalidate();
+    if (!(await routes.delete(req.account.id, id))) throw notFound(id);
     return { status: 204 };
   });
 }

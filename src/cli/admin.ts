@@ -1,11 +1,11 @@
-// splitguard account create | key reset | user create: direct changes to the
-// data directory's LMDB. They work while the server runs: LMDB serialises
-// writers across processes and every server thread reads the new state on its
-// next request.
+// splitguard account create | key reset | user create: direct changes through
+// the storage. They work while the server runs: LMDB serialises writers
+// across processes and every server thread reads the new state on its next
+// request.
 import { AppError } from '../errors.js';
-import { createAccount, createKey, createUser, DEFAULT_QUOTA, getAccount, resetAccountKeys } from '../store/accounts-store.js';
-import { openStores, type Stores } from '../store/db.js';
-import { type Io, parseCommand } from './io.js';
+import { DEFAULT_QUOTA } from '../store/accounts-store.js';
+import type { Storage } from '../store/storage.js';
+import { type Io, parseCommand, withStorage } from './io.js';
 
 export const adminUsage = `  splitguard account create --name NAME [--quota N]   prints {"account_id", "api_key"}
   splitguard key reset --account ID                    prints the new key; the old ones stop working
@@ -22,19 +22,10 @@ function positiveInt(command: string, flag: string, value: string | undefined, f
   return Number(value);
 }
 
-async function withStores<T>(io: Io, fn: (s: Stores) => T): Promise<T> {
-  const stores = openStores(io.dataDir);
-  try {
-    return fn(stores);
-  } finally {
-    await stores.root.close();
-  }
-}
-
 // A missing account or a taken email is not a wrong command line: the
 // command ran and failed (exit 1, not 2).
-function requireAccount(stores: Stores, command: string, id: number): void {
-  if (!getAccount(stores, id)) throw new AppError('cli_failed', `${command}: account ${id} does not exist`);
+function requireAccount(storage: Storage, command: string, id: number): void {
+  if (!storage.accounts.get(id)) throw new AppError('cli_failed', `${command}: account ${id} does not exist`);
 }
 
 export async function accountCommand(io: Io, args: string[]): Promise<number> {
@@ -45,9 +36,9 @@ export async function accountCommand(io: Io, args: string[]): Promise<number> {
   if (!name) throw new AppError('cli_usage', 'account create: --name NAME is required');
   if (name.length > 200) throw new AppError('cli_usage', 'account create: --name must be at most 200 characters');
   const quota = positiveInt('account create', 'quota', values.quota as string | undefined, DEFAULT_QUOTA);
-  const out = await withStores(io, (stores) => {
-    const account = createAccount(stores, name, quota);
-    const { token } = createKey(stores, account.id, 'default', false);
+  const out = await withStorage(io, async (storage) => {
+    const account = await storage.accounts.create(name, quota);
+    const { token } = await storage.keys.create(account.id, 'default', false);
     return { account_id: account.id, name: account.name, quota: account.quota, api_key: token };
   });
   io.out(JSON.stringify(out));
@@ -59,9 +50,9 @@ export async function keyCommand(io: Io, args: string[]): Promise<number> {
   if (sub !== 'reset') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
   const { values } = parseCommand('key reset', rest, { account: { type: 'string' } }, false);
   const id = positiveInt('key reset', 'account', values.account as string | undefined);
-  const out = await withStores(io, (stores) => {
-    requireAccount(stores, 'key reset', id);
-    const { token, key } = resetAccountKeys(stores, id);
+  const out = await withStorage(io, async (storage) => {
+    requireAccount(storage, 'key reset', id);
+    const { token, key } = await storage.keys.resetAccount(id);
     return { account_id: id, key_id: key.id, api_key: token };
   });
   io.out(JSON.stringify(out));
@@ -81,19 +72,19 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
   if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) throw new AppError('cli_usage', `user create: --email must be an email address, got "${email}"`);
   const password = (values.password as string | undefined) ?? '';
   if (password.length < 10) throw new AppError('cli_usage', 'user create: --password must be at least 10 characters');
-  const out = await withStores(io, (stores) => {
+  const out = await withStorage(io, async (storage) => {
     // Checked before an account is made for the user, so that a refused
     // user leaves no account behind.
-    if (stores.users.get(email.toLowerCase())) throw new AppError('cli_failed', `user create: a user with email ${email.toLowerCase()} already exists`);
+    if (storage.users.get(email.toLowerCase())) throw new AppError('cli_failed', `user create: a user with email ${email.toLowerCase()} already exists`);
     let accountId: number;
     if (values.account !== undefined) {
       accountId = positiveInt('user create', 'account', values.account as string);
-      requireAccount(stores, 'user create', accountId);
+      requireAccount(storage, 'user create', accountId);
     } else {
-      accountId = createAccount(stores, email).id;
+      accountId = (await storage.accounts.create(email)).id;
     }
     try {
-      const user = createUser(stores, email, password, Boolean(values.admin), accountId);
+      const user = await storage.users.create(email, password, Boolean(values.admin), accountId);
       return { email: user.email, admin: user.admin, account_id: user.accountId };
     } catch (err) {
       throw new AppError('cli_failed', `user create: ${(err as Error).message}`);

@@ -2,6 +2,7 @@
 // commands in-process and the entry point stays thin.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AppError } from '../errors.js';
+import { openStorage, type Storage } from '../store/storage.js';
 
 export interface Io {
   dataDir: string;
@@ -13,6 +14,16 @@ export interface Io {
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Runs `fn` with the data directory's storage open, and closes it after. */
+export async function withStorage<T>(io: Io, fn: (storage: Storage) => Promise<T>): Promise<T> {
+  const storage = openStorage(io.dataDir);
+  try {
+    return await fn(storage);
+  } finally {
+    await storage.close();
+  }
+}
 
 /** util.parseArgs with strict checking; its errors become usage errors naming the command. */
 export function parseCommand(command: string, args: string[], options: Options, allowPositionals: boolean) {

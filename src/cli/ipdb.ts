@@ -11,8 +11,7 @@ import { Refresher } from '../ipdb/refresh.js';
 import { activeBlacklist } from '../quality/blacklist-store.js';
 import { Classifier } from '../quality/classifier.js';
 import { builtInLists, LEVELS, parseLevel } from '../quality/lists.js';
-import { openStores } from '../store/db.js';
-import { type Io, parseCommand, progressPrinter } from './io.js';
+import { type Io, parseCommand, progressPrinter, withStorage } from './io.js';
 
 export const ipdbUsage = `Usage:
   splitguard ipdb build --out FILE SOURCE...     compile CSV/TSV sources (plain or gzip) into a trie file
@@ -54,13 +53,9 @@ async function lookup(io: Io, args: string[]): Promise<number> {
   const db = openDatabase(io, values.db as string | undefined);
   // The data directory's effective blacklist when it has a store, else the
   // built-in one; either way with the ASNs the database's feeds list.
-  const stores = existsSync(path.join(io.dataDir, 'db')) ? openStores(io.dataDir) : null;
-  let classifier: Classifier;
-  try {
-    classifier = new Classifier(db, builtInLists(), (listed) => activeBlacklist(stores, listed));
-  } finally {
-    await stores?.root.close();
-  }
+  const classifier = existsSync(path.join(io.dataDir, 'db'))
+    ? await withStorage(io, async (storage) => new Classifier(db, builtInLists(), (listed) => activeBlacklist(storage.blacklist, listed)))
+    : new Classifier(db, builtInLists(), (listed) => activeBlacklist(null, listed));
   let failures = 0;
   const one = (text: string) => {
     const result = text.length <= 64 ? classifier.check(text, level) : null;
@@ -97,20 +92,20 @@ async function info(io: Io, args: string[]): Promise<number> {
 async function refresh(io: Io, args: string[], config: Config): Promise<number> {
   parseCommand('ipdb refresh', args, {}, false);
   ensureCurrentDatabase(io.dataDir, progressPrinter(io, 'building the IP database'), config.feeds);
-  const stores = openStores(io.dataDir);
-  const refresher = Refresher.forConfig(config, stores);
-  try {
-    const record = await refresher.start('cli');
-    io.out(JSON.stringify(record, null, 2));
-    if (record.outcome !== 'failed') return 0;
-    // The record is on stdout; the reason, one line per source, on stderr.
-    io.err(`splitguard: ipdb refresh failed: ${record.error ?? 'unknown error'}`);
-    for (const node of record.nodes) if (node.error) io.err(`  ${node.source}: ${node.error}`);
-    return 1;
-  } finally {
-    await refresher.close();
-    await stores.root.close();
-  }
+  return withStorage(io, async (storage) => {
+    const refresher = Refresher.forConfig(config, storage.state);
+    try {
+      const record = await refresher.start('cli');
+      io.out(JSON.stringify(record, null, 2));
+      if (record.outcome !== 'failed') return 0;
+      // The record is on stdout; the reason, one line per source, on stderr.
+      io.err(`splitguard: ipdb refresh failed: ${record.error ?? 'unknown error'}`);
+      for (const node of record.nodes) if (node.error) io.err(`  ${node.source}: ${node.error}`);
+      return 1;
+    } finally {
+      await refresher.close();
+    }
+  });
 }
 
 export async function ipdbCommand(io: Io, args: string[], config: Config): Promise<number> {

@@ -11,8 +11,8 @@ import { accountView } from '../api/account.js';
 import { objectBody, stringField } from '../api/validate.js';
 import { AppError, invalidParameter } from '../errors.js';
 import type { ApiRequest, Router } from '../http/router.js';
-import { authTransactionSync, createKey, getKeyById, listAccounts, listKeys, putAccount, resetKey, revokeKey } from '../store/accounts-store.js';
-import type { Account, ApiKey, Stores } from '../store/db.js';
+import type { Account, ApiKey } from '../store/db.js';
+import type { Storage } from '../store/storage.js';
 
 export const MAX_QUOTA = 1_000_000_000;
 
@@ -28,55 +28,56 @@ function adminAccountView(a: Account, users: { email: string; admin: boolean }[]
 
 /**
  * `keyUse` is the thread's map of key hash → last use (ms) not yet written
- * to LMDB (app.ts fills it, server.worker.ts flushes it every 30 s).
+ * to storage (app.ts fills it, server.worker.ts flushes it every 30 s).
  */
-export function registerConsoleRoutes(router: Router, stores: Stores, keyUse: Map<string, number>): void {
+export function registerConsoleRoutes(router: Router, storage: Storage, keyUse: Map<string, number>): void {
+  const { accounts, keys, users } = storage;
   const ownKey = (req: ApiRequest): ApiKey => {
-    const key = getKeyById(stores, req.params.id);
+    const key = keys.byId(req.params.id);
     if (!key || key.accountId !== req.account.id) throw new AppError('not_found', `key ${req.params.id} does not exist`, 'id');
     return key;
   };
   const view = (k: ApiKey) => keyView(k, keyUse.get(k.hash));
 
-  router.add('GET', '/console/api/keys', (req) => ({ status: 200, body: { data: listKeys(stores, req.account.id).map(view) } }));
+  router.add('GET', '/console/api/keys', (req) => ({ status: 200, body: { data: keys.list(req.account.id).map(view) } }));
 
-  router.add('POST', '/console/api/keys', (req) => {
+  router.add('POST', '/console/api/keys', async (req) => {
     const body = objectBody(req.body, ['name']);
     const name = stringField(body.name, 'name', 1, 100);
     // The key carries the rights of the user who makes it, never more.
-    const { token, key } = createKey(stores, req.account.id, name, req.admin);
+    const { token, key } = await keys.create(req.account.id, name, req.admin);
     return { status: 201, body: { ...view(key), api_key: token } };
   });
 
   router.add(
     'POST',
     '/console/api/keys/:id/reset',
-    (req) => {
+    async (req) => {
       const old = ownKey(req);
       if (old.revokedAt) throw invalidParameter('id', 'is a revoked key; create a new key instead');
-      const fresh = resetKey(stores, old.id);
+      const fresh = await keys.reset(old.id);
       if (!fresh) throw new AppError('not_found', `key ${old.id} does not exist`, 'id');
       return { status: 200, body: { ...view(fresh.key), api_key: fresh.token, replaces: old.id } };
     },
     { body: false },
   );
 
-  router.add('DELETE', '/console/api/keys/:id', (req) => {
+  router.add('DELETE', '/console/api/keys/:id', async (req) => {
     const key = ownKey(req);
-    return { status: 200, body: view(revokeKey(stores, key.id) ?? key) };
+    return { status: 200, body: view((await keys.revoke(key.id)) ?? key) };
   });
 
   router.add('GET', '/console/api/accounts', () => {
-    const users = new Map<number, { email: string; admin: boolean }[]>();
-    for (const { value: u } of stores.users.getRange()) {
-      const list = users.get(u.accountId) ?? [];
+    const byAccount = new Map<number, { email: string; admin: boolean }[]>();
+    for (const u of users.list()) {
+      const list = byAccount.get(u.accountId) ?? [];
       list.push({ email: u.email, admin: u.admin });
-      users.set(u.accountId, list);
+      byAccount.set(u.accountId, list);
     }
-    return { status: 200, body: { data: listAccounts(stores).map((a) => adminAccountView(a, users.get(a.id) ?? [])) } };
+    return { status: 200, body: { data: accounts.list().map((a) => adminAccountView(a, byAccount.get(a.id) ?? [])) } };
   }, { admin: true });
 
-  router.add('PUT', '/console/api/accounts/:id', (req) => {
+  router.add('PUT', '/console/api/accounts/:id', async (req) => {
     const id = /^[1-9][0-9]{0,9}$/.test(req.params.id) ? Number(req.params.id) : 0;
     if (id === 0) throw invalidParameter('id', 'must be a positive integer');
     const body = objectBody(req.body, ['quota'], ['id', 'name', 'routes_created', 'quota_remaining', 'created_at', 'admin', 'users']);
@@ -84,15 +85,9 @@ export function registerConsoleRoutes(router: Router, stores: Stores, keyUse: Ma
     if (typeof quota !== 'number' || !Number.isInteger(quota) || quota < 0 || quota > MAX_QUOTA) {
       throw invalidParameter('quota', `must be an integer from 0 to ${MAX_QUOTA}`);
     }
-    const updated = authTransactionSync(stores, () => {
-      const current = stores.accounts.get(id);
-      if (!current) return undefined;
-      const next = { ...current, quota };
-      putAccount(stores, next);
-      return next;
-    });
+    const updated = await accounts.update(id, { quota });
     if (!updated) throw new AppError('not_found', `account ${id} does not exist`, 'id');
-    const users = [...stores.users.getRange()].filter(({ value }) => value.accountId === id).map(({ value }) => ({ email: value.email, admin: value.admin }));
-    return { status: 200, body: adminAccountView(updated, users) };
+    const logins = users.list().filter((u) => u.accountId === id).map((u) => ({ email: u.email, admin: u.admin }));
+    return { status: 200, body: adminAccountView(updated, logins) };
   }, { admin: true });
 }

@@ -17,8 +17,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppError, invalidParameter } from '../errors.js';
 import { type FailureLimiter, failureKey } from '../http/failure-limiter.js';
-import { NEVER_MATCHING_PASSWORD_HASH, verifyPassword } from '../store/accounts-store.js';
-import type { Stores, User } from '../store/db.js';
+import { NEVER_MATCHING_PASSWORD_HASH, type Users, verifyPassword } from '../store/accounts-store.js';
+import type { User } from '../store/db.js';
 import { objectBody } from '../api/validate.js';
 import type { PasswordWork } from './password-work.js';
 
@@ -57,7 +57,7 @@ function tooMany(retryAfter: number): AppError {
 }
 
 /** The user for these credentials; throws rate_limited or login_failed. */
-export async function login(stores: Stores, limits: LoginLimits, ip: Uint8Array, c: Credentials): Promise<User> {
+export async function login(users: Users, limits: LoginLimits, ip: Uint8Array, c: Credentials): Promise<User> {
   const now = Date.now();
   const atAddress = failureKey(c.email, ip);
   const byAddress = limits.addresses.hit(ip, FAILURES_PER_ADDRESS, now);
@@ -72,7 +72,7 @@ export async function login(stores: Stores, limits: LoginLimits, ip: Uint8Array,
   let user: User | undefined;
   try {
     if (limits.emails.count(email, now) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
-    user = stores.users.get(c.email);
+    user = users.get(c.email);
     const stored = user?.passwordHash ?? NEVER_MATCHING_PASSWORD_HASH;
     ok = await limits.work.run(() => verifyPassword(c.password, stored));
   } catch (err) {

@@ -26,14 +26,15 @@ import type { ApiReply, Router } from '../http/router.js';
 import type { Routes } from '../http/framing.js';
 import type { HttpRequest, HttpResponse } from '../http/uws.js';
 import { log } from '../log.js';
-import type { Account, ConsoleSession, Stores, User } from '../store/db.js';
+import type { Account, ConsoleSession, User } from '../store/db.js';
+import type { Storage } from '../store/storage.js';
 import { credentials, login, type LoginLimits } from './login.js';
 import { CLEAR_COOKIE, COOKIE, csrfMatches, readCookie, sessionCookie, Sessions } from './sessions.js';
 import { loadStatic, SECURITY_HEADERS } from './static.js';
 
 export interface ConsoleDeps {
   config: Config;
-  stores: Stores;
+  storage: Storage;
   /** The endpoint table (the /v1 endpoints and the console's own, console/api.ts). */
   router: Router;
   /** Sign-in limits and the bound on password hashing, shared by every thread. */
@@ -71,7 +72,7 @@ class ConsoleApi {
 
   constructor(deps: ConsoleDeps) {
     this.#deps = deps;
-    this.#sessions = new Sessions(deps.stores, deps.config.sessionIdleMinutes);
+    this.#sessions = new Sessions(deps.storage.sessions, deps.config.sessionIdleMinutes);
     this.#answer = { reply: (x, out, headers) => this.reply(x, out.status, out.body, { ...headers, ...out.headers }), fail: (x, err, headers) => this.fail(x, err, headers) };
   }
 
@@ -90,15 +91,25 @@ class ConsoleApi {
     const changes = call.method !== 'GET';
     if (changes && !sameOrigin(call)) throw new AppError('csrf_failed', 'the Origin header names another site', 'Origin');
     if (rest === '/session/login') return this.#login(x, call);
+    const { inflight } = this.#deps;
+    inflight.count++;
+    watchAbort(x);
+    this.#withSession(x, call, rest)
+      .catch((err: unknown) => this.fail(x, err))
+      .finally(() => inflight.count--);
+  }
 
-    const live = this.#sessions.find(readCookie(call.cookie, COOKIE));
-    const user = live ? this.#deps.stores.users.get(live.session.email) : undefined;
-    const account = user ? this.#deps.stores.accounts.get(user.accountId) : undefined;
+  /** Answers a request that needs a live session (everything but the sign-in). */
+  async #withSession(x: Exchange, call: Call, rest: string): Promise<void> {
+    const { storage } = this.#deps;
+    const live = await this.#sessions.find(readCookie(call.cookie, COOKIE));
+    const user = live ? storage.users.get(live.session.email) : undefined;
+    const account = user ? storage.accounts.get(user.accountId) : undefined;
     if (!live || !user || !account) {
       this.fail(x, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
       return;
     }
-    if (changes && !csrfMatches(live.session, call.csrf)) {
+    if (call.method !== 'GET' && !csrfMatches(live.session, call.csrf)) {
       throw new AppError('csrf_failed', "X-CSRF-Token is missing or is not this session's token", 'X-CSRF-Token');
     }
     if (rest === '/session' || rest === '/session/logout') {
@@ -107,7 +118,7 @@ class ConsoleApi {
       if (allowed === 'GET') {
         this.reply(x, 200, this.#me(user, account, live.session));
       } else {
-        this.#sessions.delete(live.key);
+        await this.#sessions.delete(live.key);
         this.reply(x, 204, null, { 'Set-Cookie': CLEAR_COOKIE });
       }
       return;
@@ -120,12 +131,12 @@ class ConsoleApi {
 
   #login(x: Exchange, call: Call): void {
     if (call.method !== 'POST') throw methodNotAllowed(call.path, 'POST');
-    const { stores, loginLimits } = this.#deps;
+    const { storage, loginLimits } = this.#deps;
     this.#withBody(x, call, async (body) => {
-      const user = await login(stores, loginLimits, call.ip, credentials(body));
-      const account = stores.accounts.get(user.accountId);
+      const user = await login(storage.users, loginLimits, call.ip, credentials(body));
+      const account = storage.accounts.get(user.accountId);
       if (!account) throw new AppError('login_failed', 'the login has no account');
-      const { id, session } = this.#sessions.create(user.email);
+      const { id, session } = await this.#sessions.create(user.email);
       log('info', 'console_login', { email: user.email });
       return { status: 200, body: this.#me(user, account, session), headers: { 'Set-Cookie': sessionCookie(id) } };
     });

@@ -1,5 +1,5 @@
-// Console sessions, kept in LMDB so that every server thread (and a restart)
-// sees the same ones.
+// Console sessions, kept in storage (store/sessions-store.ts) so that every
+// server thread, every node and a restart see the same ones.
 //
 // The cookie carries a random 32-byte id (base64url); the store keeps only
 // its SHA-256, so a copy of the data directory does not hand out live
@@ -8,7 +8,9 @@
 // Each session has its own CSRF token, which the console sends back in
 // X-CSRF-Token on every request that changes something.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ConsoleSession, Stores } from '../store/db.js';
+import { log } from '../log.js';
+import type { ConsoleSession } from '../store/db.js';
+import type { SessionStore } from '../store/sessions-store.js';
 
 export const COOKIE = 'sg_session';
 /** A session never lives longer than this, however busy. */
@@ -27,12 +29,12 @@ export interface LiveSession {
 }
 
 export class Sessions {
-  readonly #stores: Stores;
+  readonly #store: SessionStore;
   readonly #idleMs: number;
   #lastSweep = 0;
 
-  constructor(stores: Stores, idleMinutes: number) {
-    this.#stores = stores;
+  constructor(store: SessionStore, idleMinutes: number) {
+    this.#store = store;
     this.#idleMs = Math.round(idleMinutes * 60_000);
   }
 
@@ -41,29 +43,29 @@ export class Sessions {
   }
 
   /** Starts a session; returns the cookie value (the only copy of the id) and the session. */
-  create(email: string, now = Date.now()): { id: string; session: ConsoleSession } {
+  async create(email: string, now = Date.now()): Promise<{ id: string; session: ConsoleSession }> {
     this.#sweep(now);
     const id = randomBytes(32).toString('base64url');
     const session: ConsoleSession = { email, csrf: randomBytes(32).toString('base64url'), createdAt: now, lastSeenAt: now };
-    this.#stores.sessions.putSync(hash(id), session);
+    await this.#store.put(hash(id), session);
     return { id, session };
   }
 
   /** The live session for a cookie value, or null (an expired one is deleted on the way). */
-  find(id: string, now = Date.now()): LiveSession | null {
+  async find(id: string, now = Date.now()): Promise<LiveSession | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
     const key = hash(id);
-    const session = this.#stores.sessions.get(key);
+    const session = this.#store.get(key);
     if (!session) return null;
     if (this.#expired(session, now)) {
-      this.#stores.sessions.removeSync(key);
+      await this.#store.delete(key);
       return null;
     }
     if (now - session.lastSeenAt > Math.min(TOUCH_MS, this.#idleMs / 4)) {
-      // Synchronous, so the next request (on any thread) sees the new time;
-      // it happens at most once a minute per session.
+      // Awaited, so the next request (on any thread) sees the new time; it
+      // happens at most once a minute per session.
       const touched = { ...session, lastSeenAt: now };
-      this.#stores.sessions.putSync(key, touched);
+      await this.#store.put(key, touched);
       return { key, session: touched };
     }
     return { key, session };
@@ -74,8 +76,8 @@ export class Sessions {
     return Math.min(session.lastSeenAt + this.#idleMs, session.createdAt + ABSOLUTE_MS);
   }
 
-  delete(key: string): void {
-    this.#stores.sessions.removeSync(key);
+  delete(key: string): Promise<void> {
+    return this.#store.delete(key);
   }
 
   #expired(s: ConsoleSession, now: number): boolean {
@@ -85,9 +87,9 @@ export class Sessions {
   #sweep(now: number): void {
     if (now - this.#lastSweep < SWEEP_MS) return;
     this.#lastSweep = now;
-    for (const { key, value } of this.#stores.sessions.getRange()) {
-      if (this.#expired(value, now)) void this.#stores.sessions.remove(key);
-    }
+    const expired: string[] = [];
+    for (const { key, value } of this.#store.all()) if (this.#expired(value, now)) expired.push(key);
+    if (expired.length > 0) this.#store.delete(...expired).catch((err: unknown) => log('warn', 'session_sweep_failed', { error: err }));
   }
 }
 

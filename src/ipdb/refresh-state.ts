@@ -1,8 +1,8 @@
-// The refresh's state in LMDB `meta`, readable by every thread without
-// loading the refresh machinery (piscina, the fetchers): the last outcome,
-// the next due time, the validators of accepted downloads, and the database
-// generation that moves whenever a new database is installed.
-import type { Stores } from '../store/db.js';
+// The refresh's state (store/state-store.ts), readable by every thread
+// without loading the refresh machinery (piscina, the fetchers): the last
+// outcome, the next due time, the validators of accepted downloads, and the
+// database generation that moves whenever a new database is installed.
+import type { StateStore } from '../store/state-store.js';
 import type { FeedOutcome } from './feeds/update.js';
 
 export interface SourceOutcome {
@@ -30,15 +30,16 @@ export const META_NEXT = 'ipdb_next_refresh';
 export const META_VALIDATORS = 'ipdb_validators';
 export const META_GENERATION = 'ipdb_generation';
 
-export function lastRefresh(stores: Stores): RefreshRecord | null {
-  return (stores.meta.get(META_LAST) as RefreshRecord | undefined) ?? null;
+export function lastRefresh(state: StateStore): RefreshRecord | null {
+  return state.get<RefreshRecord>(META_LAST) ?? null;
 }
 
-export function nextRefreshAt(stores: Stores): number | null {
-  return (stores.meta.get(META_NEXT) as number | undefined) ?? null;
+export function nextRefreshAt(state: StateStore): number | null {
+  return state.get<number>(META_NEXT) ?? null;
 }
 
-export function databaseGeneration(stores: Stores): number {
-  return (stores.meta.get(META_GENERATION) as number | undefined) ?? 0;
+/** Moves with every installed database (the key of its 'ipdb' feed entry). */
+export function databaseGeneration(state: StateStore): number {
+  return state.get<number>(META_GENERATION) ?? 0;
 }
 

@@ -1,23 +1,23 @@
 // The database refresh (contract §7): try each source in order until one
 // yields a complete, valid download; build it off the serving threads
 // (piscina); check it against the current database; install it by rename;
-// hand it to the caller to swap in. Any failure leaves the current database
-// serving. The outcome of every attempt, per source, is kept in LMDB for
-// GET /v1/ip/database, and the next due time is stored so that the schedule
-// survives restarts.
+// announce it (every server on the store swaps to it). Any failure leaves
+// the current database serving. The outcome of every attempt, per source, is
+// kept in the refresh state for GET /v1/ip/database, and the next due time
+// is stored so that the schedule survives restarts.
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { moveDurably } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { log } from '../log.js';
-import type { Stores } from '../store/db.js';
+import type { StateStore } from '../store/state-store.js';
 import type { BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
 import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, limitsFor, sourceName, type Validators } from './fetch.js';
-import { databaseGeneration, META_GENERATION, META_LAST, META_NEXT, META_VALIDATORS, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
+import { META_LAST, META_NEXT, META_VALIDATORS, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
 import { type FeedDefinition, sourcesFor } from './feeds/registry.js';
@@ -35,7 +35,7 @@ const WORKER_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bui
 
 export interface RefresherOptions {
   dataDir: string;
-  stores: Stores;
+  state: StateStore;
   sources: string[];
   limits?: FetchLimits;
   /** The feeds folded into the database (enabled by configuration), in priority order. */
@@ -62,10 +62,10 @@ export type RefreshScope = 'all' | 'feeds' | 'refold';
 
 export class Refresher {
   /** The refresher a configuration asks for (the server's and the CLI's alike). */
-  static forConfig(config: Config, stores: Stores, onInstalled?: RefresherOptions['onInstalled']): Refresher {
+  static forConfig(config: Config, state: StateStore, onInstalled?: RefresherOptions['onInstalled']): Refresher {
     return new Refresher({
       dataDir: config.dataDir,
-      stores,
+      state,
       sources: config.ipdbSources ?? DEFAULT_SOURCES,
       limits: limitsFor(config.ipdbFetchTimeoutMs),
       feeds: config.feeds,
@@ -125,7 +125,7 @@ export class Refresher {
   }
 
   async #run(trigger: string, requested: RefreshScope): Promise<RefreshRecord> {
-    const { stores, dataDir } = this.#options;
+    const { state, dataDir } = this.#options;
     const started = new Date();
     const work = path.join(dataDir, 'ipdb', `refresh-${started.getTime()}`);
     mkdirSync(work, { recursive: true });
@@ -147,7 +147,7 @@ export class Refresher {
       const build = (base: Pick<BuildTask, 'files' | 'database'>, source: string, version: string) =>
         this.#build({
           ...base,
-          feeds: feedFiles(feeds, stores),
+          feeds: feedFiles(feeds, state),
           excludeAsns: [...(this.#options.excludeAsns ?? [])],
           out: path.join(work, 'candidate.trie'),
           cacheDir: path.dirname(current),
@@ -155,13 +155,13 @@ export class Refresher {
           dataVersion: version,
         });
       if (scope === 'all') {
-        const known = damage === null ? ((stores.meta.get(META_VALIDATORS) as Record<string, Validators> | undefined) ?? {}) : {};
+        const known = damage === null ? (state.get<Record<string, Validators>>(META_VALIDATORS) ?? {}) : {};
         ({ nodes, installed } = await this.#refreshAsnData(work, started, known, build));
         if (nodes.every((n) => n.outcome === 'failed')) error = 'every source failed; the current database keeps serving';
       }
       // The ASN data stays as installed; a feed changed, or the configuration
       // asks for another set of feeds: fold the feeds in again.
-      const refold = feedOutcomes.some((f) => f.outcome === 'updated') || foldsOtherFeeds(current, feedFiles(feeds, stores));
+      const refold = feedOutcomes.some((f) => f.outcome === 'updated') || foldsOtherFeeds(current, feedFiles(feeds, state));
       if (installed === null && refold && installedDamage(current) === null) {
         const db = IpDatabase.open(current);
         const { source, version } = db.info;
@@ -195,18 +195,18 @@ export class Refresher {
     };
     // The record of the last refresh is the ASN data's; feed-only runs keep
     // their outcomes in each feed's state.
-    if (scope === 'all') await stores.meta.put(META_LAST, finished);
+    if (scope === 'all') await state.put(META_LAST, finished);
     log(finished.outcome === 'failed' ? 'error' : 'info', 'ipdb_refresh_finished', { scope, outcome: finished.outcome, source: finished.source, nodes, feeds: feedOutcomes });
     return finished;
   }
 
   /** The feeds a refresh of `scope` fetches: all of them, the due ones, or none. */
   #fetchFeeds(scope: RefreshScope, work: string): Promise<FeedOutcome[]> {
-    const { stores, dataDir } = this.#options;
+    const { state, dataDir } = this.#options;
     const feeds = this.#options.feeds ?? [];
     const sources = this.#options.feedSources ?? ((f: FeedDefinition) => f.sources);
-    const fetch = scope === 'all' ? feeds : scope === 'feeds' ? dueFeeds(feeds, stores, Date.now(), sources) : [];
-    return updateFeeds(fetch, { stores, dataDir, work, limits: this.#options.limits ?? DEFAULT_LIMITS, sources });
+    const fetch = scope === 'all' ? feeds : scope === 'feeds' ? dueFeeds(feeds, state, Date.now(), sources) : [];
+    return updateFeeds(fetch, { state, dataDir, work, limits: this.#options.limits ?? DEFAULT_LIMITS, sources });
   }
 
   /**
@@ -234,7 +234,7 @@ export class Refresher {
         const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
         this.#check(result);
         for (const p of fetched.parts) known[p.url] = p.validators;
-        await this.#install(work, result, () => this.#options.stores.meta.put(META_VALIDATORS, known));
+        await this.#install(work, result, { [META_VALIDATORS]: known });
         nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
         return { nodes, installed: { source, version } };
       } catch (err) {
@@ -246,15 +246,12 @@ export class Refresher {
     return { nodes, installed: null };
   }
 
-  async #install(work: string, result: BuildResult, alsoInTransaction?: () => unknown): Promise<void> {
-    const { stores, dataDir } = this.#options;
-    const current = currentDatabasePath(dataDir);
+  /** Installs the candidate as current.trie and announces it; `state` is stored with the announcement. */
+  async #install(work: string, result: BuildResult, state?: Record<string, unknown>): Promise<void> {
+    const current = currentDatabasePath(this.#options.dataDir);
     mkdirSync(path.dirname(current), { recursive: true });
     moveDurably(path.join(work, 'candidate.trie'), current);
-    await stores.root.transaction(() => {
-      alsoInTransaction?.();
-      stores.meta.put(META_GENERATION, databaseGeneration(stores) + 1);
-    });
+    await this.#options.state.databaseInstalled(current, state);
     await this.#options.onInstalled?.(result);
   }
 
@@ -350,6 +347,6 @@ export function nextDue(now: number, hours: number): number {
   return now + interval + Math.floor(Math.random() * Math.min(interval * 0.1, 3_600_000));
 }
 
-export async function storeNextDue(stores: Stores, at: number): Promise<void> {
-  await stores.meta.put(META_NEXT, at);
+export function storeNextDue(state: StateStore, at: number): Promise<void> {
+  return state.put(META_NEXT, at);
 }

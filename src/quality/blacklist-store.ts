@@ -1,18 +1,18 @@
 // The effective ASN blacklist: the built-in entries, minus those the operator
-// disabled, plus the operator's custom entries (stored in LMDB). Every change
-// bumps `blacklist_generation`; server threads poll it and rebuild their
-// classifier, so a change is seen everywhere within a second.
+// disabled, plus the operator's custom entries (store/blacklist-changes.ts).
+// Every change goes through the change feed; server threads follow it and
+// rebuild their classifier (quality/state.ts), so a change is seen
+// everywhere within a second.
 //
 // Built-in entries are the curated list (src/quality/lists/asn-blacklist.json)
 // and the ASNs the serving database's ASN feeds list (the hosting list,
 // refreshed with the feeds; `listed`, from Classifier.listed), which
 // intercept from medium. A curated entry wins over a listed one.
 import { AppError, invalidParameter } from '../errors.js';
-import type { BlacklistChange, Stores } from '../store/db.js';
+import type { BlacklistChanges } from '../store/blacklist-changes.js';
+import type { BlacklistChange } from '../store/db.js';
 import type { ActiveBlacklistEntry, ListedAsn } from './classifier.js';
 import { BLACKLIST_CATEGORIES, type BlacklistCategory, type BlacklistEntry, builtInLists } from './lists.js';
-
-export const BLACKLIST_GENERATION = 'blacklist_generation';
 
 export interface BlacklistView {
   asn: number;
@@ -24,14 +24,6 @@ export interface BlacklistView {
   source: string | null;
   note: string | null;
   updated_at: string | null;
-}
-
-export function blacklistGeneration(stores: Stores): number {
-  return (stores.meta.get(BLACKLIST_GENERATION) as number | undefined) ?? 0;
-}
-
-function bump(stores: Stores): void {
-  stores.meta.putSync(BLACKLIST_GENERATION, blacklistGeneration(stores) + 1);
 }
 
 const NO_LISTED: ReadonlyMap<number, ListedAsn> = new Map();
@@ -53,9 +45,9 @@ export function builtInEntries(listed: ReadonlyMap<number, ListedAsn> = NO_LISTE
 }
 
 /** Every entry, built-in and custom, enabled or not, ordered by ASN. */
-export function listBlacklist(stores: Stores, listed?: ReadonlyMap<number, ListedAsn>): BlacklistView[] {
+export function listBlacklist(stored: BlacklistChanges, listed?: ReadonlyMap<number, ListedAsn>): BlacklistView[] {
   const changes = new Map<number, BlacklistChange>();
-  for (const { value } of stores.blacklist.getRange()) changes.set(value.asn, value);
+  for (const value of stored.all()) changes.set(value.asn, value);
   const out: BlacklistView[] = [];
   for (const e of builtInEntries(listed)) {
     const c = changes.get(e.asn);
@@ -76,13 +68,13 @@ export function listBlacklist(stores: Stores, listed?: ReadonlyMap<number, Liste
 }
 
 /**
- * The entries the classifier applies (`stores` null: the built-in ones, as
+ * The entries the classifier applies (`stored` null: the built-in ones, as
  * shipped), the operator's disabled built-in entries among them with
  * `enabled: false` (they spare their ASN; see ActiveBlacklistEntry).
  */
-export function activeBlacklist(stores: Stores | null, listed?: ReadonlyMap<number, ListedAsn>): ActiveBlacklistEntry[] {
-  if (!stores) return builtInEntries(listed);
-  return listBlacklist(stores, listed)
+export function activeBlacklist(stored: BlacklistChanges | null, listed?: ReadonlyMap<number, ListedAsn>): ActiveBlacklistEntry[] {
+  if (!stored) return builtInEntries(listed);
+  return listBlacklist(stored, listed)
     .filter((e) => e.enabled || e.built_in)
     .map((e) => ({ asn: e.asn, category: e.category as BlacklistCategory, level: e.level, enabled: e.enabled }));
 }
@@ -95,7 +87,7 @@ export interface CustomEntryInput {
   note?: unknown;
 }
 
-export function addCustomEntry(stores: Stores, input: CustomEntryInput, listed?: ReadonlyMap<number, ListedAsn>): BlacklistView {
+export async function addCustomEntry(stored: BlacklistChanges, input: CustomEntryInput, listed?: ReadonlyMap<number, ListedAsn>): Promise<BlacklistView> {
   const asn = input.asn;
   if (!Number.isInteger(asn) || (asn as number) < 1 || (asn as number) > 0xffffffff) throw invalidParameter('asn', 'must be an integer from 1 to 4294967295');
   if (typeof input.provider !== 'string' || input.provider.trim() === '' || input.provider.length > 200) throw invalidParameter('provider', 'must be a string of 1 to 200 characters');
@@ -110,42 +102,28 @@ export function addCustomEntry(stores: Stores, input: CustomEntryInput, listed?:
     asn: asn as number, builtIn: false, disabled: false, provider: input.provider.trim(),
     category: input.category as string, level, note, updatedAt: new Date().toISOString(),
   };
-  const added = stores.root.transactionSync(() => {
-    if (stores.blacklist.get(change.asn)) return false;
-    stores.blacklist.putSync(change.asn, change);
-    bump(stores);
-    return true;
-  });
-  if (!added) throw invalidParameter('asn', 'is already on the blacklist');
-  return listBlacklist(stores, listed).find((e) => e.asn === change.asn)!;
+  if (!(await stored.add(change))) throw invalidParameter('asn', 'is already on the blacklist');
+  return listBlacklist(stored, listed).find((e) => e.asn === change.asn)!;
 }
 
 /** Enables or disables a built-in or custom entry; not_found when the ASN is on neither list. */
-export function setEnabled(stores: Stores, asn: number, enabled: boolean, note?: string, listed?: ReadonlyMap<number, ListedAsn>): BlacklistView {
+export async function setEnabled(stored: BlacklistChanges, asn: number, enabled: boolean, note?: string, listed?: ReadonlyMap<number, ListedAsn>): Promise<BlacklistView> {
   const builtIn = builtInEntries(listed).find((e) => e.asn === asn);
-  stores.root.transactionSync(() => {
-    const existing = stores.blacklist.get(asn);
-    if (!builtIn && !existing) return;
+  const existing = stored.get(asn);
+  if (builtIn || existing) {
     const base: BlacklistChange = existing ?? {
       asn, builtIn: true, disabled: false, provider: builtIn!.provider, category: builtIn!.category,
       level: builtIn!.level, note: '', updatedAt: '',
     };
-    stores.blacklist.putSync(asn, { ...base, disabled: !enabled, note: note ?? base.note, updatedAt: new Date().toISOString() });
-    bump(stores);
-  });
-  const view = listBlacklist(stores, listed).find((e) => e.asn === asn);
+    await stored.put({ ...base, disabled: !enabled, note: note ?? base.note, updatedAt: new Date().toISOString() });
+  }
+  const view = listBlacklist(stored, listed).find((e) => e.asn === asn);
   if (!view) throw new AppError('not_found', `AS${asn} is not on the blacklist`);
   return view;
 }
 
 /** Removes a custom entry; built-in entries can only be disabled. */
-export function removeCustomEntry(stores: Stores, asn: number, listed?: ReadonlyMap<number, ListedAsn>): void {
+export async function removeCustomEntry(stored: BlacklistChanges, asn: number, listed?: ReadonlyMap<number, ListedAsn>): Promise<void> {
   if (builtInEntries(listed).some((e) => e.asn === asn)) throw invalidParameter('asn', 'is a built-in entry: disable it instead of removing it');
-  const removed = stores.root.transactionSync(() => {
-    if (!stores.blacklist.get(asn)) return false;
-    stores.blacklist.removeSync(asn);
-    bump(stores);
-    return true;
-  });
-  if (!removed) throw new AppError('not_found', `AS${asn} is not on the blacklist`);
+  if (!(await stored.remove(asn))) throw new AppError('not_found', `AS${asn} is not on the blacklist`);
 }

@@ -1,36 +1,23 @@
 // Click statistics without storage on the redirect path: each thread adds to
-// in-memory counters per (route, UTC day), and a timer writes them to LMDB
-// once a second in one transaction, adding to what is stored (a
-// read-modify-write inside the write transaction, so threads and processes
-// flushing at once never lose each other's counts). Shutdown flushes too.
-import type { DayStats, Stores } from '../store/db.js';
+// in-memory counters per (route, UTC day), and a timer hands them to the
+// statistics store (store/stats-store.ts) once a second, which adds them to
+// what is stored. Shutdown flushes too. A failed flush keeps its counts for
+// the next one.
+import type { DayCounts } from '../store/backend.js';
+import type { DayStats } from '../store/db.js';
+import { addDay, DAY_MS, type Stats, zeroDay } from '../store/stats-store.js';
 
 export const FLUSH_MS = 1000;
-export const DAY_MS = 86_400_000;
-
-interface Pending {
-  routeId: number;
-  day: number;
-  c: DayStats;
-}
-
-const zero = (): DayStats => ({
-  clicks: 0, a: 0, b: 0, intercepted: 0, asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0,
-  range_feed: 0, crawler: 0,
-});
-
-/** A stored day with every counter: fields a day written by an earlier version lacks are 0. */
-const complete = (stored: DayStats | undefined): DayStats => ({ ...zero(), ...stored });
 
 export class ClickRecorder {
-  readonly #stores: Stores;
-  #pending = new Map<number, Pending>();
+  readonly #stats: Stats;
+  #pending = new Map<number, DayCounts>();
   #flushing: Promise<void> = Promise.resolve();
   /** Wall time of the last successful flush (for the flush-lag metric). */
   lastFlushAt = Date.now();
 
-  constructor(stores: Stores) {
-    this.#stores = stores;
+  constructor(stats: Stats) {
+    this.#stats = stats;
   }
 
   /** Counters of a route for today; the caller increments fields. Hot path: one Map lookup. */
@@ -39,7 +26,7 @@ export class ClickRecorder {
     const key = routeId * 65536 + day;
     let p = this.#pending.get(key);
     if (p === undefined) {
-      p = { routeId, day, c: zero() };
+      p = { routeId, day, c: zeroDay() };
       this.#pending.set(key, p);
     }
     return p.c;
@@ -56,38 +43,19 @@ export class ClickRecorder {
   }
 
   async #write(): Promise<void> {
-    if (this.#pending.size === 0) {
-      this.lastFlushAt = Date.now();
-      return;
-    }
     const batch = this.#pending;
     this.#pending = new Map();
-    const stats = this.#stores.stats;
     try {
-      await this.#stores.root.transaction(() => {
-        for (const p of batch.values()) {
-          const key: [number, number] = [p.routeId, p.day];
-          const stored = complete(stats.get(key));
-          for (const f in p.c) stored[f as keyof DayStats] += p.c[f as keyof DayStats];
-          stats.put(key, stored);
-        }
-      });
+      await this.#stats.add([...batch.values()]);
       this.lastFlushAt = Date.now();
     } catch (err) {
       // Keep the counts: merge them back for the next attempt.
       for (const [key, p] of batch) {
         const now = this.#pending.get(key);
-        if (now) for (const f in p.c) now.c[f as keyof DayStats] += p.c[f as keyof DayStats];
+        if (now) addDay(now.c, p.c);
         else this.#pending.set(key, p);
       }
       throw err;
     }
   }
-}
-
-/** The last `days` UTC days of a route's counters, oldest first, zero-filled. */
-export function readWindow(stores: Stores, routeId: number, today: number, days = 7): { day: number; stats: DayStats }[] {
-  const out: { day: number; stats: DayStats }[] = [];
-  for (let d = today - days + 1; d <= today; d++) out.push({ day: d, stats: complete(stores.stats.get([routeId, d])) });
-  return out;
 }

@@ -1,12 +1,12 @@
 // Each thread keeps the routes it has served in memory, compiled for the
-// redirect (no storage read per visit). Every route change made through this
-// process bumps a counter in a SharedArrayBuffer before its API response is
-// sent; a thread that sees the counter move drops its cache, so a deletion or
-// update is in force on every thread from the moment the API answers.
-// Routes change only through the API and the console, both in this process.
-import { type Route, routeByCode } from '../store/routes-store.js';
+// redirect (no storage read per visit). Every route change, made on any
+// thread or (in cluster mode) on another node, reaches the change feed with
+// its code; the cache drops that code on its next lookup, so a
+// deletion or update is in force on every thread from the moment the change
+// is acknowledged.
+import type { FeedReader } from '../store/feed.js';
+import { type Route, type Routes } from '../store/routes-store.js';
 import { LEVEL_INDEX } from '../quality/lists.js';
-import type { Stores } from '../store/db.js';
 
 export interface CompiledRoute {
   id: number;
@@ -42,41 +42,25 @@ export function compileRoute(r: Route): CompiledRoute {
 
 export class RouteCache {
   static readonly MAX = 100_000;
-  readonly #stores: Stores;
-  readonly #generation: Int32Array;
+  readonly #routes: Routes;
+  readonly #feed: FeedReader;
   readonly #map = new Map<string, CompiledRoute | null>();
-  #seen = -1;
 
-  static allocate(): SharedArrayBuffer {
-    return new SharedArrayBuffer(4);
-  }
-
-  constructor(stores: Stores, generation: SharedArrayBuffer) {
-    this.#stores = stores;
-    this.#generation = new Int32Array(generation);
-  }
-
-  /** Call after committing a route change, before answering. */
-  invalidate(): void {
-    Atomics.add(this.#generation, 0, 1);
+  constructor(routes: Routes, feed: FeedReader) {
+    this.#routes = routes;
+    this.#feed = feed;
+    feed.on(['route'], (codes) => {
+      if (codes === null) this.#map.clear();
+      else for (const code of codes) this.#map.delete(code);
+    });
   }
 
   /** The compiled route for a code, or null (unknown and deleted codes are remembered too). */
   get(code: string): CompiledRoute | null {
-    const g = Atomics.load(this.#generation, 0);
-    if (g !== this.#seen) {
-      // The change was committed before the counter moved, but this thread's
-      // LMDB read transaction can still be a snapshot from before the commit
-      // (lmdb-js keeps one open until a timer resets it, and a busy thread
-      // serves many requests first): without a fresh one, a deleted route
-      // would be read back and cached for the new generation.
-      this.#stores.root.resetReadTxn();
-      this.#map.clear();
-      this.#seen = g;
-    }
+    this.#feed.check();
     let r = this.#map.get(code);
     if (r === undefined) {
-      const route = routeByCode(this.#stores, code);
+      const route = this.#routes.byCode(code);
       r = route ? compileRoute(route) : null;
       if (this.#map.size >= RouteCache.MAX) this.#map.clear();
       this.#map.set(code, r);

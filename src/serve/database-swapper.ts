@@ -10,10 +10,10 @@ import { log } from '../log.js';
 import type { KeywordTables } from '../quality/classifier.js';
 import { keywordTablesFor } from '../quality/keyword-cache.js';
 import { builtInLists } from '../quality/lists.js';
-import type { Stores } from '../store/db.js';
+import type { Storage } from '../store/storage.js';
 import type { ServerThreads } from './threads.js';
 
-/** How often to look for a database installed by another process (the CLI). */
+/** How often to look at the change feed for a database installed by another process (the CLI). */
 const GENERATION_POLL_MS = 1000;
 
 /** The keyword tables of a database file (cached on disk), shared with every thread. */
@@ -33,17 +33,17 @@ export class DatabaseSwapper {
   tables: KeywordTables | null = null;
   readonly #currentFile: string;
   readonly #dataDir: string;
-  readonly #stores: Stores;
+  readonly #storage: Storage;
   #threads: ServerThreads | null = null;
   #generation: number;
   #queue: Promise<void> = Promise.resolve();
   #poll: NodeJS.Timeout | undefined;
 
-  constructor(currentFile: string, dataDir: string, stores: Stores) {
+  constructor(currentFile: string, dataDir: string, storage: Storage) {
     this.#currentFile = currentFile;
     this.#dataDir = dataDir;
-    this.#stores = stores;
-    this.#generation = databaseGeneration(stores);
+    this.#storage = storage;
+    this.#generation = databaseGeneration(storage.state);
   }
 
   /** The first serving copy, before the threads start. A damaged current.trie is logged, not thrown. */
@@ -66,17 +66,21 @@ export class DatabaseSwapper {
    */
   attach(threads: ServerThreads, isBusy: () => boolean): void {
     this.#threads = threads;
-    this.#poll = setInterval(() => {
-      if (isBusy()) return;
-      if (databaseGeneration(this.#stores) === this.#generation) return;
+    // An entry's key is the generation it installed; this process's own
+    // refreshes have swapped already (swapToCurrent).
+    this.#storage.feed.on(['ipdb'], (keys) => {
+      if (keys !== null && Math.max(...[...keys].map(Number)) <= this.#generation) return;
       this.swapToCurrent(null).catch((err) => log('error', 'ipdb_swap_failed', { error: err }));
+    });
+    this.#poll = setInterval(() => {
+      if (!isBusy()) this.#storage.feed.poll(Date.now());
     }, GENERATION_POLL_MS);
     this.#poll.unref();
   }
 
   /** Publishes current.trie and moves every thread to it; swaps run one at a time. */
   async swapToCurrent(tables: KeywordTables | null): Promise<void> {
-    this.#generation = databaseGeneration(this.#stores);
+    this.#generation = databaseGeneration(this.#storage.state);
     const copy = publish(this.#currentFile);
     const next = tables ?? tablesFor(copy.path, this.#dataDir);
     this.#queue = this.#queue.then(async () => {

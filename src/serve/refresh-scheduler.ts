@@ -1,5 +1,5 @@
 // When the database and the feeds are refreshed: the daily schedule (its due
-// time kept in LMDB, so a restart keeps it), each feed's own schedule (Tor
+// time kept in the refresh state, so a restart keeps it), each feed's own schedule (Tor
 // hourly) between the daily runs, API triggers and the repair of a damaged
 // install. One refresh runs at a time (Refresher). The start of a full one
 // is published to every thread through a shared slot: GET /v1/ip/database
@@ -15,7 +15,7 @@ import { feedFiles } from '../ipdb/feeds/state.js';
 import { foldsOtherFeeds, nextDue, nextRefreshAt, Refresher, type RefreshScope, storeNextDue } from '../ipdb/refresh.js';
 import { log } from '../log.js';
 import { M, type Metrics } from '../metrics.js';
-import type { Stores } from '../store/db.js';
+import type { StateStore } from '../store/state-store.js';
 
 /** How often to look for feeds whose refresh is due. */
 const FEED_POLL_MS = 60_000;
@@ -24,7 +24,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class RefreshScheduler {
   readonly #config: Config;
-  readonly #stores: Stores;
+  readonly #state: StateStore;
   readonly #metrics: Metrics;
   readonly #refresher: Refresher;
   /** BigInt64 slot shared with the threads: start of the running or requested full refresh in ms, 0 when none. */
@@ -33,12 +33,12 @@ export class RefreshScheduler {
   #feedPoll: NodeJS.Timeout | undefined;
   #stopped = false;
 
-  constructor(config: Config, stores: Stores, metrics: Metrics, runningSince: SharedArrayBuffer, onInstalled: (result: BuildResult) => Promise<void>) {
+  constructor(config: Config, state: StateStore, metrics: Metrics, runningSince: SharedArrayBuffer, onInstalled: (result: BuildResult) => Promise<void>) {
     this.#config = config;
-    this.#stores = stores;
+    this.#state = state;
     this.#metrics = metrics;
     this.#runningSince = new BigInt64Array(runningSince);
-    this.#refresher = Refresher.forConfig(config, stores, onInstalled);
+    this.#refresher = Refresher.forConfig(config, state, onInstalled);
   }
 
   get busy(): boolean {
@@ -51,12 +51,12 @@ export class RefreshScheduler {
    * asks for (SPLITGUARD_FEEDS changed) gets them folded in now.
    */
   async start(): Promise<void> {
-    if (nextRefreshAt(this.#stores) === null) await storeNextDue(this.#stores, nextDue(Date.now(), this.#config.ipdbRefreshHours));
+    if (nextRefreshAt(this.#state) === null) await storeNextDue(this.#state, nextDue(Date.now(), this.#config.ipdbRefreshHours));
     this.#arm();
-    if (foldsOtherFeeds(currentDatabasePath(this.#config.dataDir), feedFiles(this.#config.feeds, this.#stores))) void this.run('configured feeds changed', 'refold');
+    if (foldsOtherFeeds(currentDatabasePath(this.#config.dataDir), feedFiles(this.#config.feeds, this.#state))) void this.run('configured feeds changed', 'refold');
     this.#feedPoll = setInterval(() => {
       if (this.busy || this.#stopped || this.#config.feedSources === 'off') return;
-      if (dueFeeds(this.#config.feeds, this.#stores, Date.now(), (f) => sourcesFor(this.#config.feedSources, f)).length > 0) void this.run('feed schedule', 'feeds');
+      if (dueFeeds(this.#config.feeds, this.#state, Date.now(), (f) => sourcesFor(this.#config.feedSources, f)).length > 0) void this.run('feed schedule', 'feeds');
     }, FEED_POLL_MS);
     this.#feedPoll.unref();
   }
@@ -78,7 +78,7 @@ export class RefreshScheduler {
       .finally(async () => {
         if (scope === 'all') {
           Atomics.store(this.#runningSince, 0, 0n);
-          await storeNextDue(this.#stores, nextDue(Date.now(), this.#config.ipdbRefreshHours));
+          await storeNextDue(this.#state, nextDue(Date.now(), this.#config.ipdbRefreshHours));
         }
         this.#arm();
       });
@@ -87,10 +87,10 @@ export class RefreshScheduler {
   #arm(): void {
     clearTimeout(this.#daily);
     if (this.#stopped) return;
-    const due = nextRefreshAt(this.#stores) ?? 0;
+    const due = nextRefreshAt(this.#state) ?? 0;
     this.#daily = setTimeout(
       () => {
-        if ((nextRefreshAt(this.#stores) ?? 0) <= Date.now()) void this.run('schedule');
+        if ((nextRefreshAt(this.#state) ?? 0) <= Date.now()) void this.run('schedule');
         else this.#arm();
       },
       Math.max(0, Math.min(due - Date.now(), MAX_TIMER_MS)),

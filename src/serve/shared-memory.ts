@@ -1,12 +1,10 @@
 // The memory every server thread shares with the others and with the main
-// thread: limiter tables, metrics regions, the route cache and two signal
-// slots. Allocated once by serve(), passed to each thread in WorkerInput.
+// thread: limiter tables, metrics regions and two signal slots. Allocated once by serve(), passed to each thread in WorkerInput.
 import type { Config } from '../config.js';
 import { PasswordWork } from '../console/password-work.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { SharedRateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics.js';
-import { RouteCache } from '../redirect/route-cache.js';
 import type { WorkerInput } from '../server.worker.js';
 
 export function allocateSharedMemory(config: Config): WorkerInput['shared'] {
@@ -21,8 +19,7 @@ export function allocateSharedMemory(config: Config): WorkerInput['shared'] {
     passwordWork: PasswordWork.allocate(),
     // One region per server thread plus one for the main thread.
     metrics: Metrics.allocate(config.threads + 1),
-    routes: RouteCache.allocate(),
-    auth: new SharedArrayBuffer(4),
+    feed: new SharedArrayBuffer(4),
     refresh: new SharedArrayBuffer(8),
   };
 }

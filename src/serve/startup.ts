@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { ensureCurrentDatabase } from '../ipdb/current.js';
 import { log } from '../log.js';
-import type { Stores } from '../store/db.js';
+import type { Storage } from '../store/storage.js';
 import { ensureTls } from '../tls/self-signed.js';
 
 /**
@@ -38,8 +38,8 @@ export function prepareDatabaseFile(config: Config): string {
 }
 
 /** On a first start: the admin login and an API key, shown once through `announce`. */
-export function bootstrapOnce(stores: Stores, dataDir: string, announce?: (text: string) => void): void {
-  const secrets = bootstrap(stores, dataDir);
+export async function bootstrapOnce(storage: Storage, dataDir: string, announce?: (text: string) => void): Promise<void> {
+  const secrets = await bootstrap(storage, dataDir);
   if (!secrets) return;
   const file = path.join(dataDir, 'bootstrap.json');
   log('info', 'bootstrap', { admin_email: secrets.admin_email, account_id: secrets.account_id, file });

@@ -9,6 +9,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
+import type { Change } from './feed.js';
 import type { Route } from './routes-store.js';
 
 export interface Account {
@@ -97,12 +98,14 @@ export interface Stores {
   stats: Database<DayStats, [number, number]>;
   /** Console sessions by the hash of their id (console/sessions.ts). */
   sessions: Database<ConsoleSession, string>;
+  /** The change feed's recent entries by sequence number (feed.ts). */
+  feed: Database<Change, number>;
   /**
-   * The server's auth signal (SharedArrayBuffer, shared by its threads):
-   * moved after every committed change to a key or account, so KeyCache
-   * drops its memo on the next request. Null outside the server (CLI).
+   * The server's feed signal (SharedArrayBuffer, shared by its threads):
+   * moved after every committed change, so every thread's caches look at
+   * the feed on their next read (feed.ts). Null outside the server (CLI).
    */
-  authSignal: Int32Array | null;
+  signal: Int32Array | null;
 }
 
 /** One route's counters for one UTC day (see redirect/clicks.ts). */
@@ -199,7 +202,8 @@ export function openStores(dataDir: string): Stores {
       accountRoutes: root.openDB<number, [number, number]>({ name: 'account_routes' }),
       stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
       sessions: root.openDB<ConsoleSession, string>({ name: 'sessions' }),
-      authSignal: null,
+      feed: root.openDB<Change, number>({ name: 'feed' }),
+      signal: null,
     };
   } catch (err) {
     throw storageError(dir, err);

@@ -1,15 +1,13 @@
-// Routes. Three databases:
+// Routes. Three databases in the local store:
 //   routes          id → Route (deleted routes are removed)
 //   route_codes     code → id, kept forever so that a code is never reused
 //   account_routes  [accountId, id] → 1, the per-account index (newest first
 //                   by reading it in reverse)
-// Creation, update and deletion are single asynchronous LMDB transactions:
-// concurrent requests share one commit (and one fsync) instead of each
-// blocking the thread on its own.
+// Reads are synchronous (the redirect's route cache reads here on a miss);
+// creation, update and deletion go to the back end (backend.ts).
 import { randomBytes } from 'node:crypto';
-import { AppError } from '../errors.js';
-import { authTransaction, putAccount } from './accounts-store.js';
-import { type Account, nextId, type Stores } from './db.js';
+import type { Backend } from './backend.js';
+import type { Account, Stores } from './db.js';
 
 export interface Route {
   id: number;
@@ -42,67 +40,50 @@ export function newCode(): string {
   return code;
 }
 
-export function createRoute(stores: Stores, account: Account, settings: RouteSettings): Promise<Route> {
-  return authTransaction(stores, () => {
-    const current = stores.accounts.get(account.id)!;
-    if (current.routesCreated >= current.quota) {
-      throw new AppError('quota_exceeded', `${current.routesCreated} of ${current.quota} routes created`);
-    }
-    let code = newCode();
-    while (stores.codes.get(code) !== undefined) code = newCode();
-    const now = new Date().toISOString();
-    const route: Route = { id: nextId(stores, 'route'), accountId: account.id, code, ...settings, status: 'active', createdAt: now, updatedAt: now };
-    stores.routes.put(route.id, route);
-    stores.codes.put(code, route.id);
-    stores.accountRoutes.put([account.id, route.id], 1);
-    putAccount(stores, { ...current, routesCreated: current.routesCreated + 1, routesActive: (current.routesActive ?? 0) + 1 });
-    return route;
-  });
-}
+export class Routes {
+  readonly #stores: Stores;
+  readonly #backend: Backend;
 
-/** The route if it exists and belongs to the account (another account's route is "not found"). */
-export function getRoute(stores: Stores, accountId: number, id: number): Route | undefined {
-  const route = stores.routes.get(id);
-  return route && route.accountId === accountId ? route : undefined;
-}
-
-export function listRoutes(stores: Stores, accountId: number, page: number, limit: number): { data: Route[]; total: number } {
-  const range = { start: [accountId, Number.MAX_SAFE_INTEGER], end: [accountId, 0], reverse: true };
-  // The account record keeps the count: counting the index costs O(routes).
-  const total = stores.accounts.get(accountId)?.routesActive ?? 0;
-  const data: Route[] = [];
-  for (const { key } of stores.accountRoutes.getRange({ ...range, offset: (page - 1) * limit, limit })) {
-    const route = stores.routes.get((key as [number, number])[1]);
-    if (route) data.push(route);
+  constructor(stores: Stores, backend: Backend) {
+    this.#stores = stores;
+    this.#backend = backend;
   }
-  return { data, total };
-}
 
-export function updateRoute(stores: Stores, accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined> {
-  return stores.root.transaction(() => {
-    const route = getRoute(stores, accountId, id);
-    if (!route) return undefined;
-    const updated: Route = { ...route, ...changes, updatedAt: new Date().toISOString() };
-    stores.routes.put(id, updated);
-    return updated;
-  });
-}
+  /** Creates a route; quota_exceeded when the account's lifetime creations reached its quota. */
+  create(account: Account, settings: RouteSettings): Promise<Route> {
+    return this.#backend.createRoute(account.id, settings);
+  }
 
-/** Deletes a route; its code stays reserved (route_codes) and its quota is not returned. */
-export function deleteRoute(stores: Stores, accountId: number, id: number): Promise<boolean> {
-  return authTransaction(stores, () => {
-    const route = getRoute(stores, accountId, id);
-    if (!route) return false;
-    stores.routes.remove(id);
-    stores.accountRoutes.remove([accountId, id]);
-    const account = stores.accounts.get(accountId)!;
-    putAccount(stores, { ...account, routesActive: Math.max(0, (account.routesActive ?? 1) - 1) });
-    return true;
-  });
-}
+  /** The route if it exists and belongs to the account (another account's route is "not found"). */
+  get(accountId: number, id: number): Route | undefined {
+    const route = this.#stores.routes.get(id);
+    return route && route.accountId === accountId ? route : undefined;
+  }
 
-/** The live route behind a short-link code. */
-export function routeByCode(stores: Stores, code: string): Route | undefined {
-  const id = stores.codes.get(code);
-  return id === undefined ? undefined : stores.routes.get(id);
+  list(accountId: number, page: number, limit: number): { data: Route[]; total: number } {
+    const range = { start: [accountId, Number.MAX_SAFE_INTEGER], end: [accountId, 0], reverse: true };
+    // The account record keeps the count: counting the index costs O(routes).
+    const total = this.#stores.accounts.get(accountId)?.routesActive ?? 0;
+    const data: Route[] = [];
+    for (const { key } of this.#stores.accountRoutes.getRange({ ...range, offset: (page - 1) * limit, limit })) {
+      const route = this.#stores.routes.get((key as [number, number])[1]);
+      if (route) data.push(route);
+    }
+    return { data, total };
+  }
+
+  update(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined> {
+    return this.#backend.updateRoute(accountId, id, changes);
+  }
+
+  /** Deletes a route; its code stays reserved and its quota is not returned. */
+  delete(accountId: number, id: number): Promise<boolean> {
+    return this.#backend.deleteRoute(accountId, id);
+  }
+
+  /** The live route behind a short-link code. */
+  byCode(code: string): Route | undefined {
+    const id = this.#stores.codes.get(code);
+    return id === undefined ? undefined : this.#stores.routes.get(id);
+  }
 }

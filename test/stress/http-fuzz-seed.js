@@ -2,12 +2,10 @@
 // server starts on it: plain accounts with one key and a few routes each,
 // admin accounts, and one account whose key has been replaced (the old key
 // is revoked). Prints what it made as one JSON object on stdout. Run as its
-// own process (it opens the LMDB store through dist/):
+// own process (it opens the storage through dist/):
 //
 //   node test/stress/http-fuzz-seed.js DATA_DIR PLAIN ADMINS ROUTES_PER_ACCOUNT
-import { createAccount, createKey, resetAccountKeys } from '../../dist/store/accounts-store.js';
-import { openStores } from '../../dist/store/db.js';
-import { createRoute } from '../../dist/store/routes-store.js';
+import { openStorage } from '../../dist/store/storage.js';
 
 const [dataDir, plain, admins, perAccount] = process.argv.slice(2);
 if (!dataDir) {
@@ -15,35 +13,34 @@ if (!dataDir) {
   process.exit(2);
 }
 
-const stores = openStores(dataDir);
+const storage = openStorage(dataDir);
 const out = { plain: [], admins: [], revoked: [] };
-// Accounts and keys in one transaction (each function's own transaction
-// nests into it), routes as concurrent asynchronous transactions: one commit
-// each instead of one per record.
-const made = stores.root.transactionSync(() => {
-  const accounts = [];
-  for (let i = 0; i < Number(plain); i++) {
-    const account = createAccount(stores, `fuzz ${i}`);
-    accounts.push({ account, key: createKey(stores, account.id, 'fuzz', false).token });
-  }
-  for (let i = 0; i < Number(admins); i++) {
-    const account = createAccount(stores, `fuzz admin ${i}`, undefined, true);
-    out.admins.push({ id: account.id, key: createKey(stores, account.id, 'fuzz', true).token, routes: [] });
-  }
-  for (let i = 0; i < 2; i++) {
-    const account = createAccount(stores, `fuzz revoked ${i}`);
-    const old = createKey(stores, account.id, 'fuzz', false).token;
-    resetAccountKeys(stores, account.id);
-    out.revoked.push(old);
-  }
-  return accounts;
-});
+// Accounts and keys as concurrent asynchronous writes (they share commits),
+// then routes, one at a time per account (each reads the account's count),
+// all accounts at once.
+const made = await Promise.all(
+  Array.from({ length: Number(plain) }, async (_, i) => {
+    const account = await storage.accounts.create(`fuzz ${i}`);
+    return { account, key: (await storage.keys.create(account.id, 'fuzz', false)).token };
+  }),
+);
+out.admins = await Promise.all(
+  Array.from({ length: Number(admins) }, async (_, i) => {
+    const account = await storage.accounts.create(`fuzz admin ${i}`, undefined, true);
+    return { id: account.id, key: (await storage.keys.create(account.id, 'fuzz', true)).token, routes: [] };
+  }),
+);
+for (let i = 0; i < 2; i++) {
+  const account = await storage.accounts.create(`fuzz revoked ${i}`);
+  const old = (await storage.keys.create(account.id, 'fuzz', false)).token;
+  await storage.keys.resetAccount(account.id);
+  out.revoked.push(old);
+}
 out.plain = await Promise.all(
   made.map(async ({ account, key }, i) => {
     const routes = [];
-    // One at a time per account (each reads the account's count), all accounts at once.
     for (let j = 0; j < Number(perAccount); j++) {
-      const r = await createRoute(stores, stores.accounts.get(account.id), {
+      const r = await storage.routes.create(storage.accounts.get(account.id), {
         name: `fuzz ${i}.${j}`,
         pageA: `https://a.example.com/${i}/${j}`,
         pageB: `https://b.example.com/${i}/${j}`,
@@ -56,5 +53,5 @@ out.plain = await Promise.all(
     return { id: account.id, key, routes };
   }),
 );
-await stores.root.close();
+await storage.close();
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -16,7 +16,7 @@ const { openStores } = await import(pathToFileURL(path.join(ROOT, 'dist', 'store
 const stores = openStores(path.resolve(dir));
 const counts = {};
 for (const [name, db] of Object.entries(stores)) {
-  if (name === 'root' || name === 'authSignal') continue; // the environment, and the server's in-memory signal
+  if (name === 'root' || name === 'signal') continue; // the environment, and the server's in-memory signal
   let n = 0;
   for (const { key, value } of db.getRange()) {
     if (key === undefined || value === undefined) throw new Error(`${name}: an entry without key or value`);

@@ -7,12 +7,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ABSOLUTE_MS, csrfMatches, readCookie, sessionCookie, Sessions } from '../../src/console/sessions.js';
 import { openStores, type Stores } from '../../src/store/db.js';
+import { LmdbBackend } from '../../src/store/lmdb-backend.js';
+import { SessionStore } from '../../src/store/sessions-store.js';
 
 let dir: string;
 let stores: Stores;
+let store: SessionStore;
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-sessions-'));
   stores = openStores(dir);
+  store = new SessionStore(stores, new LmdbBackend(stores));
 });
 afterAll(async () => {
   await stores.root.close();
@@ -22,38 +26,38 @@ afterAll(async () => {
 const T0 = Date.UTC(2026, 0, 1);
 const MIN = 60_000;
 
-it('ends a session after the idle time without requests', () => {
-  const sessions = new Sessions(stores, 30);
-  const { id } = sessions.create('a@example.com', T0);
-  const live = sessions.find(id, T0 + 29 * MIN);
+it('ends a session after the idle time without requests', async () => {
+  const sessions = new Sessions(store, 30);
+  const { id } = await sessions.create('a@example.com', T0);
+  const live = await sessions.find(id, T0 + 29 * MIN);
   expect(live?.session.email).toBe('a@example.com');
   // The request at +29 min moved the idle deadline.
-  expect(sessions.find(id, T0 + 58 * MIN)).not.toBeNull();
-  expect(sessions.find(id, T0 + 58 * MIN + 30 * MIN)).toBeNull();
+  expect(await sessions.find(id, T0 + 58 * MIN)).not.toBeNull();
+  expect(await sessions.find(id, T0 + 58 * MIN + 30 * MIN)).toBeNull();
   // Expired means deleted, not just refused once.
   expect(stores.sessions.get(live!.key)).toBeUndefined();
 });
 
-it('ends a session 12 hours after sign-in however busy it is', () => {
-  const sessions = new Sessions(stores, 30);
-  const { id } = sessions.create('b@example.com', T0);
+it('ends a session 12 hours after sign-in however busy it is', async () => {
+  const sessions = new Sessions(store, 30);
+  const { id } = await sessions.create('b@example.com', T0);
   let t = T0;
-  for (; t < T0 + ABSOLUTE_MS - 10 * MIN; t += 10 * MIN) expect(sessions.find(id, t)).not.toBeNull();
-  expect(sessions.find(id, T0 + ABSOLUTE_MS)).toBeNull();
+  for (; t < T0 + ABSOLUTE_MS - 10 * MIN; t += 10 * MIN) expect(await sessions.find(id, t)).not.toBeNull();
+  expect(await sessions.find(id, T0 + ABSOLUTE_MS)).toBeNull();
 });
 
-it('stores only a hash of the id and finds nothing for a wrong or malformed id', () => {
-  const sessions = new Sessions(stores, 30);
-  const { id, session } = sessions.create('c@example.com', T0);
+it('stores only a hash of the id and finds nothing for a wrong or malformed id', async () => {
+  const sessions = new Sessions(store, 30);
+  const { id, session } = await sessions.create('c@example.com', T0);
   expect(stores.sessions.get(id)).toBeUndefined();
   expect([...stores.sessions.getKeys()].every((k) => /^[0-9a-f]{64}$/.test(k))).toBe(true);
-  expect(sessions.find(`${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`, T0)).toBeNull();
-  expect(sessions.find('short', T0)).toBeNull();
-  const live = sessions.find(id, T0)!;
+  expect(await sessions.find(`${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`, T0)).toBeNull();
+  expect(await sessions.find('short', T0)).toBeNull();
+  const live = (await sessions.find(id, T0))!;
   expect(csrfMatches(live.session, session.csrf)).toBe(true);
   expect(csrfMatches(live.session, `${session.csrf}x`)).toBe(false);
-  sessions.delete(live.key);
-  expect(sessions.find(id, T0)).toBeNull();
+  await sessions.delete(live.key);
+  expect(await sessions.find(id, T0)).toBeNull();
 });
 
 it('reads the session cookie among others and writes it with its flags', () => {

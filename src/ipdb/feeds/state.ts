@@ -1,11 +1,11 @@
 // What each feed has: its last good data (files under <data dir>/ipdb/feeds/,
 // kept until a newer good download replaces them) and the outcome of its last
-// attempt, in LMDB `meta` under feed:<name>, readable by every thread for
+// attempt, stored as feed:<name> (store/state-store.ts), readable by every thread for
 // GET /v1/ip/database. A feed with no good download yet is built from its
 // shipped snapshot.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Stores } from '../../store/db.js';
+import type { StateStore } from '../../store/state-store.js';
 import type { Validators } from '../fetch.js';
 import type { FeedLabel } from '../format.js';
 import type { HostingListSource } from '../../quality/hosting-list.js';
@@ -50,12 +50,12 @@ export function feedDir(dataDir: string): string {
   return path.join(dataDir, 'ipdb', 'feeds');
 }
 
-export function feedState(stores: Stores | null, name: string): FeedState {
-  return { ...EMPTY_STATE, ...((stores?.meta.get(key(name)) as Partial<FeedState> | undefined) ?? {}) };
+export function feedState(state: StateStore | null, name: string): FeedState {
+  return { ...EMPTY_STATE, ...(state?.get<Partial<FeedState>>(key(name)) ?? {}) };
 }
 
-export async function saveFeedState(stores: Stores, name: string, state: FeedState): Promise<void> {
-  await stores.meta.put(key(name), state);
+export function saveFeedState(store: StateStore, name: string, state: FeedState): Promise<void> {
+  return store.put(key(name), state);
 }
 
 /** Whether the feed's last good download is still on disk. */
@@ -67,10 +67,10 @@ export function hasGoodData(state: FeedState): boolean {
  * What the builder folds in for each feed: its last good download, else its
  * snapshot; a feed with neither is left out.
  */
-export function feedFiles(feeds: readonly FeedDefinition[], stores: Stores | null): FeedFile[] {
+export function feedFiles(feeds: readonly FeedDefinition[], store: StateStore | null): FeedFile[] {
   const out: FeedFile[] = [];
   for (const f of feeds) {
-    const state = feedState(stores, f.name);
+    const state = feedState(store, f.name);
     if (hasGoodData(state)) {
       out.push({ name: f.name, label: f.label, format: f.format, files: state.files, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0, list: f.list });
     } else if (f.snapshot) {

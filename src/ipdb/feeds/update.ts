@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { moveDurably } from '../../durable-file.js';
 import { log } from '../../log.js';
-import type { Stores } from '../../store/db.js';
+import type { StateStore } from '../../store/state-store.js';
 import { type FetchLimits, fetchSource, sourceName } from '../fetch.js';
 import { parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
@@ -33,10 +33,10 @@ export interface FeedOutcome {
  * among those with a source to fetch from (`sources` gives none for a feed
  * the configuration turns off).
  */
-export function dueFeeds(feeds: readonly FeedDefinition[], stores: Stores, now: number, sources: (feed: FeedDefinition) => readonly string[]): FeedDefinition[] {
+export function dueFeeds(feeds: readonly FeedDefinition[], state: StateStore, now: number, sources: (feed: FeedDefinition) => readonly string[]): FeedDefinition[] {
   return feeds.filter((f) => {
     if (sources(f).length === 0) return false;
-    const due = Date.parse(feedState(stores, f.name).next_due_at ?? '');
+    const due = Date.parse(feedState(state, f.name).next_due_at ?? '');
     return Number.isNaN(due) || due <= now;
   });
 }
@@ -49,7 +49,7 @@ export function dueFeeds(feeds: readonly FeedDefinition[], stores: Stores, now: 
  */
 export async function updateFeeds(
   feeds: readonly FeedDefinition[],
-  options: { stores: Stores; dataDir: string; work: string; limits: FetchLimits; sources: (feed: FeedDefinition) => readonly string[] },
+  options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits; sources: (feed: FeedDefinition) => readonly string[] },
 ): Promise<FeedOutcome[]> {
   const outcomes: FeedOutcome[] = [];
   for (const feed of feeds) {
@@ -63,10 +63,10 @@ export async function updateFeeds(
 async function updateFeed(
   feed: FeedDefinition,
   sources: readonly string[],
-  options: { stores: Stores; dataDir: string; work: string; limits: FetchLimits },
+  options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits },
 ): Promise<FeedOutcome> {
   const t0 = performance.now();
-  const before = feedState(options.stores, feed.name);
+  const before = feedState(options.state, feed.name);
   const good = hasGoodData(before);
   const now = new Date();
   const next = new Date(now.getTime() + feed.refreshHours * 3_600_000).toISOString();
@@ -79,7 +79,7 @@ async function updateFeed(
     try {
       const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES });
       if (fetched.unchanged) {
-        await saveFeedState(options.stores, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
+        await saveFeedState(options.state, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
         return { feed: feed.name, outcome: 'unchanged', source, error: null, ms: Math.round(performance.now() - t0) };
       }
       let entries = 0;
@@ -108,7 +108,7 @@ async function updateFeed(
         last_error: null,
         next_due_at: next,
       };
-      await saveFeedState(options.stores, feed.name, state);
+      await saveFeedState(options.state, feed.name, state);
       for (const old of before.files) if (!files.includes(old)) rmSync(old, { force: true });
       return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
     } catch (err) {
@@ -119,7 +119,7 @@ async function updateFeed(
     }
   }
   const error = errors.join('; ');
-  await saveFeedState(options.stores, feed.name, { ...EMPTY_STATE, ...before, last_attempt_at: now.toISOString(), last_outcome: 'failed', last_error: error, next_due_at: next });
+  await saveFeedState(options.state, feed.name, { ...EMPTY_STATE, ...before, last_attempt_at: now.toISOString(), last_outcome: 'failed', last_error: error, next_due_at: next });
   return { feed: feed.name, outcome: 'failed', source: null, error, ms: Math.round(performance.now() - t0) };
 }
 

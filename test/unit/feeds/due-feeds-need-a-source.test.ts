@@ -9,16 +9,16 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FEEDS, type FeedDefinition } from '../../../src/ipdb/feeds/registry.js';
 import { saveFeedState, EMPTY_STATE } from '../../../src/ipdb/feeds/state.js';
 import { dueFeeds } from '../../../src/ipdb/feeds/update.js';
-import { openStores, type Stores } from '../../../src/store/db.js';
+import { openStorage, type Storage } from '../../../src/store/storage.js';
 
 let dir: string;
-let stores: Stores;
+let storage: Storage;
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sg-due-feeds-'));
-  stores = openStores(dir);
+  storage = openStorage(dir);
 });
 afterAll(async () => {
-  await stores.root.close();
+  await storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -27,13 +27,13 @@ const NOW = Date.parse('2026-11-23T12:00:00Z');
 const publishers = (f: FeedDefinition) => f.sources;
 
 it('is due when never fetched or past its due time, not before', async () => {
-  await saveFeedState(stores, 'aws', { ...EMPTY_STATE, next_due_at: new Date(NOW - 1).toISOString() });
-  await saveFeedState(stores, 'tor', { ...EMPTY_STATE, next_due_at: new Date(NOW + 60_000).toISOString() });
-  const names = dueFeeds(byName('aws', 'tor', 'mullvad'), stores, NOW, publishers).map((f) => f.name);
+  await saveFeedState(storage.state, 'aws', { ...EMPTY_STATE, next_due_at: new Date(NOW - 1).toISOString() });
+  await saveFeedState(storage.state, 'tor', { ...EMPTY_STATE, next_due_at: new Date(NOW + 60_000).toISOString() });
+  const names = dueFeeds(byName('aws', 'tor', 'mullvad'), storage.state, NOW, publishers).map((f) => f.name);
   expect(names).toEqual(['aws', 'mullvad']);
 });
 
 it('is never due without a source', () => {
   const noAws = (f: FeedDefinition) => (f.name === 'aws' ? [] : f.sources);
-  expect(dueFeeds(byName('aws', 'mullvad'), stores, NOW, noAws).map((f) => f.name)).toEqual(['mullvad']);
+  expect(dueFeeds(byName('aws', 'mullvad'), storage.state, NOW, noAws).map((f) => f.name)).toEqual(['mullvad']);
 });

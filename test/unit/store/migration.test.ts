@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStores, SCHEMA_VERSION } from '../../../src/store/db.js';
-import { listRoutes } from '../../../src/store/routes-store.js';
+import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
+import { Routes } from '../../../src/store/routes-store.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -29,7 +30,7 @@ describe('schema migration 1 → 2', () => {
     s = openStores(dir);
     expect(s.meta.get('schema_version')).toBe(SCHEMA_VERSION);
     expect(s.accounts.get(7)?.routesActive).toBe(3);
-    const page = listRoutes(s, 7, 1, 20);
+    const page = new Routes(s, new LmdbBackend(s)).list(7, 1, 20);
     expect(page.total).toBe(3);
     expect(page.data.map((r) => r.id)).toEqual([14, 12, 11]);
     await s.root.close();

@@ -1,0 +1,76 @@
+// The storage back end: every write, and the reads that only the source of
+// truth can answer (click statistics). Everything else is read synchronously
+// from the local LMDB store by the repositories (storage.ts), which is the
+// whole store on a single node and the node's replica in cluster mode.
+//
+// Two implementations: lmdb-backend.ts (a single node: each write is one
+// asynchronous LMDB transaction) and pg/backend.ts (cluster mode: each write
+// is one PostgreSQL transaction, then the change is in the local replica
+// before the promise resolves). Either way a write resolves once it is
+// committed, it is visible to every reader of this process, and every cache
+// has been told through the change feed (feed.ts). Refusals that depend on
+// stored state (quota_exceeded) are decided inside the writing transaction.
+import type { Account, ApiKey, BlacklistChange, ConsoleSession, DayStats, User } from './db.js';
+import type { Route, RouteSettings } from './routes-store.js';
+
+export interface NewAccount {
+  name: string;
+  quota: number;
+  admin: boolean;
+}
+
+/** One route's counters for one UTC day, to be added to what is stored. */
+export interface DayCounts {
+  routeId: number;
+  day: number;
+  c: DayStats;
+}
+
+export interface Backend {
+  readonly kind: 'lmdb' | 'postgres';
+
+  createAccount(input: NewAccount): Promise<Account>;
+  /** Renames an account or sets its quota; undefined when it does not exist. */
+  updateAccount(id: number, change: Partial<Pick<Account, 'name' | 'quota'>>): Promise<Account | undefined>;
+  createKey(key: ApiKey): Promise<void>;
+  /** The key as revoked (or as it was, if already revoked); undefined when unknown. */
+  revokeKey(id: string, at: string): Promise<ApiKey | undefined>;
+  /** Key hash → last use (ISO time); an older time never replaces a newer one. */
+  recordKeyUse(used: ReadonlyMap<string, string>): Promise<void>;
+  /** False when a user with that email exists. */
+  createUser(user: User): Promise<boolean>;
+  putSession(hash: string, session: ConsoleSession): Promise<void>;
+  deleteSessions(hashes: readonly string[]): Promise<void>;
+
+  /** Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever. */
+  createRoute(accountId: number, settings: RouteSettings): Promise<Route>;
+  updateRoute(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined>;
+  deleteRoute(accountId: number, id: number): Promise<boolean>;
+
+  /** False when the ASN already has an entry. */
+  addBlacklistEntry(change: BlacklistChange): Promise<boolean>;
+  putBlacklistEntry(change: BlacklistChange): Promise<void>;
+  removeBlacklistEntry(asn: number): Promise<boolean>;
+
+  /** Refresh and feed state under a name (state-store.ts); `null` removes it. */
+  putState(entries: Readonly<Record<string, unknown>>): Promise<void>;
+  /**
+   * Takes the account's refresh allowance when its last trigger is at least
+   * `intervalMs` old: resolves with 0 when taken, else with the time (ms) of
+   * the trigger that holds it.
+   */
+  claimRefreshTrigger(accountId: number, now: number, intervalMs: number): Promise<number>;
+  /**
+   * A new database file was installed as `file` (current.trie): every
+   * process serving from this store is to swap to it. `state` is written in
+   * the same transaction.
+   */
+  databaseInstalled(file: string, state?: Readonly<Record<string, unknown>>): Promise<void>;
+
+  /** Adds the counters to the stored days (a flush of the click recorders). */
+  addClicks(days: readonly DayCounts[]): Promise<void>;
+  /** A route's stored days from `from` to `to` (UTC day numbers, inclusive); missing days are absent. */
+  readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>>;
+
+  close(): Promise<void>;
+}

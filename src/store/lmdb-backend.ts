@@ -1,0 +1,246 @@
+// The single-node back end: every write is one asynchronous LMDB transaction
+// (concurrent writes share one commit and one fsync instead of each blocking
+// its thread), which also appends the change feed's entries (feed.ts); once
+// it has committed, the feed signal moves. LMDB serialises writers across
+// threads and processes, so the CLI writes the same store while the server runs.
+import { AppError } from '../errors.js';
+import { META_GENERATION } from '../ipdb/refresh-state.js';
+import type { Backend, DayCounts, NewAccount } from './backend.js';
+import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
+import { announce, recordChange } from './feed.js';
+import { newCode, type Route, type RouteSettings } from './routes-store.js';
+import { addDay, completeDay } from './stats-store.js';
+
+const triggerKey = (accountId: number) => `ipdb_trigger:${accountId}`;
+
+export class LmdbBackend implements Backend {
+  readonly kind = 'lmdb';
+  readonly #s: Stores;
+
+  constructor(stores: Stores) {
+    this.#s = stores;
+  }
+
+  /** One write transaction; the feed signal moves once it has committed. */
+  async #write<T>(change: () => T): Promise<T> {
+    const out = await this.#s.root.transaction(change);
+    announce(this.#s);
+    return out;
+  }
+
+  #putAccount(account: Account): void {
+    this.#s.accounts.put(account.id, account);
+    recordChange(this.#s, 'account', account.id);
+  }
+
+  createAccount(input: NewAccount): Promise<Account> {
+    return this.#write(() => {
+      const account: Account = { id: nextId(this.#s, 'account'), ...input, routesCreated: 0, createdAt: new Date().toISOString() };
+      this.#putAccount(account);
+      return account;
+    });
+  }
+
+  updateAccount(id: number, change: Partial<Pick<Account, 'name' | 'quota'>>): Promise<Account | undefined> {
+    return this.#write(() => {
+      const current = this.#s.accounts.get(id);
+      if (!current) return undefined;
+      const next = { ...current, ...change };
+      this.#putAccount(next);
+      return next;
+    });
+  }
+
+  createKey(key: ApiKey): Promise<void> {
+    return this.#write(() => {
+      this.#s.keys.put(key.hash, key);
+      this.#s.keyIds.put(key.id, key.hash);
+      recordChange(this.#s, 'key', key.hash);
+    });
+  }
+
+  revokeKey(id: string, at: string): Promise<ApiKey | undefined> {
+    return this.#write(() => {
+      const hash = this.#s.keyIds.get(id);
+      const key = hash === undefined ? undefined : this.#s.keys.get(hash);
+      if (!key || key.revokedAt) return key;
+      const revoked = { ...key, revokedAt: at };
+      this.#s.keys.put(key.hash, revoked);
+      recordChange(this.#s, 'key', key.hash);
+      return revoked;
+    });
+  }
+
+  recordKeyUse(used: ReadonlyMap<string, string>): Promise<void> {
+    return this.#write(() => {
+      for (const [hash, at] of used) {
+        const key = this.#s.keys.get(hash);
+        if (key && (!key.lastUsedAt || key.lastUsedAt < at)) {
+          this.#s.keys.put(hash, { ...key, lastUsedAt: at });
+          recordChange(this.#s, 'key', hash);
+        }
+      }
+    });
+  }
+
+  createUser(user: User): Promise<boolean> {
+    return this.#write(() => {
+      if (this.#s.users.get(user.email)) return false;
+      this.#s.users.put(user.email, user);
+      recordChange(this.#s, 'user', user.email);
+      return true;
+    });
+  }
+
+  putSession(hash: string, session: ConsoleSession): Promise<void> {
+    return this.#write(() => {
+      this.#s.sessions.put(hash, session);
+      recordChange(this.#s, 'session', hash);
+    });
+  }
+
+  deleteSessions(hashes: readonly string[]): Promise<void> {
+    return this.#write(() => {
+      for (const hash of hashes) {
+        if (this.#s.sessions.get(hash) === undefined) continue;
+        this.#s.sessions.remove(hash);
+        recordChange(this.#s, 'session', hash);
+      }
+    });
+  }
+
+  createRoute(accountId: number, settings: RouteSettings): Promise<Route> {
+    return this.#write(() => {
+      const account = this.#s.accounts.get(accountId)!;
+      if (account.routesCreated >= account.quota) {
+        throw new AppError('quota_exceeded', `${account.routesCreated} of ${account.quota} routes created`);
+      }
+      let code = newCode();
+      while (this.#s.codes.get(code) !== undefined) code = newCode();
+      const now = new Date().toISOString();
+      const route: Route = { id: nextId(this.#s, 'route'), accountId, code, ...settings, status: 'active', createdAt: now, updatedAt: now };
+      this.#s.routes.put(route.id, route);
+      this.#s.codes.put(code, route.id);
+      this.#s.accountRoutes.put([accountId, route.id], 1);
+      recordChange(this.#s, 'route', code);
+      this.#putAccount({ ...account, routesCreated: account.routesCreated + 1, routesActive: (account.routesActive ?? 0) + 1 });
+      return route;
+    });
+  }
+
+  #ownRoute(accountId: number, id: number): Route | undefined {
+    const route = this.#s.routes.get(id);
+    return route && route.accountId === accountId ? route : undefined;
+  }
+
+  updateRoute(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined> {
+    return this.#write(() => {
+      const route = this.#ownRoute(accountId, id);
+      if (!route) return undefined;
+      const updated: Route = { ...route, ...changes, updatedAt: new Date().toISOString() };
+      this.#s.routes.put(id, updated);
+      recordChange(this.#s, 'route', route.code);
+      return updated;
+    });
+  }
+
+  deleteRoute(accountId: number, id: number): Promise<boolean> {
+    return this.#write(() => {
+      const route = this.#ownRoute(accountId, id);
+      if (!route) return false;
+      this.#s.routes.remove(id);
+      this.#s.accountRoutes.remove([accountId, id]);
+      recordChange(this.#s, 'route', route.code);
+      const account = this.#s.accounts.get(accountId)!;
+      this.#putAccount({ ...account, routesActive: Math.max(0, (account.routesActive ?? 1) - 1) });
+      return true;
+    });
+  }
+
+  addBlacklistEntry(change: BlacklistChange): Promise<boolean> {
+    return this.#write(() => {
+      if (this.#s.blacklist.get(change.asn)) return false;
+      this.#putBlacklist(change);
+      return true;
+    });
+  }
+
+  putBlacklistEntry(change: BlacklistChange): Promise<void> {
+    return this.#write(() => this.#putBlacklist(change));
+  }
+
+  #putBlacklist(change: BlacklistChange): void {
+    this.#s.blacklist.put(change.asn, change);
+    recordChange(this.#s, 'blacklist', change.asn);
+  }
+
+  removeBlacklistEntry(asn: number): Promise<boolean> {
+    return this.#write(() => {
+      if (!this.#s.blacklist.get(asn)) return false;
+      this.#s.blacklist.remove(asn);
+      recordChange(this.#s, 'blacklist', asn);
+      return true;
+    });
+  }
+
+  putState(entries: Readonly<Record<string, unknown>>): Promise<void> {
+    return this.#write(() => this.#putState(entries));
+  }
+
+  #putState(entries: Readonly<Record<string, unknown>>): void {
+    for (const [name, value] of Object.entries(entries)) {
+      if (value === null) this.#s.meta.remove(name);
+      else this.#s.meta.put(name, value);
+      recordChange(this.#s, 'state', name);
+    }
+  }
+
+  claimRefreshTrigger(accountId: number, now: number, intervalMs: number): Promise<number> {
+    // The allowance is nobody's cache: no feed entry.
+    return this.#s.root.transaction(() => {
+      const last = (this.#s.meta.get(triggerKey(accountId)) as number | undefined) ?? 0;
+      if (now - last < intervalMs) return last;
+      this.#s.meta.put(triggerKey(accountId), now);
+      return 0;
+    });
+  }
+
+  /** Every server on this data directory maps current.trie itself: moving the generation is the whole announcement. */
+  databaseInstalled(_file: string, state: Readonly<Record<string, unknown>> = {}): Promise<void> {
+    return this.#write(() => {
+      this.#putState(state);
+      const generation = ((this.#s.meta.get(META_GENERATION) as number | undefined) ?? 0) + 1;
+      this.#s.meta.put(META_GENERATION, generation);
+      recordChange(this.#s, 'ipdb', generation);
+    });
+  }
+
+  /**
+   * A read-modify-write inside the write transaction, so threads and
+   * processes flushing at once never lose each other's counts. Statistics
+   * are nobody's cache: no feed entry.
+   */
+  async addClicks(days: readonly DayCounts[]): Promise<void> {
+    const stats = this.#s.stats;
+    await this.#s.root.transaction(() => {
+      for (const p of days) {
+        const key: [number, number] = [p.routeId, p.day];
+        const stored = completeDay(stats.get(key));
+        addDay(stored, p.c);
+        stats.put(key, stored);
+      }
+    });
+  }
+
+  readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>> {
+    const out = new Map<number, DayStats>();
+    for (let d = from; d <= to; d++) {
+      const stored = this.#s.stats.get([routeId, d]);
+      if (stored) out.set(d, stored);
+    }
+    return Promise.resolve(out);
+  }
+
+  /** The store itself is the storage's to close. */
+  async close(): Promise<void> {}
+}

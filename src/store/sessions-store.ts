@@ -1,0 +1,32 @@
+// Console sessions by the SHA-256 (hex) of their cookie value: read from the
+// local store, written through the back end. The rules (idle and absolute
+// limits, CSRF) are console/sessions.ts's.
+import type { Backend } from './backend.js';
+import type { ConsoleSession, Stores } from './db.js';
+
+export class SessionStore {
+  readonly #stores: Stores;
+  readonly #backend: Backend;
+
+  constructor(stores: Stores, backend: Backend) {
+    this.#stores = stores;
+    this.#backend = backend;
+  }
+
+  get(hash: string): ConsoleSession | undefined {
+    return this.#stores.sessions.get(hash);
+  }
+
+  /** Every session with its key, for sweeping expired ones. */
+  all(): Iterable<{ key: string; value: ConsoleSession }> {
+    return this.#stores.sessions.getRange();
+  }
+
+  put(hash: string, session: ConsoleSession): Promise<void> {
+    return this.#backend.putSession(hash, session);
+  }
+
+  delete(...hashes: string[]): Promise<void> {
+    return this.#backend.deleteSessions(hashes);
+  }
+}

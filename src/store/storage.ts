@@ -1,0 +1,72 @@
+// The one seam between splitguard and its storage. The API, the console, the
+// redirect's caches, the refresh and the CLI see these repositories and the
+// change feed, never a database handle; which back end writes (LMDB on a
+// single node, PostgreSQL in cluster mode) is decided here, once.
+//
+// Reads are synchronous, from the local LMDB store (on a single node the
+// whole store, in cluster mode the node's replica of what the redirect and
+// authentication read), so the redirect and the key check never wait on the
+// network. Writes are asynchronous and resolve once committed and visible to
+// this process. Every cache follows the feed.
+import type { Backend } from './backend.js';
+import { Accounts, Keys, Users } from './accounts-store.js';
+import { BlacklistChanges } from './blacklist-changes.js';
+import { openStores, type Stores } from './db.js';
+import { FeedReader } from './feed.js';
+import { LmdbBackend } from './lmdb-backend.js';
+import { Routes } from './routes-store.js';
+import { SessionStore } from './sessions-store.js';
+import { StateStore } from './state-store.js';
+import { Stats } from './stats-store.js';
+
+export interface Storage {
+  readonly backend: Backend['kind'];
+  readonly accounts: Accounts;
+  readonly keys: Keys;
+  readonly users: Users;
+  readonly sessions: SessionStore;
+  readonly routes: Routes;
+  readonly blacklist: BlacklistChanges;
+  readonly stats: Stats;
+  readonly state: StateStore;
+  /** This thread's reader of the change feed, shared by its caches. */
+  readonly feed: FeedReader;
+  /** Waits for pending writes and closes the back end and the local store. */
+  close(): Promise<void>;
+}
+
+/** The repositories over an open local store and a back end. */
+function storageOver(stores: Stores, backend: Backend): Storage {
+  return {
+    backend: backend.kind,
+    accounts: new Accounts(stores, backend),
+    keys: new Keys(stores, backend),
+    users: new Users(stores, backend),
+    sessions: new SessionStore(stores, backend),
+    routes: new Routes(stores, backend),
+    blacklist: new BlacklistChanges(stores, backend),
+    stats: new Stats(backend),
+    state: new StateStore(stores, backend),
+    feed: new FeedReader(stores),
+    close: async () => {
+      await backend.close();
+      // After a failed commit (storage read-only or full) this rejects; what
+      // could not be written has been logged (commit-errors.ts), and a stop
+      // must go on.
+      await Promise.resolve(stores.root.flushed).catch(() => {});
+      await stores.root.close();
+    },
+  };
+}
+
+export interface StorageOptions {
+  /** The server's feed signal (shared by its threads); absent in the CLI. */
+  signal?: SharedArrayBuffer;
+}
+
+/** Opens the data directory's store (creating and migrating it) and the back end the configuration asks for. */
+export function openStorage(dataDir: string, options: StorageOptions = {}): Storage {
+  const stores = openStores(dataDir);
+  if (options.signal) stores.signal = new Int32Array(options.signal);
+  return storageOver(stores, new LmdbBackend(stores));
+}

@@ -6,7 +6,7 @@
 // await; the only allocations are the Location string when the link carries
 // a query, and a cookie for a new visitor.
 import type { Cidr } from '../config.js';
-import { clientAddress, normalizeAddress } from '../http/client-ip.js';
+import { ClientAddressReader } from '../http/client-ip.js';
 import { M, type Metrics } from '../metrics.js';
 import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_RANGE_FEED, RULE_VPN_PROXY } from '../quality/classifier.js';
 import { UserAgentCache } from '../quality/user-agent.js';
@@ -35,7 +35,8 @@ export class Redirector {
   readonly #quality: () => Classifier | null;
   readonly #clicks: ClickRecorder;
   readonly #metrics: Metrics;
-  readonly #trustProxy: readonly Cidr[];
+  /** Reads the client address behind trusted proxies; null when none is trusted (the peer is the client). */
+  readonly #client: ClientAddressReader | null;
   readonly #agents = new UserAgentCache();
 
   constructor(routes: RouteCache, quality: () => Classifier | null, clicks: ClickRecorder, metrics: Metrics, trustProxy: readonly Cidr[]) {
@@ -43,7 +44,7 @@ export class Redirector {
     this.#quality = quality;
     this.#clicks = clicks;
     this.#metrics = metrics;
-    this.#trustProxy = trustProxy;
+    this.#client = trustProxy.length === 0 ? null : new ClientAddressReader(trustProxy);
   }
 
   /**
@@ -61,10 +62,16 @@ export class Redirector {
       try {
         const classifier = this.#quality();
         if (classifier === null) throw new Error('no IP database is loaded');
-        const address = this.#trustProxy.length === 0
-          ? new Uint8Array(peer)
-          : clientAddress(normalizeAddress(peer), forwardedFor, this.#trustProxy);
-        const rule = classifier.verdict(classifier.database.lookupBytes(address), route.level);
+        const db = classifier.database;
+        const bytes = new Uint8Array(peer);
+        let record: number;
+        if (this.#client === null) {
+          record = db.lookupBytes(bytes);
+        } else {
+          const v4 = this.#client.resolve(bytes, forwardedFor);
+          record = v4 >= 0 ? db.lookup4(v4) : db.lookupBytes(this.#client.bytes);
+        }
+        const rule = classifier.verdict(record, route.level);
         if (rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY || rule === RULE_RANGE_FEED) {
           intercepted = true;
           if (c !== null) {

@@ -155,7 +155,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     if (status === 302) {
       res.writeStatus(STATUS_LINE[302]).writeHeader(HEADER_BYTES.location, r.location).writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.privateNoStore)
         .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue);
-      if (r.setCookie !== '') res.writeHeader(HEADER_BYTES.setCookie, r.setCookie);
+      if (r.setCookie !== null) res.writeHeader(HEADER_BYTES.setCookie, r.setCookie);
       if (count) res.end();
       else res.endWithoutBody();
     } else {

@@ -3,8 +3,8 @@
 // Map lookup for the route, one trie walk and one table read for the
 // classification, one Map lookup for a user agent seen before, a hash for
 // the split, counter increments for the stats. No storage access and no
-// await; the only allocations are the Location string when the link carries
-// a query, and a cookie for a new visitor.
+// await; the only allocation is the Location string when the link carries a
+// query (a new visitor's cookie is written into bytes kept for it).
 import type { Cidr } from '../config.js';
 import { ClientAddressReader } from '../http/client-ip.js';
 import { M, type Metrics } from '../metrics.js';
@@ -12,7 +12,7 @@ import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_K
 import { UserAgentCache } from '../quality/user-agent.js';
 import type { ClickRecorder } from './clicks.js';
 import type { RouteCache } from './route-cache.js';
-import { bucket, newVisitorId, visitorCookie, visitorFromCookie } from './visitor.js';
+import { bucketAt, NewVisitors, visitorAt } from './visitor.js';
 
 export const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
@@ -28,9 +28,12 @@ function isCode(s: string): boolean {
 }
 
 export class Redirector {
-  /** Outputs of the last visit(): the Location and, for a new visitor, the Set-Cookie value (else ''). */
+  /**
+   * Outputs of the last visit(), valid until the next one: the Location and,
+   * for a new visitor, the Set-Cookie value (else null).
+   */
   location = '';
-  setCookie = '';
+  setCookie: Buffer | null = null;
   readonly #routes: RouteCache;
   readonly #quality: () => Classifier | null;
   readonly #clicks: ClickRecorder;
@@ -38,6 +41,7 @@ export class Redirector {
   /** Reads the client address behind trusted proxies; null when none is trusted (the peer is the client). */
   readonly #client: ClientAddressReader | null;
   readonly #agents = new UserAgentCache();
+  readonly #newVisitors = new NewVisitors();
 
   constructor(routes: RouteCache, quality: () => Classifier | null, clicks: ClickRecorder, metrics: Metrics, trustProxy: readonly Cidr[]) {
     this.#routes = routes;
@@ -100,16 +104,19 @@ export class Redirector {
       }
     }
     let toA: boolean;
-    this.setCookie = '';
+    this.setCookie = null;
     if (intercepted) {
       toA = route.defaultA;
     } else {
-      let visitor = visitorFromCookie(cookie);
-      if (visitor === '') {
-        visitor = newVisitorId();
-        this.setCookie = visitorCookie(visitor);
+      const at = visitorAt(cookie);
+      let b: number;
+      if (at >= 0) {
+        b = bucketAt(route.id, cookie, at);
+      } else {
+        b = this.#newVisitors.next(route.id);
+        this.setCookie = this.#newVisitors.cookie;
       }
-      toA = bucket(route.id, visitor) < route.splitRatio;
+      toA = b < route.splitRatio;
       if (c !== null) {
         if (toA) c.a++;
         else c.b++;

@@ -4,7 +4,8 @@
 // classification, one Map lookup for a user agent seen before, a hash for
 // the split, counter increments for the stats. No storage access and no
 // await; the only allocation is the Location string when the link carries a
-// query (a new visitor's cookie is written into bytes kept for it).
+// query (without one, the route's page goes out as bytes encoded once; a new
+// visitor's cookie is written into bytes kept for it).
 import type { Cidr } from '../config.js';
 import { ClientAddressReader } from '../http/client-ip.js';
 import { M, type Metrics } from '../metrics.js';
@@ -32,7 +33,7 @@ export class Redirector {
    * Outputs of the last visit(), valid until the next one: the Location and,
    * for a new visitor, the Set-Cookie value (else null).
    */
-  location = '';
+  location: string | Buffer = '';
   setCookie: Buffer | null = null;
   readonly #routes: RouteCache;
   readonly #quality: () => Classifier | null;
@@ -126,7 +127,7 @@ export class Redirector {
       c.clicks++;
       this.#metrics.inc(M.redirects);
     }
-    if (query === '') this.location = toA ? route.pageA : route.pageB;
+    if (query === '') this.location = toA ? route.pageABytes : route.pageBBytes;
     else if (toA) this.location = `${route.aBase}${route.aHasQuery ? '&' : '?'}${query}${route.aFragment}`;
     else this.location = `${route.bBase}${route.bHasQuery ? '&' : '?'}${query}${route.bFragment}`;
     return 302;

@@ -6,9 +6,15 @@
 // are people and are not matched.
 //
 // The redirect asks once per distinct user agent per thread: UserAgentCache
-// keeps the answers, so a repeated user agent costs one Map lookup. The
-// cache is bounded: when full it starts afresh, so a stranger sending a new
-// user agent with every request costs one pattern match each, never memory.
+// keeps the answers. A repeated user agent is found without hashing it: a
+// fingerprint of its length and nine of its characters picks a slot in a
+// small table of recent user agents, and one string comparison confirms it.
+// Behind that, a Map holds every answer (a slot is shared by user agents
+// whose fingerprints collide, so the Map, not the table, decides what is
+// known). Both are bounded: the Map starts afresh when it holds MAX user
+// agents or MAX_CHARS characters, and a user agent longer than MAX_LENGTH is
+// matched every time and never kept. So a stranger sending a new user agent
+// with every request costs one pattern match each, never memory.
 import { isbotMatch } from 'isbot';
 
 export interface UserAgentVerdict {
@@ -33,18 +39,48 @@ export function classifyUserAgent(ua: string): UserAgentVerdict {
   return { crawler: true, match: ua.slice(start, end).replace(/\/[0-9.]*$/, '') };
 }
 
+const SLOTS = 1024; // a power of two
+
 export class UserAgentCache {
   static readonly MAX = 10_000;
+  /** Characters the Map may hold (at most two bytes each), so at most about 4 MB a thread. */
+  static readonly MAX_CHARS = 2_000_000;
+  /** Longer user agents are matched every time (real browsers' are under 400 characters). */
+  static readonly MAX_LENGTH = 1024;
   readonly #known = new Map<string, boolean>();
+  #chars = 0;
+  readonly #recent: string[] = new Array<string>(SLOTS).fill('');
+  readonly #recentCrawler = new Uint8Array(SLOTS);
 
   /** Whether the user agent is a crawler (empty: no; the redirect judges an empty one by level). */
   isCrawler(ua: string): boolean {
+    const n = ua.length;
+    if (n === 0) return false;
+    // The length, the last character and eight spread over the string
+    // (version numbers sit near the end, device names in the middle).
+    let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+    h = Math.imul(h ^ ua.charCodeAt(n - 1), 0x01000193);
+    for (let k = 1; k < 16; k += 2) h = Math.imul(h ^ ua.charCodeAt((n * k) >>> 4), 0x01000193);
+    const slot = (h ^ (h >>> 16)) & (SLOTS - 1);
+    if (this.#recent[slot] === ua) return this.#recentCrawler[slot] === 1;
     let crawler = this.#known.get(ua);
     if (crawler === undefined) {
-      crawler = ua !== '' && isbotMatch(ua) !== null;
-      if (this.#known.size >= UserAgentCache.MAX) this.#known.clear();
+      crawler = isbotMatch(ua) !== null;
+      if (n > UserAgentCache.MAX_LENGTH) return crawler;
+      if (this.#known.size >= UserAgentCache.MAX || this.#chars + n > UserAgentCache.MAX_CHARS) {
+        this.#known.clear();
+        this.#chars = 0;
+      }
       this.#known.set(ua, crawler);
+      this.#chars += n;
     }
+    this.#recent[slot] = ua;
+    this.#recentCrawler[slot] = crawler ? 1 : 0;
     return crawler;
+  }
+
+  /** User agents and characters the Map holds (for tests). */
+  get size(): { entries: number; chars: number } {
+    return { entries: this.#known.size, chars: this.#chars };
   }
 }

@@ -1,7 +1,7 @@
 // The redirect decision (contract §5, §6a), kept free of uWebSockets.js:
 // app.ts reads the request and writes the response around it. Per visit: one
 // Map lookup for the route, one trie walk and one table read for the
-// classification, one Map lookup for a user agent seen before, a hash for
+// classification, one table slot for a user agent seen before, a hash for
 // the split, counter increments for the stats. No storage access and no
 // await; the only allocation is the Location string when the link carries a
 // query (without one, the route's page goes out as bytes encoded once; a new

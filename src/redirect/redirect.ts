@@ -13,7 +13,7 @@ import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_K
 import { UserAgentCache } from '../quality/user-agent.js';
 import type { ClickRecorder } from './clicks.js';
 import type { RouteCache } from './route-cache.js';
-import { bucketAt, NewVisitors, visitorAt } from './visitor.js';
+import { cookieBucket, NewVisitors } from './visitor.js';
 
 export const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
@@ -109,11 +109,8 @@ export class Redirector {
     if (intercepted) {
       toA = route.defaultA;
     } else {
-      const at = visitorAt(cookie);
-      let b: number;
-      if (at >= 0) {
-        b = bucketAt(route.id, cookie, at);
-      } else {
+      let b = cookieBucket(route.id, cookie);
+      if (b < 0) {
         b = this.#newVisitors.next(route.id);
         this.setCookie = this.#newVisitors.cookie;
       }

@@ -5,9 +5,9 @@
 // visitors whose bucket now falls under it: from B to A, never back.
 //
 // On the redirect's path nothing here allocates: a returning visitor's id is
-// found and hashed where it lies in the Cookie header (visitorAt,
-// bucketAt), and a new visitor's id is written straight into the bytes of
-// the Set-Cookie value (NewVisitors), which uWS copies out synchronously.
+// checked and hashed where it lies in the Cookie header, in one pass
+// (cookieBucket), and a new visitor's id is written straight into the bytes
+// of the Set-Cookie value (NewVisitors), which uWS copies out synchronously.
 import { randomFillSync } from 'node:crypto';
 
 export const VISITOR_COOKIE = 'sg_vid';
@@ -15,9 +15,12 @@ const NAME = `${VISITOR_COOKIE}=`;
 export const ID_LENGTH = 22; // 16 random bytes, base64url
 const COOKIE_ATTRIBUTES = '; Max-Age=31536000; Path=/; HttpOnly; Secure; SameSite=Lax';
 
-/** Where the visitor id starts in a Cookie header, or -1 when it is absent or malformed. */
-export function visitorAt(header: string): number {
-  if (header === '') return -1;
+/** Characters of a base64url id: 1 for A-Z a-z 0-9 - _ (indices 0-127). */
+const ID_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_') ID_CHAR[c.charCodeAt(0)] = 1;
+
+/** Where the id's characters would start in a Cookie header (not yet checked), or -1. */
+function idStart(header: string): number {
   let at = header.indexOf(NAME);
   // The name must start the header or follow "; ".
   while (at > 0 && header.charCodeAt(at - 1) !== 32 && header.charCodeAt(at - 1) !== 59) {
@@ -27,12 +30,37 @@ export function visitorAt(header: string): number {
   const start = at + NAME.length;
   const end = start + ID_LENGTH;
   if (end > header.length || (end < header.length && header.charCodeAt(end) !== 59)) return -1;
-  for (let i = start; i < end; i++) {
+  return start;
+}
+
+/** Where the visitor id starts in a Cookie header, or -1 when it is absent or malformed. */
+export function visitorAt(header: string): number {
+  if (header === '') return -1;
+  const start = idStart(header);
+  if (start < 0) return -1;
+  for (let i = start; i < start + ID_LENGTH; i++) {
     const c = header.charCodeAt(i);
-    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
-    if (!ok) return -1;
+    if (c > 127 || ID_CHAR[c] === 0) return -1;
   }
   return start;
+}
+
+/**
+ * The bucket of the visitor whose id is in the Cookie header for a route,
+ * or -1 when the id is absent or malformed: visitorAt and bucketAt in one
+ * pass over the id (the redirect's path).
+ */
+export function cookieBucket(routeId: number, header: string): number {
+  if (header === '') return -1;
+  const start = idStart(header);
+  if (start < 0) return -1;
+  let h = seed(routeId);
+  for (let i = start; i < start + ID_LENGTH; i++) {
+    const c = header.charCodeAt(i);
+    if (c > 127 || ID_CHAR[c] === 0) return -1;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  return finish(h);
 }
 
 /** The visitor id in a Cookie header, or '' when absent or malformed. */

@@ -5,7 +5,7 @@
 // visitor's id is written into the Set-Cookie bytes: both must give the
 // bucket the id's string gives.
 import { describe, expect, it } from 'vitest';
-import { bucket, bucketAt, ID_LENGTH, NewVisitors, visitorAt, visitorFromCookie } from '../../../src/redirect/visitor.js';
+import { bucket, bucketAt, cookieBucket, ID_LENGTH, NewVisitors, visitorAt, visitorFromCookie } from '../../../src/redirect/visitor.js';
 
 describe('bucket', () => {
   it.each<[number, string, number]>([
@@ -19,6 +19,7 @@ describe('bucket', () => {
     expect(bucket(route, id)).toBe(expected);
     const header = `a=1; sg_vid=${id}; b=2`;
     expect(bucketAt(route, header, visitorAt(header))).toBe(expected);
+    expect(cookieBucket(route, header)).toBe(expected);
   });
 });
 
@@ -39,6 +40,34 @@ describe('visitorAt', () => {
     expect(visitorFromCookie(header)).toBe(expected);
     const at = visitorAt(header);
     expect(at < 0 ? '' : header.slice(at, at + ID_LENGTH)).toBe(expected);
+    expect(cookieBucket(9, header)).toBe(expected === '' ? -1 : bucket(9, expected));
+  });
+});
+
+describe('cookieBucket', () => {
+  it('agrees with visitorFromCookie and bucket on random headers', () => {
+    const alphabet = 'ABCXYZabcxyz0189-_+/=; %\u00e9';
+    let s = 0x9e3779b9;
+    const rand = () => {
+      s ^= s << 13;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      return (s >>>= 0);
+    };
+    const valid = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // Half of them well-formed ids, half 20-24 characters of anything.
+    const id = () => (rand() % 2
+      ? Array.from({ length: ID_LENGTH }, () => valid[rand() % valid.length]).join('')
+      : Array.from({ length: 20 + (rand() % 5) }, () => alphabet[rand() % alphabet.length]).join(''));
+    const shapes = [
+      () => `sg_vid=${id()}`, () => `a=1; sg_vid=${id()}`, () => `sg_vid=${id()}; b=2`, () => `xsg_vid=${id()}; sg_vid=${id()}`,
+      () => `sg_vid=${id()};sg_vid=${id()}`, () => id(),
+    ];
+    for (let n = 0; n < 20_000; n++) {
+      const header = shapes[rand() % shapes.length]();
+      const visitor = visitorFromCookie(header);
+      expect(cookieBucket(n, header), header).toBe(visitor === '' ? -1 : bucket(n, visitor));
+    }
   });
 });
 

@@ -111,18 +111,18 @@ export class ClientAddressReader {
     // Hops right to left: [start, end) between commas, trimmed.
     let end = forwardedFor.length;
     for (;;) {
-      const comma = end === 0 ? -1 : forwardedFor.lastIndexOf(',', end - 1);
+      // One pass back to the comma before the hop, noting any colon (IPv6).
+      let comma = end - 1;
+      let colon = false;
+      for (; comma >= 0; comma--) {
+        const c = forwardedFor.charCodeAt(comma);
+        if (c === 44) break;
+        if (c === 58) colon = true;
+      }
       let start = comma + 1;
       let stop = end;
       while (start < stop && isTrimmed(forwardedFor.charCodeAt(start))) start++;
       while (stop > start && isTrimmed(forwardedFor.charCodeAt(stop - 1))) stop--;
-      let colon = false;
-      for (let i = start; i < stop; i++) {
-        if (forwardedFor.charCodeAt(i) === 58) {
-          colon = true;
-          break;
-        }
-      }
       if (!colon) {
         const hop = parseIPv4(forwardedFor, start, stop);
         if (hop < 0) return this.#peer(peer, peer4);

@@ -6,15 +6,17 @@
 // are people and are not matched.
 //
 // The redirect asks once per distinct user agent per thread: UserAgentCache
-// keeps the answers. A repeated user agent is found without hashing it: a
-// fingerprint of its length and nine of its characters picks a slot in a
-// small table of recent user agents, and one string comparison confirms it.
-// Behind that, a Map holds every answer (a slot is shared by user agents
-// whose fingerprints collide, so the Map, not the table, decides what is
-// known). Both are bounded: the Map starts afresh when it holds MAX user
-// agents or MAX_CHARS characters, and a user agent longer than MAX_LENGTH is
-// matched every time and never kept. So a stranger sending a new user agent
-// with every request costs one pattern match each, never memory.
+// keeps the answers. A repeated user agent is found without hashing all of
+// it: a fingerprint of its length and nine of its characters picks a set of
+// four recent user agents, compared most recently used first (a string
+// comparison each). Real user agents come in families that differ only in a
+// version or a device name, which such a fingerprint does not see, so a set
+// holds four of a family and keeps the busiest in front. Behind the sets a
+// Map holds every answer. Both are bounded: the Map starts afresh when it
+// holds MAX user agents or MAX_CHARS characters, and a user agent longer than
+// MAX_LENGTH is matched every time and never kept. So a stranger sending a
+// new user agent with every request costs one pattern match each, never
+// memory.
 import { isbotMatch } from 'isbot';
 
 export interface UserAgentVerdict {
@@ -39,7 +41,8 @@ export function classifyUserAgent(ua: string): UserAgentVerdict {
   return { crawler: true, match: ua.slice(start, end).replace(/\/[0-9.]*$/, '') };
 }
 
-const SLOTS = 1024; // a power of two
+const SETS = 256; // a power of two
+const WAYS = 4;
 
 export class UserAgentCache {
   static readonly MAX = 10_000;
@@ -49,33 +52,52 @@ export class UserAgentCache {
   static readonly MAX_LENGTH = 1024;
   readonly #known = new Map<string, boolean>();
   #chars = 0;
-  readonly #recent: string[] = new Array<string>(SLOTS).fill('');
-  readonly #recentCrawler = new Uint8Array(SLOTS);
+  /** SETS x WAYS recent user agents ('' = empty way), most recently used first in each set, and their verdicts. */
+  readonly #recent: string[] = new Array<string>(SETS * WAYS).fill('');
+  readonly #recentCrawler = new Uint8Array(SETS * WAYS);
 
   /** Whether the user agent is a crawler (empty: no; the redirect judges an empty one by level). */
   isCrawler(ua: string): boolean {
     const n = ua.length;
     if (n === 0) return false;
-    // The length, the last character and eight spread over the string
-    // (version numbers sit near the end, device names in the middle).
+    // The length, the last character and eight spread over the string.
     let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
     h = Math.imul(h ^ ua.charCodeAt(n - 1), 0x01000193);
     for (let k = 1; k < 16; k += 2) h = Math.imul(h ^ ua.charCodeAt((n * k) >>> 4), 0x01000193);
-    const slot = (h ^ (h >>> 16)) & (SLOTS - 1);
-    if (this.#recent[slot] === ua) return this.#recentCrawler[slot] === 1;
-    let crawler = this.#known.get(ua);
-    if (crawler === undefined) {
-      crawler = isbotMatch(ua) !== null;
-      if (n > UserAgentCache.MAX_LENGTH) return crawler;
-      if (this.#known.size >= UserAgentCache.MAX || this.#chars + n > UserAgentCache.MAX_CHARS) {
-        this.#known.clear();
-        this.#chars = 0;
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    const set = ((h ^ (h >>> 12)) & (SETS - 1)) * WAYS;
+    const recent = this.#recent;
+    const verdicts = this.#recentCrawler;
+    let way = 0;
+    while (way < WAYS && recent[set + way] !== ua) way++;
+    let crawler: boolean;
+    if (way < WAYS) {
+      crawler = verdicts[set + way] === 1;
+      if (way === 0) return crawler;
+    } else {
+      const known = this.#known.get(ua);
+      if (known !== undefined) {
+        crawler = known;
+      } else {
+        crawler = isbotMatch(ua) !== null;
+        if (n > UserAgentCache.MAX_LENGTH) return crawler;
+        if (this.#known.size >= UserAgentCache.MAX || this.#chars + n > UserAgentCache.MAX_CHARS) {
+          this.#known.clear();
+          this.#chars = 0;
+        }
+        this.#known.set(ua, crawler);
+        this.#chars += n;
       }
-      this.#known.set(ua, crawler);
-      this.#chars += n;
+      way = WAYS - 1; // the least recently used way makes room
     }
-    this.#recent[slot] = ua;
-    this.#recentCrawler[slot] = crawler ? 1 : 0;
+    // To the front of its set.
+    for (let w = way; w > 0; w--) {
+      recent[set + w] = recent[set + w - 1];
+      verdicts[set + w] = verdicts[set + w - 1];
+    }
+    recent[set] = ua;
+    verdicts[set] = crawler ? 1 : 0;
     return crawler;
   }
 

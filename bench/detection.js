@@ -41,7 +41,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IpDatabase } from '../dist/ipdb/database.js';
 import { Classifier } from '../dist/quality/classifier.js';
-import { builtInLists } from '../dist/quality/lists.js';
+import { builtInLists, csvFields } from '../dist/quality/lists.js';
 import { classifyUserAgent } from '../dist/quality/user-agent.js';
 import { cachedDatabase, median, round, table, writeResult, xorshift } from './lib.js';
 
@@ -60,39 +60,15 @@ const QUICK = process.argv.includes('--quick');
 
 // ---- reading -------------------------------------------------------------------------
 
-/** Fields of a CSV line (RFC 4180 quotes). */
-function csvFields(line) {
-  const out = [];
-  let i = 0;
-  for (;;) {
-    if (line[i] === '"') {
-      let s = '';
-      i++;
-      for (;;) {
-        const q = line.indexOf('"', i);
-        if (q < 0) return [...out, s + line.slice(i)];
-        s += line.slice(i, q);
-        i = q + 1;
-        if (line[i] !== '"') break;
-        s += '"';
-        i++;
-      }
-      out.push(s);
-      if (line[i] !== ',') return out;
-      i++;
-    } else {
-      const c = line.indexOf(',', i);
-      out.push(c < 0 ? line.slice(i) : line.slice(i, c));
-      if (c < 0) return out;
-      i = c + 1;
-    }
-  }
-}
-
 function readCsv(file) {
   const [head, ...rows] = readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l && !l.startsWith('#'));
-  const keys = csvFields(head);
-  return rows.map((l) => Object.fromEntries(csvFields(l).map((v, i) => [keys[i], v])));
+  const fields = (l) => {
+    const f = csvFields(l);
+    if (f === null) throw new Error(`${file}: a line with unbalanced quotes: ${l}`);
+    return f;
+  };
+  const keys = fields(head);
+  return rows.map((l) => Object.fromEntries(fields(l).map((v, i) => [keys[i], v])));
 }
 
 const readTsv = (file) =>
@@ -311,23 +287,27 @@ function measure(config, sets) {
   const out = {};
   for (const [set, items] of Object.entries(sets)) {
     const byGroup = {};
-    const total = { found: 0, n: 0, low: 0, medium: 0, high: 0 };
+    const blank = () => ({ found: 0, n: 0, low: 0, medium: 0, high: 0, foundHits: { low: 0, medium: 0, high: 0 } });
+    const total = blank();
     const asnHit = {};
     for (const p of items) {
       const r = classifier.check(p.ip, 'medium');
       if (!r) throw new Error(`${set}: ${p.ip} is not an address`);
-      const g = (byGroup[p.group] ??= { found: 0, n: 0, low: 0, medium: 0, high: 0 });
+      const g = (byGroup[p.group] ??= blank());
       for (const t of [g, total]) {
         t.n++;
         if (r.found) t.found++;
-        for (const L of LEVELS) if (r.intercept[L]) t[L]++;
+        for (const L of LEVELS) {
+          if (r.intercept[L]) t[L]++;
+          if (r.intercept[L] && r.found) t.foundHits[L]++;
+        }
       }
       if (p.asn !== undefined) {
         const a = (asnHit[p.asn] ??= { low: false, medium: false, high: false });
         for (const L of LEVELS) a[L] ||= r.intercept[L];
       }
     }
-    const summarise = (t) => ({ n: t.n, found: t.found, ...Object.fromEntries(LEVELS.map((L) => [L, rate(t[L], t.n)])), found_only: Object.fromEntries(LEVELS.map((L) => [L, rate(t[L], t.found)])) });
+    const summarise = (t) => ({ n: t.n, found: t.found, ...Object.fromEntries(LEVELS.map((L) => [L, rate(t[L], t.n)])), found_only: Object.fromEntries(LEVELS.map((L) => [L, rate(t.foundHits[L], t.found)])) });
     out[set] = { all: summarise(total), groups: Object.fromEntries(Object.entries(byGroup).map(([k, v]) => [k, summarise(v)])) };
     if (set === 'carriers') {
       const asns = Object.values(asnHit);

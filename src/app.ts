@@ -100,13 +100,13 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       metrics.inc(M.authFailures);
       const verdict = deps.authFailures.hit(requestAddress(x.res, httpReq, config.trustProxy), AUTH_FAILURE_LIMIT, now);
       if (!verdict.allowed) {
-        fail(x, new AppError('rate_limited', 'too many failed authentications from this address'), { 'Retry-After': String(verdict.retryAfter) });
+        fail(x, new AppError('rate_limited', 'too many failed authentications from this address', null, { headers: { 'Retry-After': String(verdict.retryAfter) } }));
         return;
       }
       const why = call.authorization === ''
         ? 'the Authorization header is missing'
         : wellFormed ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
-      fail(x, new AppError('unauthorized', why, 'Authorization'), { 'WWW-Authenticate': 'Bearer' });
+      fail(x, new AppError('unauthorized', why, 'Authorization', { headers: { 'WWW-Authenticate': 'Bearer' } }));
       return;
     }
     deps.keyUse.set(auth.key.hash, now);
@@ -118,8 +118,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       'RateLimit-Reset': String(verdict.resetSeconds),
     };
     if (!verdict.allowed) {
-      headers['Retry-After'] = String(verdict.resetSeconds);
-      fail(x, new AppError('rate_limited', `the limit is ${verdict.limit} requests per minute`), headers);
+      fail(x, new AppError('rate_limited', `the limit is ${verdict.limit} requests per minute`, null, { headers: { 'Retry-After': String(verdict.resetSeconds) } }), headers);
       return;
     }
 

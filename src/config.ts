@@ -6,15 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseIp } from './ipdb/address.js';
 import { FEEDS, type FeedDefinition } from './ipdb/feeds/registry.js';
-
-export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, expected: string, got: string) {
-    super(`${variable} must be ${expected}, got "${got.length > 80 ? `${got.slice(0, 77)}...` : got}"`);
-    this.name = 'ConfigError';
-    this.variable = variable;
-  }
-}
+import { ConfigError } from './errors.js';
 
 /** A CIDR block as 16 bytes (IPv4 mapped) and a prefix length over those 128 bits. */
 export interface Cidr {
@@ -33,13 +25,13 @@ export interface Config {
   threads: number;
   ipdbSources: string[] | null;
   ipdbRefreshHours: number;
-  /** How long a database source may stay silent (connecting, answering, between reads) before its node fails. */
+  /** How long a database source may stay silent (connecting, answering, between reads) before that source fails. */
   ipdbFetchTimeoutMs: number;
   /** The feeds folded into the database (SPLITGUARD_FEEDS), in the registry's priority order. */
   feeds: readonly FeedDefinition[];
   /**
    * Where feeds are fetched from (SPLITGUARD_FEED_SOURCES): the publishers,
-   * `off` (never: the shipped snapshots stay), or per feed a list of nodes.
+   * `off` (never: the shipped snapshots stay), or per feed a list of sources.
    */
   feedSources: 'publishers' | 'off' | ReadonlyMap<string, readonly string[]>;
   trustProxy: Cidr[];
@@ -149,8 +141,8 @@ function feedList(env: NodeJS.ProcessEnv, name: string): readonly FeedDefinition
 
 /**
  * SPLITGUARD_FEED_SOURCES: unset for the publishers, `off` to fetch nothing,
- * or `name=node,node;name=node` to fetch named feeds elsewhere (a mirror, a
- * test server); a node is a URL or URLs joined by "|".
+ * or `name=url,url;name=url` to fetch named feeds elsewhere (a mirror, a
+ * test server); a source is a URL or URLs joined by "|".
  */
 function feedSources(env: NodeJS.ProcessEnv, name: string): Config['feedSources'] {
   const raw = (env[name] ?? '').trim();
@@ -161,8 +153,8 @@ function feedSources(env: NodeJS.ProcessEnv, name: string): Config['feedSources'
     const eq = entry.indexOf('=');
     const feed = eq < 0 ? '' : entry.slice(0, eq).trim();
     if (!FEEDS.some((f) => f.name === feed)) throw new ConfigError(name, 'off, or name=url[,url...] entries joined by ";" naming known feeds', entry);
-    const nodes = entry.slice(eq + 1).split(',').map((n) => n.trim()).filter(Boolean);
-    for (const url of nodes.flatMap((n) => n.split('|'))) {
+    const sources = entry.slice(eq + 1).split(',').map((n) => n.trim()).filter(Boolean);
+    for (const url of sources.flatMap((n) => n.split('|'))) {
       let ok = false;
       try {
         ok = ['http:', 'https:', 'file:'].includes(new URL(url).protocol);
@@ -171,7 +163,7 @@ function feedSources(env: NodeJS.ProcessEnv, name: string): Config['feedSources'
       }
       if (!ok) throw new ConfigError(name, `http:, https: or file: URLs for feed ${feed}`, url);
     }
-    out.set(feed, nodes);
+    out.set(feed, sources);
   }
   return out;
 }

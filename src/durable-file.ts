@@ -36,23 +36,23 @@ export function writeFileDurably(file: string, data: string | Uint8Array, mode =
     }
     throw err;
   }
-  syncDirectory(path.dirname(file));
+  syncPath(path.dirname(file));
 }
 
-/** Moves a complete file into place durably: the file fsynced, renamed, the directory fsynced. */
-export function moveFileDurably(from: string, to: string): void {
-  const fd = openSync(from, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+/**
+ * Moves a complete file or directory into place durably: it is fsynced (a
+ * directory's entries, not the files in it: the caller syncs those), renamed,
+ * and the directory it now lies in fsynced.
+ */
+export function moveDurably(from: string, to: string): void {
+  syncPath(from);
   renameSync(from, to);
-  syncDirectory(path.dirname(to));
+  syncPath(path.dirname(to));
 }
 
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
+/** fsync of a file or a directory (opened read-only, which Linux allows for both). */
+export function syncPath(file: string): void {
+  const fd = openSync(file, 'r');
   try {
     fsyncSync(fd);
   } finally {

@@ -17,7 +17,29 @@ interface Entry {
 
 const fixed = (text: string): Message => (detail) => (detail ? `${text}: ${detail}` : text);
 
-export const catalogue = {
+/**
+ * The native addon's statuses. Their fixed sentences live in the C++ status
+ * tables (native/trie_reader.cc, native/connection_guard.cc) and arrive with
+ * each failure; here they get their HTTP status. test/native/status-catalogue
+ * checks that these lists and the addon's tables name the same codes.
+ */
+export const NATIVE_IPDB_CODES = [
+  'ipdb_open_failed', 'ipdb_not_a_file', 'ipdb_truncated', 'ipdb_too_large', 'ipdb_map_failed', 'ipdb_misaligned', 'ipdb_bad_magic',
+  'ipdb_bad_version', 'ipdb_bad_header', 'ipdb_size_mismatch', 'ipdb_offset_out_of_range', 'ipdb_section_size', 'ipdb_checksum_mismatch',
+  'ipdb_bad_node', 'ipdb_bad_index', 'ipdb_child_out_of_range', 'ipdb_cycle', 'ipdb_shared_node', 'ipdb_orphan_node', 'ipdb_too_deep',
+  'ipdb_record_out_of_range', 'ipdb_string_out_of_range', 'ipdb_bad_utf8', 'ipdb_bad_ranges', 'ipdb_copy_failed', 'ipdb_bad_feed',
+  'ipdb_feed_out_of_range',
+] as const;
+export const NATIVE_GUARD_CODES = [
+  'connguard_netlink_open_failed', 'connguard_netlink_send_failed', 'connguard_netlink_receive_failed', 'connguard_netlink_timeout',
+  'connguard_netlink_truncated', 'connguard_netlink_error', 'connguard_netlink_malformed', 'connguard_netlink_ended',
+  'connguard_too_many_connections', 'connguard_fd_dir_failed', 'connguard_reserve_failed', 'connguard_rlimit_failed', 'connguard_invalid_port',
+] as const;
+/** A native status's entry: the detail is the addon's own sentence (and the path). */
+const native = <const C extends readonly string[]>(codes: C) =>
+  Object.fromEntries(codes.map((c) => [c, { status: 500, message: (d: string) => d || c }])) as Record<C[number], Entry>;
+
+const base = {
   invalid_parameter: { status: 400, message: (d: string) => d || 'a parameter is invalid' },
   invalid_json: { status: 400, message: fixed('the request body is not valid JSON') },
   unauthorized: { status: 401, message: fixed('a valid API key is required') },
@@ -55,7 +77,19 @@ export const catalogue = {
   // and failed (exit 1), e.g. an account that does not exist.
   cli_usage: { status: 400, message: (d: string) => d },
   cli_failed: { status: 500, message: (d: string) => d },
+  // An environment variable with a value splitguard cannot use (configError).
+  config_invalid: { status: 500, message: (d: string) => d },
+  // The data directory was written by a newer splitguard (store/db.ts).
+  schema_newer: { status: 500, message: fixed('the data directory cannot be used') },
+  // Creating a user (CLI, first start): no API answers with it.
+  user_exists: { status: 500, message: fixed('a user with this email already exists') },
+  // A list file (src/quality/lists/, or one given to the hosting-list compiler) that cannot be used.
+  list_invalid: { status: 500, message: fixed('a list file is invalid') },
+  // uWebSockets.js or splitguard's own addon did not load (http/uws.ts, ipdb/native.ts).
+  addon_unavailable: { status: 500, message: fixed('a native module could not be loaded') },
 } satisfies Record<string, Entry>;
+
+export const catalogue = { ...base, ...native(NATIVE_IPDB_CODES), ...native(NATIVE_GUARD_CODES) };
 
 export type ErrorCode = keyof typeof catalogue;
 
@@ -75,8 +109,8 @@ export class AppError extends Error {
   readonly code: string;
   readonly status: number;
   readonly field: string | null;
-  /** Extra response headers (e.g. Retry-After). */
-  headers: Record<string, string> | undefined;
+  /** Extra response headers (e.g. Retry-After): set by the constructor only. */
+  readonly headers: Record<string, string> | undefined;
 
   constructor(code: ErrorCode, detail = '', field: string | null = null, options?: { cause?: unknown; headers?: Record<string, string> }) {
     super(catalogue[code].message(detail), options?.cause === undefined ? undefined : { cause: options.cause });
@@ -92,14 +126,26 @@ export class AppError extends Error {
   }
 }
 
+/** Whether `code` is a native status this catalogue knows (the addon may be newer than this list). */
+const isNativeCode = (code: string): code is (typeof NATIVE_IPDB_CODES)[number] => (NATIVE_IPDB_CODES as readonly string[]).includes(code);
+
 // A failure of the native trie reader: the code is the reader's status name
 // (e.g. ipdb_checksum_mismatch), the message its fixed sentence plus the path.
 export class IpdbError extends AppError {
   constructor(nativeCode: string, nativeMessage: string, path: string, options?: { cause?: unknown }) {
-    super('ipdb_source_invalid', '', null, options);
+    const known = isNativeCode(nativeCode);
+    super(known ? nativeCode : 'ipdb_source_invalid', path ? `${nativeMessage}: ${path}` : nativeMessage, null, options);
     this.name = 'IpdbError';
-    Object.defineProperty(this, 'code', { value: nativeCode });
-    this.message = path ? `${nativeMessage}: ${path}` : nativeMessage;
+  }
+}
+
+/** An environment variable splitguard cannot use: names it, what it expected and what it got. */
+export class ConfigError extends AppError {
+  readonly variable: string;
+  constructor(variable: string, expected: string, got: string) {
+    super('config_invalid', `${variable} must be ${expected}, got "${got.length > 80 ? `${got.slice(0, 77)}...` : got}"`, variable);
+    this.name = 'ConfigError';
+    this.variable = variable;
   }
 }
 

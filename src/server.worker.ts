@@ -23,6 +23,7 @@ import { PasswordWork } from './console/password-work.js';
 import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
 import { KeyCache, recordKeyUse } from './store/accounts-store.js';
+import { handleStorageCommitErrors } from './store/commit-errors.js';
 import { openStores } from './store/db.js';
 
 export interface WorkerInput {
@@ -63,6 +64,7 @@ export type MainMessage = { type: 'shutdown' } | { type: 'swap'; file: string; t
 const input = workerData as WorkerInput;
 const port = parentPort!;
 setLogThread(input.thread);
+handleStorageCommitErrors();
 
 const stores = openStores(input.config.dataDir);
 stores.authSignal = new Int32Array(input.shared.auth);

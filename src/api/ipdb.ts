@@ -1,11 +1,11 @@
 // POST /v1/ip/update: start a database refresh (or join the running one), at
 // most once an hour per account. GET /v1/ip/database: what is serving, the
-// last refresh with its per-node outcome, and the next scheduled one.
+// last refresh with its per-source outcome (`nodes`, the contract's word), and the next scheduled one.
 import { AppError } from '../errors.js';
 import type { Router } from '../http/router.js';
 import type { IpDatabase } from '../ipdb/database.js';
 import type { FeedDefinition } from '../ipdb/feeds/registry.js';
-import { feedState } from '../ipdb/feeds/state.js';
+import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
 import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
 import type { Stores } from '../store/db.js';
 import { objectBody } from './validate.js';
@@ -24,19 +24,24 @@ export interface RefreshControl {
 
 /**
  * The configured feeds as the serving database holds them (version, fetch
- * time, ranges) with each one's last refresh outcome (feeds/state.ts); a
- * feed the database does not hold (no snapshot, never fetched) has nulls.
+ * time, ranges) with each one's last refresh attempt and outcome
+ * (feeds/state.ts); a feed the database does not hold (no snapshot, never
+ * fetched) has nulls. The upstream ASN lists are compiled together into the
+ * database's hosting list: they show the version of their own data and no
+ * ranges.
  */
 function feedViews(feeds: readonly FeedDefinition[], db: IpDatabase | null, stores: Stores) {
   return feeds.map((def) => {
-    const held = db?.info.feeds.find((f) => f.name === def.name) ?? null;
     const state = feedState(stores, def.name);
+    const held = def.list === undefined ? (db?.info.feeds.find((f) => f.name === def.name) ?? null) : null;
+    const listData = def.list === undefined ? null : hasGoodData(state) ? { version: state.version, fetchedAt: state.fetched_at } : def.snapshot ? { version: `snapshot ${def.snapshot.date}`, fetchedAt: new Date(Date.parse(def.snapshot.date)).toISOString() } : null;
     return {
       name: def.name,
       label: def.label,
-      version: held?.version ?? null,
-      fetched_at: held?.fetchedAt ?? null,
+      version: held?.version ?? listData?.version ?? null,
+      fetched_at: held?.fetchedAt ?? listData?.fetchedAt ?? null,
       ranges: held?.count ?? null,
+      last_attempt_at: state.last_attempt_at,
       last_outcome: state.last_outcome,
       last_error: state.last_error,
       next_refresh_at: state.next_due_at,
@@ -61,9 +66,9 @@ export function registerIpdbRoutes(router: Router, stores: Stores, database: () 
       });
       if (now - previous < TRIGGER_INTERVAL_MS) {
         const wait = Math.max(1, Math.ceil((previous + TRIGGER_INTERVAL_MS - now) / 1000));
-        const err = new AppError('refresh_too_soon', `the next refresh may be triggered at ${new Date(previous + TRIGGER_INTERVAL_MS).toISOString()}`);
-        err.headers = { 'Retry-After': String(wait) };
-        throw err;
+        throw new AppError('refresh_too_soon', `the next refresh may be triggered at ${new Date(previous + TRIGGER_INTERVAL_MS).toISOString()}`, null, {
+          headers: { 'Retry-After': String(wait) },
+        });
       }
       const { started, startedAt } = control.trigger(req.account.id, now);
       return {

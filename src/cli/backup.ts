@@ -17,7 +17,8 @@
 // (store-check.ts), so a damaged or foreign file is refused with a message
 // instead of being installed.
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { moveDurably, syncPath } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
@@ -37,14 +38,6 @@ interface StoreSummary {
 
 const fail = (message: string) => new AppError('cli_failed', message);
 
-function fsyncPath(p: string): void {
-  const fd = openSync(p, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /**
  * LMDB's magic number, in the meta page at the start of every data file
@@ -130,10 +123,8 @@ export async function backupCommand(io: Io, args: string[]): Promise<number> {
       await root.close();
     }
     const copy = path.join(scratch, 'data.mdb');
-    fsyncPath(copy);
     const summary = checkCopy(scratch, 'backup: the copy');
-    renameSync(copy, out);
-    fsyncPath(parent);
+    moveDurably(copy, out);
     const bytes = statSync(out).size;
     io.out(JSON.stringify({ out, bytes, compacted, ...summary, ms: Math.round(performance.now() - started) }));
     return 0;
@@ -168,7 +159,7 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
   try {
     mkdirSync(staging);
     copyFileSync(from, path.join(staging, 'data.mdb'));
-    fsyncPath(path.join(staging, 'data.mdb'));
+    syncPath(path.join(staging, 'data.mdb'));
     const summary = checkCopy(staging, `restore: ${from}`);
     // The check's lock file describes readers that are gone; LMDB makes a new one.
     rmSync(path.join(staging, 'lock.mdb'), { force: true });
@@ -176,10 +167,9 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
     let previous: string | null = null;
     if (existsSync(dbDir)) {
       previous = path.join(io.dataDir, `db.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-      renameSync(dbDir, previous);
+      moveDurably(dbDir, previous);
     }
-    renameSync(staging, dbDir);
-    fsyncPath(io.dataDir);
+    moveDurably(staging, dbDir);
     io.out(JSON.stringify({ restored_from: from, db: dbDir, previous, ...summary }));
     return 0;
   } finally {

@@ -1,12 +1,13 @@
 // The splitguard command. Exit codes: 0 success, 1 the command failed,
 // 2 the command line itself was wrong.
 import { AppError } from '../errors.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
 import { accountCommand, adminUsage, keyCommand, userCommand } from './admin.js';
 import { backupCommand, backupUsage, restoreCommand } from './backup.js';
 import { ipdbCommand, ipdbUsage } from './ipdb.js';
 import { serveCommand } from './serve.js';
 import type { Io } from './io.js';
+import { handleStorageCommitErrors } from '../store/commit-errors.js';
 
 const usage = `splitguard: short-link A/B router with data-center filtering
 
@@ -46,13 +47,9 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
         throw new AppError('cli_usage', `unknown command "${command}"\n\n${usage}`);
     }
   } catch (err) {
-    if (err instanceof ConfigError) {
-      io.err(`splitguard: ${err.message}`);
-      return 2;
-    }
     if (err instanceof AppError) {
       io.err(`splitguard: ${err.message}`);
-      return err.code === 'cli_usage' ? 2 : 1;
+      return err.code === 'cli_usage' || err.code === 'config_invalid' ? 2 : 1;
     }
     io.err(`splitguard: unexpected failure: ${(err as Error).stack ?? String(err)}`);
     return 1;
@@ -60,6 +57,7 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
 }
 
 export async function main(): Promise<void> {
+  handleStorageCommitErrors();
   const code = await run(process.argv.slice(2), {
     stdin: process.stdin,
     out: (line) => process.stdout.write(`${line}\n`),

@@ -14,10 +14,10 @@
 // attempts cannot all pass the check, and taken back when it succeeds.
 // Password hashing is bounded process-wide (PasswordWork), so a burst of
 // sign-ins cannot take the thread pool from the API's storage writes.
-import { scrypt, timingSafeEqual } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppError, invalidParameter } from '../errors.js';
 import { type FailureLimiter, failureKey } from '../http/failure-limiter.js';
+import { NEVER_MATCHING_PASSWORD_HASH, verifyPassword } from '../store/accounts-store.js';
 import type { Stores, User } from '../store/db.js';
 import { objectBody } from '../api/validate.js';
 import type { PasswordWork } from './password-work.js';
@@ -38,23 +38,8 @@ export interface LoginLimits {
   work: PasswordWork;
 }
 
-// An unknown email is checked against this (it never matches), so that the
-// answer takes as long as for a known one and does not reveal which exist.
-const DECOY = `scrypt$32768$8$1$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(32).toString('base64')}`;
-
-function verify(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return Promise.resolve(false);
-  const expected = Buffer.from(hash, 'base64');
-  const options = { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 };
-  return new Promise((resolve, reject) => {
-    scrypt(password, Buffer.from(salt, 'base64'), expected.length, options, (err, got) => {
-      if (err) reject(err);
-      else resolve(timingSafeEqual(expected, got));
-    });
-  });
-}
-
+// An unknown email is checked against a hash no password matches, so that
+// the answer takes as long as for a known one and does not reveal which exist.
 export interface Credentials {
   email: string;
   password: string;
@@ -88,8 +73,8 @@ export async function login(stores: Stores, limits: LoginLimits, ip: Uint8Array,
   try {
     if (limits.emails.count(email, now) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
     user = stores.users.get(c.email);
-    const stored = user?.passwordHash ?? DECOY;
-    ok = await limits.work.run(() => verify(c.password, stored));
+    const stored = user?.passwordHash ?? NEVER_MATCHING_PASSWORD_HASH;
+    ok = await limits.work.run(() => verifyPassword(c.password, stored));
   } catch (err) {
     // Not checked (the server is busy hashing): not a failure either.
     limits.addresses.release(ip, now);

@@ -51,121 +51,118 @@ interface Call extends RequestBasics {
 
 const API = '/console/api';
 
-export function registerConsole(app: Routes, deps: ConsoleDeps): void {
-  const { config, stores } = deps;
-  const sessions = new Sessions(stores, config.sessionIdleMinutes);
-  const { index, files } = loadStatic();
+const sameOrigin = (call: Call) => {
+  if (call.origin === '') return true;
+  try {
+    const o = new URL(call.origin);
+    return o.protocol === 'https:' && o.host === call.host;
+  } catch {
+    return false;
+  }
+};
 
-  const reply = (x: Exchange, status: number, body: unknown, headers: Headers = {}) => {
+const methodNotAllowed = (path: string, allowed: string) => new AppError('method_not_allowed', `${path} allows ${allowed}`, null, { headers: { Allow: allowed } });
+
+/** /console/api/...: sign-in, the session, and the endpoints dispatched with the session's account. */
+class ConsoleApi {
+  readonly #deps: ConsoleDeps;
+  readonly #sessions: Sessions;
+  readonly #answer: Answer;
+
+  constructor(deps: ConsoleDeps) {
+    this.#deps = deps;
+    this.#sessions = new Sessions(deps.stores, deps.config.sessionIdleMinutes);
+    this.#answer = { reply: (x, out, headers) => this.reply(x, out.status, out.body, { ...headers, ...out.headers }), fail: (x, err, headers) => this.fail(x, err, headers) };
+  }
+
+  reply(x: Exchange, status: number, body: unknown, headers: Headers = {}): void {
     sendJson(x, status, body, { ...SECURITY_HEADERS, ...headers });
-  };
-  const fail = (x: Exchange, err: unknown, headers: Headers = {}) => {
+  }
+
+  fail(x: Exchange, err: unknown, headers: Headers = {}): void {
     const e = publicError(err);
-    reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
-  };
+    this.reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
+  }
 
-  const answer: Answer = { reply: (x, out, headers) => reply(x, out.status, out.body, { ...headers, ...out.headers }), fail };
-
-  /** Runs `work` after the sign-in's JSON body has arrived. */
-  const withBody = (x: Exchange, call: Call, work: (body: unknown) => Promise<ApiReply>) => {
-    if (!/^application\/json\s*(;|$)/i.test(call.contentType)) {
-      throw new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
-    }
-    deps.inflight.count++;
-    watchAbort(x);
-    readBody(x, call.contentLength)
-      .then((buf) => work(parseJson(buf)))
-      .then((out) => answer.reply(x, out, {}), (err) => fail(x, err))
-      .finally(() => deps.inflight.count--);
-  };
-
-  const me = (user: User, account: Account, session: ConsoleSession) => ({
-    email: user.email,
-    admin: user.admin,
-    account: accountView(account),
-    csrf_token: session.csrf,
-    expires_at: new Date(sessions.expiresAt(session)).toISOString(),
-    idle_minutes: config.sessionIdleMinutes,
-  });
-
-  const sameOrigin = (call: Call) => {
-    if (call.origin === '') return true;
-    try {
-      const o = new URL(call.origin);
-      return o.protocol === 'https:' && o.host === call.host;
-    } catch {
-      return false;
-    }
-  };
-
-  const handle = (x: Exchange, call: Call) => {
+  /** Answers one request; throws an AppError the caller sends. */
+  handle(x: Exchange, call: Call): void {
     const rest = call.path.slice(API.length);
     const changes = call.method !== 'GET';
     if (changes && !sameOrigin(call)) throw new AppError('csrf_failed', 'the Origin header names another site', 'Origin');
+    if (rest === '/session/login') return this.#login(x, call);
 
-    if (rest === '/session/login') {
-      if (call.method !== 'POST') throw Object.assign(new AppError('method_not_allowed', `${call.path} allows POST`), { headers: { Allow: 'POST' } });
-      withBody(x, call, async (body) => {
-        const user = await login(stores, deps.loginLimits, call.ip, credentials(body));
-        const account = stores.accounts.get(user.accountId);
-        if (!account) throw new AppError('login_failed', 'the login has no account');
-        const { id, session } = sessions.create(user.email);
-        log('info', 'console_login', { email: user.email });
-        return { status: 200, body: me(user, account, session), headers: { 'Set-Cookie': sessionCookie(id) } };
-      });
-      return;
-    }
-
-    const live = sessions.find(readCookie(call.cookie, COOKIE));
-    const user = live ? stores.users.get(live.session.email) : undefined;
-    const account = user ? stores.accounts.get(user.accountId) : undefined;
+    const live = this.#sessions.find(readCookie(call.cookie, COOKIE));
+    const user = live ? this.#deps.stores.users.get(live.session.email) : undefined;
+    const account = user ? this.#deps.stores.accounts.get(user.accountId) : undefined;
     if (!live || !user || !account) {
-      fail(x, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
+      this.fail(x, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
       return;
     }
     if (changes && !csrfMatches(live.session, call.csrf)) {
       throw new AppError('csrf_failed', "X-CSRF-Token is missing or is not this session's token", 'X-CSRF-Token');
     }
-
     if (rest === '/session' || rest === '/session/logout') {
       const allowed = rest === '/session' ? 'GET' : 'POST';
-      if (call.method !== allowed) throw Object.assign(new AppError('method_not_allowed', `${call.path} allows ${allowed}`), { headers: { Allow: allowed } });
+      if (call.method !== allowed) throw methodNotAllowed(call.path, allowed);
       if (allowed === 'GET') {
-        reply(x, 200, me(user, account, live.session));
+        this.reply(x, 200, this.#me(user, account, live.session));
       } else {
-        sessions.delete(live.key);
-        reply(x, 204, null, { 'Set-Cookie': CLEAR_COOKIE });
+        this.#sessions.delete(live.key);
+        this.reply(x, 204, null, { 'Set-Cookie': CLEAR_COOKIE });
       }
       return;
     }
-
     // /console/api/v1/... runs the /v1 handler itself; the console's own
     // endpoints are registered under their /console/api/... paths.
     const path = rest.startsWith('/v1/') ? rest : call.path;
-    dispatch(deps.router, x, call, path, { account, admin: user.admin }, answer, {}, deps.inflight);
-  };
+    dispatch(this.#deps.router, x, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight);
+  }
 
-  const api = (res: HttpResponse, req: HttpRequest) => {
-    const x = exchange(res, req.getMethod() === 'head');
-    const call: Call = {
-      ...readRequest(req),
-      ip: requestAddress(res, req, config.trustProxy),
-      cookie: req.getHeader('cookie'),
-      csrf: req.getHeader('x-csrf-token'),
-      origin: req.getHeader('origin'),
-      host: req.getHeader('host'),
-    };
-    try {
-      handle(x, call);
-    } catch (err) {
-      fail(x, err);
+  #login(x: Exchange, call: Call): void {
+    if (call.method !== 'POST') throw methodNotAllowed(call.path, 'POST');
+    const { stores, loginLimits } = this.#deps;
+    this.#withBody(x, call, async (body) => {
+      const user = await login(stores, loginLimits, call.ip, credentials(body));
+      const account = stores.accounts.get(user.accountId);
+      if (!account) throw new AppError('login_failed', 'the login has no account');
+      const { id, session } = this.#sessions.create(user.email);
+      log('info', 'console_login', { email: user.email });
+      return { status: 200, body: this.#me(user, account, session), headers: { 'Set-Cookie': sessionCookie(id) } };
+    });
+  }
+
+  /** Runs `work` after the sign-in's JSON body has arrived. */
+  #withBody(x: Exchange, call: Call, work: (body: unknown) => Promise<ApiReply>): void {
+    if (!/^application\/json\s*(;|$)/i.test(call.contentType)) {
+      throw new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
     }
-  };
+    const { inflight } = this.#deps;
+    inflight.count++;
+    watchAbort(x);
+    readBody(x, call.contentLength)
+      .then((buf) => work(parseJson(buf)))
+      .then((out) => this.#answer.reply(x, out, {}), (err) => this.fail(x, err))
+      .finally(() => inflight.count--);
+  }
 
-  const page = (res: HttpResponse, req: HttpRequest) => {
+  #me(user: User, account: Account, session: ConsoleSession) {
+    return {
+      email: user.email,
+      admin: user.admin,
+      account: accountView(account),
+      csrf_token: session.csrf,
+      expires_at: new Date(this.#sessions.expiresAt(session)).toISOString(),
+      idle_minutes: this.#deps.config.sessionIdleMinutes,
+    };
+  }
+}
+
+/** The single-page app and its static files: a path without a dot is the app, which routes on the client. */
+function pageHandler(): (res: HttpResponse, req: HttpRequest) => void {
+  const { index, files } = loadStatic();
+  return (res, req) => {
     const x = exchange(res, req.getMethod() === 'head');
     const url = req.getUrl();
-    // A page path (no dot in it) is the app itself; it routes on the client.
     const file = files.get(url) ?? (url.includes('.') ? undefined : index);
     if (!file) {
       send(x, 404, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, 'not found\n');
@@ -173,7 +170,27 @@ export function registerConsole(app: Routes, deps: ConsoleDeps): void {
     }
     send(x, 200, { ...SECURITY_HEADERS, 'Content-Type': file.type, 'Cache-Control': 'no-cache' }, file.body);
   };
+}
 
+export function registerConsole(app: Routes, deps: ConsoleDeps): void {
+  const consoleApi = new ConsoleApi(deps);
+  const api = (res: HttpResponse, req: HttpRequest) => {
+    const x = exchange(res, req.getMethod() === 'head');
+    const call: Call = {
+      ...readRequest(req),
+      ip: requestAddress(res, req, deps.config.trustProxy),
+      cookie: req.getHeader('cookie'),
+      csrf: req.getHeader('x-csrf-token'),
+      origin: req.getHeader('origin'),
+      host: req.getHeader('host'),
+    };
+    try {
+      consoleApi.handle(x, call);
+    } catch (err) {
+      consoleApi.fail(x, err);
+    }
+  };
+  const page = pageHandler();
   app.get('/console', page);
   app.get('/console/*', page);
   // Method-specific registrations: uWS prefers them over any(), and the

@@ -1,8 +1,7 @@
 // What every JSON endpoint (the /v1 API and the console API) reads from a uWS
 // request. Call it synchronously in the handler: the request object is only
-// valid until the handler returns. One object literal of one shape: the hot
-// /v1 path reads its fields monomorphically (a spread copy of it measured
-// ~2 µs a request in slow-path property definitions and load misses).
+// valid until the handler returns. One object literal of one shape, so that
+// the hot /v1 path reads its fields monomorphically (docs/performance.md).
 import type { Cidr } from '../config.js';
 import { clientAddress, normalizeAddress } from './client-ip.js';
 import type { HttpRequest, HttpResponse } from './uws.js';

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as Uws from 'uWebSockets.js';
+import { AppError } from '../errors.js';
 
 function load(): typeof Uws {
   const require = createRequire(import.meta.url);
@@ -12,15 +13,17 @@ function load(): typeof Uws {
   try {
     dir = path.dirname(require.resolve('uWebSockets.js/package.json'));
   } catch (err) {
-    throw new Error('uWebSockets.js is not installed; run "npm ci"', { cause: err });
+    throw new AppError('addon_unavailable', 'uWebSockets.js is not installed; run "npm ci"', null, { cause: err });
   }
   const binary = path.join(dir, 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
   try {
     return require(binary) as typeof Uws;
   } catch (err) {
-    throw new Error(
+    throw new AppError(
+      'addon_unavailable',
       `the uWebSockets.js binary for this platform could not be loaded (${binary}): ${(err as Error).message}. ` +
         'splitguard does not run on the package\'s slow JavaScript fallback; use Node.js 20 on linux-x64/arm64 (glibc).',
+      null,
       { cause: err },
     );
   }

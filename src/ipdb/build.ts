@@ -37,6 +37,13 @@ export interface BuildOptions {
    * publisher's own ranges (clouds, Tor, VPN servers, crawlers) still do.
    */
   excludeAsns?: readonly number[];
+  /**
+   * ASNs that `hosting` range feeds alone leave alone, beyond excludeAsns:
+   * the organizations named as carriers (quality/lists.ts carrierNamedAsns).
+   * An aggregate of data-centre ranges compiled from ASN lists is no better
+   * than those lists there; ASN feeds and the other labels still apply.
+   */
+  spareFromHostingFeeds?: readonly number[];
 }
 
 export interface BuildReport {
@@ -312,100 +319,100 @@ function shiftFor(keys: number): number {
   return MAX_SHIFT - Math.log2(buckets);
 }
 
-/** Compiles parsed sources into the bytes of a trie file. */
-export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { bytes: Uint8Array; report: BuildReport } {
-  const feeds = options.feeds ?? [];
-  if (feeds.length > MAX_FEEDS) throw new Error(`at most ${MAX_FEEDS} feeds fit in a database file, got ${feeds.length}`);
-  // Slot = 1 + index in `feeds`; the earlier feed wins a tie (Span.order).
+/**
+ * The feeds laid over the ASN ranges: each range feed's spans (slot = 1 +
+ * index in `feeds`; the earlier feed wins a tie, Span.order; relays rank
+ * first), the ASN feed slot of an ASN, and whether a range feed applies to
+ * an ASN (hosting aggregates spare `excludeAsns` and `spareFromHostingFeeds`).
+ */
+function overlay(feeds: readonly FeedInput[], options: BuildOptions) {
   const excluded = new Set(options.excludeAsns ?? []);
-  const feedSpans = { v4: [] as Span<number>[], v6: [] as Span<number>[] };
+  const spans = { v4: [] as Span<number>[], v6: [] as Span<number>[] };
   const asnSlot = new Map<number, number>();
   feeds.forEach((f, i) => {
     const rank = f.label === 'relay' ? 0 : 1;
     for (const family of ['v4', 'v6'] as const) {
-      for (const [start, end] of f.ranges?.[family] ?? []) feedSpans[family].push({ start, end, rank, order: i, value: i + 1 });
+      for (const [start, end] of f.ranges?.[family] ?? []) spans[family].push({ start, end, rank, order: i, value: i + 1 });
     }
     for (const asn of f.asns ?? []) if (!asnSlot.has(asn) && !excluded.has(asn)) asnSlot.set(asn, i + 1);
   });
-  const asnFeedOf = (asn: number) => asnSlot.get(asn) ?? 0;
-  const appliesTo = (slot: number, asn: number) => feeds[slot - 1].label !== 'hosting' || !excluded.has(asn);
-  const records = new Records();
-  const v4 = tile(parsed.v4, feedSpans.v4, 0xffffffffn, records, asnFeedOf, appliesTo);
-  options.onProgress?.(0.3);
-  const v6 = tile(parsed.v6, feedSpans.v6, (1n << 128n) - 1n, records, asnFeedOf, appliesTo);
-  options.onProgress?.(0.5);
-  const trie = new TrieBuilder();
-  const root4 = trie.family(v4, 2);
-  const root6 = trie.family(v6, 8);
-  options.onProgress?.(0.8);
+  const spared = new Set([...excluded, ...(options.spareFromHostingFeeds ?? [])]);
+  return {
+    spans,
+    asnFeedOf: (asn: number) => asnSlot.get(asn) ?? 0,
+    appliesTo: (slot: number, asn: number) => feeds[slot - 1].label !== 'hosting' || !spared.has(asn),
+  };
+}
 
-  // Where each node's DIR block lies, and the entry that names the node.
-  const nodeCount = trie.nodes.length;
-  const shifts = new Uint8Array(nodeCount);
-  const dirAt = new Uint32Array(nodeCount + 1);
-  let entryCount = 0;
-  let dirCount = 0;
-  for (let n = 0; n < nodeCount; n++) {
+/**
+ * Where each trie node's DIR block lies (trie_format.h): its shift and first
+ * slot, the totals, and `entryOf`, which turns the builder's ~id for a node
+ * into the entry that names it.
+ */
+function layoutNodes(trie: TrieBuilder) {
+  const count = trie.nodes.length;
+  const shifts = new Uint8Array(count);
+  const dirAt = new Uint32Array(count + 1);
+  let entries = 0;
+  let dirSlots = 0;
+  for (let n = 0; n < count; n++) {
     const keys = trie.nodes[n].keys.length;
-    entryCount += keys;
+    entries += keys;
     shifts[n] = shiftFor(keys);
-    dirAt[n] = dirCount;
-    dirCount += (1 << (16 - shifts[n])) + 1;
+    dirAt[n] = dirSlots;
+    dirSlots += (1 << (16 - shifts[n])) + 1;
   }
-  dirAt[nodeCount] = dirCount;
+  dirAt[count] = dirSlots;
   const entryOf = (e: number) => (e >= 0 ? e : ~((dirAt[~e] << SHIFT_BITS) | shifts[~e]));
+  return { count, shifts, dirAt, entries, dirSlots, entryOf };
+}
 
-  // Strings: each distinct organization once, then the source name and version.
-  const encoder = new TextEncoder();
-  const stringParts: Uint8Array[] = [];
-  const stringAt = new Map<string, [number, number]>();
-  let stringBytes = 0;
-  const intern = (s: string): [number, number] => {
-    let at = stringAt.get(s);
+/** The string section: each distinct string once, in the order first asked for. */
+class StringTable {
+  readonly parts: Uint8Array[] = [];
+  bytes = 0;
+  readonly #at = new Map<string, [number, number]>();
+  readonly #encoder = new TextEncoder();
+
+  /** [offset, length] of `s` in the section. */
+  intern(s: string): [number, number] {
+    let at = this.#at.get(s);
     if (!at) {
-      const b = encoder.encode(s);
-      at = [stringBytes, b.length];
-      stringParts.push(b);
-      stringBytes += b.length;
-      stringAt.set(s, at);
+      const b = this.#encoder.encode(s);
+      at = [this.bytes, b.length];
+      this.parts.push(b);
+      this.bytes += b.length;
+      this.#at.set(s, at);
     }
     return at;
-  };
-  const recordTable = new Uint32Array(records.asns.length * RECORD_WORDS);
-  for (let r = 0; r < records.asns.length; r++) {
-    const [off, len] = r === 0 ? [0, 0] : intern(records.orgs[r]);
-    recordTable[RECORD_WORDS * r] = records.asns[r];
-    recordTable[RECORD_WORDS * r + 1] = off;
-    recordTable[RECORD_WORDS * r + 2] = len;
-    recordTable[RECORD_WORDS * r + 3] = records.feeds[r];
   }
-  const source = intern(options.sourceName);
-  const version = intern(options.dataVersion);
-  const feedTable = new Uint32Array(feeds.length * FEED_WORDS);
-  feeds.forEach((f, i) => {
-    const at = FEED_WORDS * i;
-    [feedTable[at], feedTable[at + 1]] = intern(f.name);
-    [feedTable[at + 2], feedTable[at + 3]] = intern(f.version);
-    feedTable[at + 4] = FEED_LABELS.indexOf(f.label);
-    feedTable[at + 5] = f.ranges ? FeedKind.ranges : FeedKind.asns;
-    feedTable[at + 6] = f.ranges ? f.ranges.v4.length + f.ranges.v6.length : (f.asns?.length ?? 0);
-    feedTable[at + 7] = f.fetchedAt % 2 ** 32;
-    feedTable[at + 8] = Math.floor(f.fetchedAt / 2 ** 32);
-  });
+}
 
-  const sizes = [
-    ROOT_SLOTS * 4,
-    ROOT_SLOTS * 4,
-    (nodeCount + 1) * 8,
-    entryCount * 2,
-    entryCount * 4,
-    dirCount * 4,
-    v4.starts.length * 4,
-    v6.starts.length * 16,
-    recordTable.byteLength,
-    stringBytes,
-    feedTable.byteLength,
-  ];
+/** RECORD_WORDS words a record: ASN, organization offset and length, feed slots. Record 0 is "not found". */
+function recordTable(records: Records, strings: StringTable): Uint32Array {
+  const table = new Uint32Array(records.asns.length * RECORD_WORDS);
+  for (let r = 0; r < records.asns.length; r++) {
+    const [off, len] = r === 0 ? [0, 0] : strings.intern(records.orgs[r]);
+    table.set([records.asns[r], off, len, records.feeds[r]], RECORD_WORDS * r);
+  }
+  return table;
+}
+
+/** FEED_WORDS words a feed: name, version, label, kind, count, fetch time (lo, hi), reserved. */
+function feedTable(feeds: readonly FeedInput[], strings: StringTable): Uint32Array {
+  const table = new Uint32Array(feeds.length * FEED_WORDS);
+  feeds.forEach((f, i) => {
+    const count = f.ranges ? f.ranges.v4.length + f.ranges.v6.length : (f.asns?.length ?? 0);
+    table.set(
+      [...strings.intern(f.name), ...strings.intern(f.version), FEED_LABELS.indexOf(f.label), f.ranges ? FeedKind.ranges : FeedKind.asns, count, f.fetchedAt % 2 ** 32, Math.floor(f.fetchedAt / 2 ** 32)],
+      FEED_WORDS * i,
+    );
+  });
+  return table;
+}
+
+/** The sections after the header, each 8-byte aligned, in SECTION order; and the file size. */
+function sectionOffsets(sizes: readonly number[]): { offsets: number[]; size: number } {
   const offsets: number[] = [];
   let size = HEADER_SIZE;
   for (const s of sizes) {
@@ -413,45 +420,18 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
     offsets.push(size);
     size += s;
   }
-  const buf = new ArrayBuffer(size);
-  const bytes = new Uint8Array(buf);
-  const dv = new DataView(buf);
-  const u32 = (at: number, v: number) => dv.setUint32(at, v, true);
-  const u64 = (at: number, v: number) => dv.setBigUint64(at, BigInt(v), true);
+  return { offsets, size };
+}
 
-  bytes.set(encoder.encode(MAGIC), Field.magic);
-  u32(Field.version, FORMAT_VERSION);
-  u32(Field.headerSize, HEADER_SIZE);
-  u32(Field.endian, ENDIAN_MARKER);
-  u64(Field.fileSize, size);
-  u64(Field.buildTime, (options.buildTime ?? new Date()).getTime());
-  u32(Field.v4Ranges, v4.starts.length);
-  u32(Field.v6Ranges, v6.starts.length);
-  u32(Field.nodes, nodeCount);
-  u32(Field.entries, entryCount);
-  u32(Field.records, records.asns.length);
-  u32(Field.stringBytes, stringBytes);
-  u32(Field.sourceOff, source[0]);
-  u32(Field.sourceLen, source[1]);
-  u32(Field.versionOff, version[0]);
-  u32(Field.versionLen, version[1]);
-  u32(Field.dirCount, dirCount);
-  u32(Field.feedCount, feeds.length);
-  for (let s = 0; s < SECTION_COUNT; s++) {
-    u64(Field.sections + 16 * s, offsets[s]);
-    u64(Field.sections + 16 * s + 8, sizes[s]);
-  }
-
-  const roots = [new Int32Array(buf, offsets[0], ROOT_SLOTS), new Int32Array(buf, offsets[1], ROOT_SLOTS)];
-  [root4, root6].forEach((root, r) => {
-    for (let i = 0; i < ROOT_SLOTS; i++) roots[r][i] = entryOf(root[i]);
-  });
-  const nodes = new Uint32Array(buf, offsets[2], 2 * (nodeCount + 1));
-  const keys = new Uint16Array(buf, offsets[3], entryCount);
-  const vals = new Int32Array(buf, offsets[4], entryCount);
-  const dir = new Uint32Array(buf, offsets[5], dirCount);
+/** The node table, keys, values and DIR blocks of every node, in node order. */
+function writeNodes(buf: ArrayBuffer, offsets: readonly number[], trie: TrieBuilder, layout: ReturnType<typeof layoutNodes>): void {
+  const { count, shifts, dirAt, entries, dirSlots, entryOf } = layout;
+  const nodes = new Uint32Array(buf, offsets[2], 2 * (count + 1));
+  const keys = new Uint16Array(buf, offsets[3], entries);
+  const vals = new Int32Array(buf, offsets[4], entries);
+  const dir = new Uint32Array(buf, offsets[5], dirSlots);
   let e = 0;
-  for (let n = 0; n < nodeCount; n++) {
+  for (let n = 0; n < count; n++) {
     const node = trie.nodes[n];
     const first = e;
     nodes[2 * n] = e;
@@ -469,10 +449,15 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
       dir[dirAt[n] + b] = first + k;
     }
   }
-  nodes[2 * nodeCount] = e;
-  nodes[2 * nodeCount + 1] = dirCount;
+  nodes[2 * count] = e;
+  nodes[2 * count + 1] = dirSlots;
+}
+
+/** The range start tables: IPv4 as u32, IPv6 as 16 big-endian bytes. */
+function writeRangeStarts(buf: ArrayBuffer, offsets: readonly number[], v4: Tiled, v6: Tiled): void {
   const v4Starts = new Uint32Array(buf, offsets[6], v4.starts.length);
   for (let i = 0; i < v4.starts.length; i++) v4Starts[i] = Number(v4.starts[i]);
+  const bytes = new Uint8Array(buf);
   for (let i = 0; i < v6.starts.length; i++) {
     let v = v6.starts[i];
     const at = offsets[7] + 16 * i;
@@ -481,14 +466,86 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
       v >>= 8n;
     }
   }
-  new Uint32Array(buf, offsets[8], recordTable.length).set(recordTable);
+}
+
+/** The header (format.ts Field): magic, version, sizes, the u32 `counts` and the section table. The checksum comes last. */
+function writeHeader(buf: ArrayBuffer, h: { size: number; buildTime: number; counts: [number, number][]; offsets: readonly number[]; sizes: readonly number[] }): void {
+  const dv = new DataView(buf);
+  new Uint8Array(buf).set(new TextEncoder().encode(MAGIC), Field.magic);
+  dv.setUint32(Field.version, FORMAT_VERSION, true);
+  dv.setUint32(Field.headerSize, HEADER_SIZE, true);
+  dv.setUint32(Field.endian, ENDIAN_MARKER, true);
+  dv.setBigUint64(Field.fileSize, BigInt(h.size), true);
+  dv.setBigUint64(Field.buildTime, BigInt(h.buildTime), true);
+  for (const [field, value] of h.counts) dv.setUint32(field, value, true);
+  for (let s = 0; s < SECTION_COUNT; s++) {
+    dv.setBigUint64(Field.sections + 16 * s, BigInt(h.offsets[s]), true);
+    dv.setBigUint64(Field.sections + 16 * s + 8, BigInt(h.sizes[s]), true);
+  }
+}
+
+/** Compiles parsed sources into the bytes of a trie file. */
+export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { bytes: Uint8Array; report: BuildReport } {
+  const feeds = options.feeds ?? [];
+  if (feeds.length > MAX_FEEDS) throw new Error(`at most ${MAX_FEEDS} feeds fit in a database file, got ${feeds.length}`);
+  const { spans, asnFeedOf, appliesTo } = overlay(feeds, options);
+  const records = new Records();
+  const v4 = tile(parsed.v4, spans.v4, 0xffffffffn, records, asnFeedOf, appliesTo);
+  options.onProgress?.(0.3);
+  const v6 = tile(parsed.v6, spans.v6, (1n << 128n) - 1n, records, asnFeedOf, appliesTo);
+  options.onProgress?.(0.5);
+  const trie = new TrieBuilder();
+  const roots = [trie.family(v4, 2), trie.family(v6, 8)];
+  options.onProgress?.(0.8);
+  const layout = layoutNodes(trie);
+
+  // Organizations first, then the source name and version, then feed names and versions.
+  const strings = new StringTable();
+  const recordWords = recordTable(records, strings);
+  const source = strings.intern(options.sourceName);
+  const version = strings.intern(options.dataVersion);
+  const feedWords = feedTable(feeds, strings);
+
+  // In SECTION order: roots, node table, keys, values, DIR, range starts, records, strings, feeds.
+  const sizes = [ROOT_SLOTS * 4, ROOT_SLOTS * 4, (layout.count + 1) * 8, layout.entries * 2, layout.entries * 4, layout.dirSlots * 4];
+  sizes.push(v4.starts.length * 4, v6.starts.length * 16, recordWords.byteLength, strings.bytes, feedWords.byteLength);
+  const { offsets, size } = sectionOffsets(sizes);
+  const buf = new ArrayBuffer(size);
+  const bytes = new Uint8Array(buf);
+  writeHeader(buf, {
+    size,
+    buildTime: (options.buildTime ?? new Date()).getTime(),
+    counts: [
+      [Field.v4Ranges, v4.starts.length],
+      [Field.v6Ranges, v6.starts.length],
+      [Field.nodes, layout.count],
+      [Field.entries, layout.entries],
+      [Field.records, records.asns.length],
+      [Field.stringBytes, strings.bytes],
+      [Field.sourceOff, source[0]],
+      [Field.sourceLen, source[1]],
+      [Field.versionOff, version[0]],
+      [Field.versionLen, version[1]],
+      [Field.dirCount, layout.dirSlots],
+      [Field.feedCount, feeds.length],
+    ],
+    offsets,
+    sizes,
+  });
+  roots.forEach((root, r) => {
+    const out = new Int32Array(buf, offsets[r], ROOT_SLOTS);
+    for (let i = 0; i < ROOT_SLOTS; i++) out[i] = layout.entryOf(root[i]);
+  });
+  writeNodes(buf, offsets, trie, layout);
+  writeRangeStarts(buf, offsets, v4, v6);
+  new Uint32Array(buf, offsets[8], recordWords.length).set(recordWords);
   let at = offsets[9];
-  for (const part of stringParts) {
+  for (const part of strings.parts) {
     bytes.set(part, at);
     at += part.length;
   }
-  new Uint32Array(buf, offsets[10], feedTable.length).set(feedTable);
-  u32(Field.checksum, binding.crc32c(bytes));
+  new Uint32Array(buf, offsets[10], feedWords.length).set(feedWords);
+  new DataView(buf).setUint32(Field.checksum, binding.crc32c(bytes), true);
   options.onProgress?.(1);
 
   return {
@@ -499,11 +556,11 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
       v4Ranges: v4.starts.length,
       v6Ranges: v6.starts.length,
       records: records.asns.length,
-      nodes: nodeCount,
-      entries: entryCount,
+      nodes: layout.count,
+      entries: layout.entries,
       overlapsResolved: v4.overlaps + v6.overlaps,
       size,
-      feeds: feeds.map((f, i) => ({ name: f.name, count: feedTable[FEED_WORDS * i + 6] })),
+      feeds: feeds.map((f, i) => ({ name: f.name, count: feedWords[FEED_WORDS * i + 6] })),
     },
   };
 }

@@ -11,9 +11,8 @@ import { builtInLists } from '../quality/lists.js';
 import { binding } from './native.js';
 
 // This pool thread only ever builds: under SCHED_IDLE it runs on CPU time
-// the serving threads leave idle and yields to them at once (bench:swap
-// measured p99 during swaps within 2x steady this way; nice 19 alone still
-// let a build hold a core for whole slices). Refusal only costs priority.
+// the serving threads leave idle and yields to them at once (bench:swap,
+// docs/performance.md). Refusal only costs priority.
 const idle = binding.setIdleScheduling();
 
 export interface BuildTask {

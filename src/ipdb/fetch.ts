@@ -1,19 +1,23 @@
-// Downloading database sources. A *node* is one source location: a single
+// Downloading database sources. A *source* is one location: a single
 // URL (a file with both families, e.g. iptoasn's combined TSV) or an IPv4
 // and an IPv6 URL joined by "|". http:, https: and file: URLs; `package:` is
 // the installed @ip-location-db/asn package.
 //
-// Per URL: a connect timeout, an idle timeout, a total timeout, a size cap,
-// up to 5 redirects, and conditional requests (If-None-Match /
+// HTTP goes through undici, one Agent per source download: a connect timeout,
+// an idle timeout (for the headers, then between body chunks), a size cap
+// that undici enforces as the body arrives, and up to 5 redirects. Here: the
+// total timeout, the refusal of a declared Content-Length over the cap before
+// any of the body is read, conditional requests (If-None-Match /
 // If-Modified-Since from the validators of the last accepted download) so
-// that an unchanged source costs one round trip. gzip bodies are written as
-// they come; the parser detects and inflates them under its own size cap.
-import { createWriteStream, statSync, type WriteStream } from 'node:fs';
+// that an unchanged source costs one round trip, and the mapping of undici's
+// errors onto the messages a refresh records. gzip bodies are written as they
+// come; the parser detects and inflates them under its own size cap.
+import { createWriteStream, statSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import type { Dispatcher } from 'undici';
 import { embeddedSource } from './embedded.js';
 
 export const DEFAULT_SOURCES = [
@@ -66,94 +70,85 @@ export class FetchError extends Error {
   }
 }
 
-export function nodeParts(node: string): string[] {
-  return node.split('|').map((s) => s.trim()).filter(Boolean);
+export function sourceParts(location: string): string[] {
+  return location.split('|').map((s) => s.trim()).filter(Boolean);
 }
 
-function fetchHttp(url: string, dest: string, known: Validators | undefined, limits: FetchLimits, redirects = 0): Promise<Downloaded> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const client = u.protocol === 'https:' ? https : http;
-    const headers: Record<string, string> = { 'User-Agent': 'splitguard-ipdb-refresh', 'Accept-Encoding': 'gzip, identity' };
-    if (known?.etag) headers['If-None-Match'] = known.etag;
-    if (known?.lastModified) headers['If-Modified-Since'] = known.lastModified;
-    let settled = false;
-    // The body's file, once the answer is a 200: closed on failure too, or
-    // every failed download would keep a descriptor (and the deleted file's
-    // disk space) until the process exits.
-    let out: WriteStream | null = null;
-    const fail = (reason: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(total);
-      clearTimeout(connect);
-      req.destroy();
-      out?.destroy();
-      reject(new FetchError(url, reason));
-    };
-    const total = setTimeout(() => fail(`no complete answer within ${limits.totalMs} ms`), limits.totalMs);
-    const connect = setTimeout(() => fail(`no connection within ${limits.connectMs} ms`), limits.connectMs);
-    const req = client.get(u, { headers }, (res) => {
-      clearTimeout(connect);
-      const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
-        res.resume();
-        if (redirects >= 5) return fail('too many redirects');
-        settled = true;
-        clearTimeout(total);
-        fetchHttp(new URL(res.headers.location, u).href, dest, known, limits, redirects + 1).then(resolve, reject);
-        return;
-      }
-      const validators: Validators = {
-        etag: res.headers.etag,
-        lastModified: res.headers['last-modified'],
-      };
-      if (status === 304) {
-        res.resume();
-        settled = true;
-        clearTimeout(total);
-        resolve({ url, file: null, bytes: 0, validators: known ?? validators });
-        return;
-      }
-      if (status !== 200) {
-        res.resume();
-        return fail(`HTTP ${status}`);
-      }
-      const declared = res.headers['content-length'] === undefined ? -1 : Number(res.headers['content-length']);
-      if (declared > limits.maxBytes) {
-        res.resume();
-        return fail(`the body (${declared} bytes) is larger than the ${limits.maxBytes}-byte limit`);
-      }
-      out = createWriteStream(dest);
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => {
+const MAX_REDIRECTS = 5;
+/** The statuses undici's redirect interceptor follows. */
+const REDIRECTS = new Set([300, 301, 302, 303, 307, 308]);
+
+type Undici = typeof import('undici');
+
+/** undici and the connections of one source download. */
+interface Client {
+  request: Undici['request'];
+  dispatcher: Dispatcher;
+}
+
+/** What a refresh records for an error of undici, node:net or node:fs; `bytes` is -1 before the body. */
+function reason(err: unknown, dest: string, limits: FetchLimits, bytes: number): string {
+  const { code, message, path: file } = err as NodeJS.ErrnoException;
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `no connection within ${limits.connectMs} ms`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `no data for ${limits.idleMs} ms`;
+    case 'UND_ERR_RES_EXCEEDED_MAX_SIZE':
+      return `the body is larger than the ${limits.maxBytes}-byte limit`;
+    case 'UND_ERR_SOCKET':
+      return bytes < 0 ? 'the connection closed before an answer' : `the connection closed after ${bytes} bytes`;
+  }
+  // undici refuses a redirect back to a URL it has visited before reaching the limit.
+  if (/^Redirect loop/.test(message)) return 'too many redirects (a loop)';
+  if (file === dest) return `cannot write ${dest}: ${message}`;
+  return code ? `${code} (${message})` : message;
+}
+
+const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
+
+async function fetchHttp(url: string, dest: string, known: Validators | undefined, limits: FetchLimits, client: Client): Promise<Downloaded> {
+  const headers: Record<string, string> = { 'User-Agent': 'splitguard-ipdb-refresh', 'Accept-Encoding': 'gzip, identity' };
+  if (known?.etag) headers['If-None-Match'] = known.etag;
+  if (known?.lastModified) headers['If-Modified-Since'] = known.lastModified;
+  const total = new AbortController();
+  const timer = setTimeout(() => total.abort(new FetchError(url, `no complete answer within ${limits.totalMs} ms`)), limits.totalMs);
+  let bytes = -1;
+  try {
+    const res = await client.request(url, { dispatcher: client.dispatcher, headers, signal: total.signal });
+    const status = res.statusCode;
+    const validators: Validators = { etag: header(res.headers.etag), lastModified: header(res.headers['last-modified']) };
+    // Not awaited: undici's dump() reads a small body to its end, closes a
+    // larger one, and never rejects. Any error is reported now.
+    if (status !== 200) void res.body.dump();
+    if (status === 304) return { url, file: null, bytes: 0, validators: known ?? validators };
+    // undici hands over the 3xx that would have been one redirect too many.
+    if (REDIRECTS.has(status) && res.headers.location) throw new FetchError(url, 'too many redirects');
+    if (status !== 200) throw new FetchError(url, `HTTP ${status}`);
+    const length = header(res.headers['content-length']);
+    const declared = length === undefined ? -1 : Number(length);
+    if (declared > limits.maxBytes) {
+      void res.body.dump();
+      throw new FetchError(url, `the body (${declared} bytes) is larger than the ${limits.maxBytes}-byte limit`);
+    }
+    bytes = 0;
+    const counted = async function* (body: AsyncIterable<Buffer>) {
+      for await (const chunk of body) {
         bytes += chunk.length;
-        if (bytes > limits.maxBytes) fail(`the body is larger than the ${limits.maxBytes}-byte limit`);
-      });
-      res.on('aborted', () => fail(`the connection closed after ${bytes} bytes`));
-      res.on('error', (err) => fail(err.message));
-      res.pipe(out);
-      out.on('error', (err) => fail(`cannot write ${dest}: ${err.message}`));
-      out.on('finish', () => {
-        if (settled) return;
-        if (!res.complete || (declared >= 0 && bytes !== declared)) {
-          return fail(`truncated: received ${bytes} of ${declared >= 0 ? declared : 'unknown'} bytes`);
-        }
-        settled = true;
-        clearTimeout(total);
-        resolve({ url, file: dest, bytes, validators });
-      });
-    });
-    // The connect timeout ends once the socket is connected (a kept-alive
-    // socket already is); from then on the idle timeout covers a server that
-    // accepts and never answers, or stops sending half-way.
-    req.on('socket', (socket) => {
-      if (socket.connecting) socket.once('connect', () => clearTimeout(connect));
-      else clearTimeout(connect);
-      socket.setTimeout(limits.idleMs, () => fail(`no data for ${limits.idleMs} ms`));
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => fail(err.code ? `${err.code} (${err.message})` : err.message));
-  });
+        yield chunk;
+      }
+    };
+    // On any failure pipeline destroys the file's stream too: a failed
+    // download keeps no descriptor (nor the deleted file's disk space).
+    await pipeline(res.body, counted, createWriteStream(dest));
+    if (declared >= 0 && bytes !== declared) throw new FetchError(url, `truncated: received ${bytes} of ${declared} bytes`);
+    return { url, file: dest, bytes, validators };
+  } catch (err) {
+    throw err instanceof FetchError ? err : new FetchError(url, reason(err, dest, limits, bytes));
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function fetchFile(url: string, dest: string, known: Validators | undefined): Promise<Downloaded> {
@@ -171,18 +166,18 @@ async function fetchFile(url: string, dest: string, known: Validators | undefine
 }
 
 /**
- * Downloads every part of a node into `dir`. `known` holds the validators of
+ * Downloads every part of a source into `dir`. `known` holds the validators of
  * the last accepted download per URL. When some parts are unchanged and
  * others not, the unchanged ones are fetched again in full: a build needs
  * every part.
  */
-export async function fetchNode(
-  node: string,
+export async function fetchSource(
+  location: string,
   dir: string,
   known: Record<string, Validators>,
   limits: FetchLimits = DEFAULT_LIMITS,
 ): Promise<{ parts: Downloaded[]; unchanged: boolean }> {
-  if (node === 'package:') {
+  if (location === 'package:') {
     const source = embeddedSource();
     const etag = `"package ${source.name}"`;
     const unchanged = source.files.every((f) => known[f]?.etag === etag);
@@ -191,19 +186,42 @@ export async function fetchNode(
       parts: source.files.map((f) => ({ url: f, file: unchanged ? null : f, bytes: 0, validators: { etag } })),
     };
   }
-  const urls = nodeParts(node);
+  const urls = sourceParts(location);
+  // undici takes 0.15 s to load: the first download loads it, not every
+  // start, server thread and CLI command that imports this module.
+  const { Agent, interceptors, request } = await import('undici');
+  // undici runs timeouts over 1 s on a half-second tick: the idle timeout
+  // ends within half a second of its value.
+  const agent = new Agent({
+    connectTimeout: limits.connectMs,
+    headersTimeout: limits.idleMs,
+    bodyTimeout: limits.idleMs,
+    maxResponseSize: limits.maxBytes,
+  });
+  const client: Client = { request, dispatcher: agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS })) };
+  const started: Promise<Downloaded>[] = [];
   const get = (url: string, i: number, validators?: Validators) => {
     const dest = path.join(dir, `part-${i}-${path.basename(new URL(url).pathname) || 'source'}`);
-    return url.startsWith('file:') ? fetchFile(url, dest, validators) : fetchHttp(url, dest, validators, limits);
+    const download = url.startsWith('file:') ? fetchFile(url, dest, validators) : fetchHttp(url, dest, validators, limits, client);
+    started.push(download);
+    return download;
   };
-  const parts = await Promise.all(urls.map((u, i) => get(u, i, known[u])));
-  if (parts.every((p) => p.file === null)) return { parts, unchanged: true };
-  for (let i = 0; i < parts.length; i++) if (parts[i].file === null) parts[i] = await get(urls[i], i);
-  return { parts, unchanged: false };
+  try {
+    const parts = await Promise.all(urls.map((u, i) => get(u, i, known[u])));
+    if (parts.every((p) => p.file === null)) return { parts, unchanged: true };
+    for (let i = 0; i < parts.length; i++) if (parts[i].file === null) parts[i] = await get(urls[i], i);
+    return { parts, unchanged: false };
+  } finally {
+    // The first failed part fails the node: the others are cut short, and
+    // their files closed, before the caller removes the directory. Then no
+    // socket (a kept-alive one included) outlives the download.
+    await agent.destroy();
+    await Promise.allSettled(started);
+  }
 }
 
-/** A short name for a node in logs and status: its URLs without query strings. */
-export function nodeName(node: string): string {
-  if (node === 'package:') return `package ${embeddedSource().name}`;
-  return nodeParts(node).map((u) => u.replace(/\?.*$/, '')).join(' | ');
+/** A short name for a source in logs and status: its URLs without query strings. */
+export function sourceName(location: string): string {
+  if (location === 'package:') return `package ${embeddedSource().name}`;
+  return sourceParts(location).map((u) => u.replace(/\?.*$/, '')).join(' | ');
 }

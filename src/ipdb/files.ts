@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import { buildDatabase, type BuildReport, type FeedInput } from './build.js';
 import { ASN_FORMATS, parseFeed } from './feeds/parse.js';
 import { compileHostingList, type HostingListInput } from '../quality/hosting-list.js';
-import { hostingListRules } from '../quality/lists.js';
+import { carrierNamedAsns, hostingListRules } from '../quality/lists.js';
 import type { FeedFile } from './feeds/state.js';
 import { IpDatabase } from './database.js';
 import { parseSources, type ParsedSources } from './sources.js';
@@ -74,7 +74,7 @@ export function organizations(parsed: ParsedSources): Map<number, string> {
  * The hosting/VPN ASN list compiled from its upstream lists' files under the
  * list's rules (quality/hosting-list.ts), as two ASN feeds.
  */
-function hostingListInputs(lists: readonly FeedFile[], parsed: ParsedSources): FeedInput[] {
+function hostingListInputs(lists: readonly FeedFile[], names: ReadonlyMap<number, string>): FeedInput[] {
   const byList: HostingListInput['lists'] = {};
   for (const f of lists) {
     const names = new Map<number, string>();
@@ -83,7 +83,7 @@ function hostingListInputs(lists: readonly FeedFile[], parsed: ParsedSources): F
     }
     byList[f.list!] = names;
   }
-  const { rows } = compileHostingList({ ...hostingListRules(), lists: byList, names: organizations(parsed) });
+  const { rows } = compileHostingList({ ...hostingListRules(), lists: byList, names });
   const version = lists.map((f) => `${f.list} ${f.version}`).join(', ');
   const fetchedAt = Math.max(...lists.map((f) => f.fetchedAt));
   return (['hosting', 'vpn'] as const).map((category) => ({
@@ -99,9 +99,10 @@ function compile(parsed: ParsedSources, options: BuildFromFilesOptions & { sourc
   const feeds = options.feeds ?? [];
   const { inputs, errors } = feedInputs(feeds.filter((f) => f.list === undefined));
   const lists = feeds.filter((f) => f.list !== undefined);
+  const names = organizations(parsed);
   if (lists.length > 0) {
     try {
-      inputs.push(...hostingListInputs(lists, parsed));
+      inputs.push(...hostingListInputs(lists, names));
     } catch (err) {
       errors.push({ name: 'hosting-list', error: (err as Error).message });
     }
@@ -112,6 +113,7 @@ function compile(parsed: ParsedSources, options: BuildFromFilesOptions & { sourc
     onProgress: (f) => options.onProgress?.('build', f),
     feeds: inputs,
     excludeAsns: options.excludeAsns,
+    spareFromHostingFeeds: carrierNamedAsns(names),
   });
   return {
     bytes,

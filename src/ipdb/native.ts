@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { AppError } from '../errors.js';
 
 export interface SectionInfo {
   offset: number;
@@ -112,7 +113,7 @@ function load(): Binding {
     return require(file) as Binding;
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`the native IP database addon could not be loaded from ${file} (${reason}); run "npm run build"`);
+    throw new AppError('addon_unavailable', `the native IP database addon could not be loaded from ${file} (${reason}); run "npm run build"`, null, { cause: err });
   }
 }
 

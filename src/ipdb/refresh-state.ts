@@ -5,7 +5,7 @@
 import type { Stores } from '../store/db.js';
 import type { FeedOutcome } from './feeds/update.js';
 
-export interface NodeOutcome {
+export interface SourceOutcome {
   source: string;
   outcome: 'updated' | 'unchanged' | 'failed';
   error: string | null;
@@ -19,7 +19,7 @@ export interface RefreshRecord {
   outcome: 'updated' | 'unchanged' | 'failed';
   source: string | null;
   version: string | null;
-  nodes: NodeOutcome[];
+  nodes: SourceOutcome[];
   /** The feeds this refresh fetched, each with its outcome. */
   feeds: FeedOutcome[];
   error: string | null;

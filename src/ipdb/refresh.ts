@@ -1,12 +1,12 @@
-// The database refresh (contract §7): try each source node in order until one
+// The database refresh (contract §7): try each source in order until one
 // yields a complete, valid download; build it off the serving threads
 // (piscina); check it against the current database; install it by rename;
 // hand it to the caller to swap in. Any failure leaves the current database
-// serving. The outcome of every attempt, per node, is kept in LMDB for
+// serving. The outcome of every attempt, per source, is kept in LMDB for
 // GET /v1/ip/database, and the next due time is stored so that the schedule
 // survives restarts.
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { moveFileDurably } from '../durable-file.js';
+import { moveDurably } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -16,12 +16,12 @@ import type { BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
-import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchNode, limitsFor, nodeName, type Validators } from './fetch.js';
-import { databaseGeneration, META_GENERATION, META_LAST, META_NEXT, META_VALIDATORS, type NodeOutcome, type RefreshRecord } from './refresh-state.js';
+import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, limitsFor, sourceName, type Validators } from './fetch.js';
+import { databaseGeneration, META_GENERATION, META_LAST, META_NEXT, META_VALIDATORS, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
 import { type FeedDefinition, sourcesFor } from './feeds/registry.js';
-import { feedFiles } from './feeds/state.js';
+import { type FeedFile, feedFiles } from './feeds/state.js';
 import { dueFeeds, type FeedOutcome, updateFeeds } from './feeds/update.js';
 
 export { databaseGeneration, lastRefresh, nextRefreshAt, type RefreshRecord } from './refresh-state.js';
@@ -40,7 +40,7 @@ export interface RefresherOptions {
   limits?: FetchLimits;
   /** The feeds folded into the database (enabled by configuration), in priority order. */
   feeds?: readonly FeedDefinition[];
-  /** A feed's nodes (configuration may replace the publisher's; empty: never fetched). */
+  /** A feed's sources (configuration may replace the publisher's; empty: never fetched). */
   feedSources?: (feed: FeedDefinition) => readonly string[];
   /** ASNs no ASN feed may list. */
   excludeAsns?: readonly number[];
@@ -53,7 +53,12 @@ export interface RefresherOptions {
  * daily schedule, a trigger, a repair); `feeds` only the feeds that are due
  * (their own schedules), keeping the installed ASN data.
  */
-export type RefreshScope = 'all' | 'feeds';
+/**
+ * What a refresh does: `all` fetches the ASN data and every feed; `feeds`
+ * fetches the feeds that are due; `refold` fetches nothing and rebuilds the
+ * database when it folds in another set of feeds than the configuration's.
+ */
+export type RefreshScope = 'all' | 'feeds' | 'refold';
 
 export class Refresher {
   /** The refresher a configuration asks for (the server's and the CLI's alike). */
@@ -70,13 +75,16 @@ export class Refresher {
     });
   }
 
-  readonly #o: RefresherOptions;
+  readonly #options: RefresherOptions;
   #running: Promise<RefreshRecord> | null = null;
+  #runningScope: RefreshScope = 'all';
+  /** A full refresh asked for while a feeds-only one runs: it starts when that one ends. */
+  #queuedFull: Promise<RefreshRecord> | null = null;
   #startedAt = 0;
   #pool: Piscina | null = null;
 
   constructor(options: RefresherOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** When a refresh is running: its start time (ms); else 0. */
@@ -84,10 +92,24 @@ export class Refresher {
     return this.#running ? this.#startedAt : 0;
   }
 
-  /** Starts a refresh, or joins the one already running (whatever its scope). */
+  /**
+   * Starts a refresh, or joins the one already running. A full refresh asked
+   * for during a feeds-only or refold one does not join it (the ASN data would
+   * not be refreshed): it runs right after it, once however often it is asked for.
+   */
   start(trigger: string, scope: RefreshScope = 'all'): Promise<RefreshRecord> {
+    if (this.#running && scope === 'all' && this.#runningScope !== 'all') {
+      this.#queuedFull ??= this.#running
+        .catch(() => undefined)
+        .then(() => {
+          this.#queuedFull = null;
+          return this.start(trigger, 'all');
+        });
+      return this.#queuedFull;
+    }
     if (!this.#running) {
       this.#startedAt = Date.now();
+      this.#runningScope = scope;
       this.#running = this.#run(trigger, scope).finally(() => {
         this.#running = null;
       });
@@ -96,13 +118,14 @@ export class Refresher {
   }
 
   async close(): Promise<void> {
+    await this.#queuedFull?.catch(() => {});
     await this.#running?.catch(() => {});
     await this.#pool?.destroy();
     this.#pool = null;
   }
 
   async #run(trigger: string, requested: RefreshScope): Promise<RefreshRecord> {
-    const { stores, dataDir } = this.#o;
+    const { stores, dataDir } = this.#options;
     const started = new Date();
     const work = path.join(dataDir, 'ipdb', `refresh-${started.getTime()}`);
     mkdirSync(work, { recursive: true });
@@ -113,60 +136,37 @@ export class Refresher {
     const damage = installedDamage(current);
     if (damage !== null) log('warn', 'ipdb_installed_invalid', { file: current, error: damage });
     const scope: RefreshScope = damage === null ? requested : 'all';
-    const known = damage === null ? ((stores.meta.get(META_VALIDATORS) as Record<string, Validators> | undefined) ?? {}) : {};
-    const feeds = this.#o.feeds ?? [];
-    const nodes: NodeOutcome[] = [];
+    const feeds = this.#options.feeds ?? [];
+    let nodes: SourceOutcome[] = [];
     let feedOutcomes: FeedOutcome[] = [];
     let installed: { source: string; version: string } | null = null;
     let error: string | null = null;
-    log('info', 'ipdb_refresh_started', { trigger, scope, nodes: scope === 'all' ? this.#o.sources.map(nodeName) : [] });
+    log('info', 'ipdb_refresh_started', { trigger, scope, nodes: scope === 'all' ? this.#options.sources.map(sourceName) : [] });
     try {
-      feedOutcomes = await updateFeeds(scope === 'all' ? feeds : dueFeeds(feeds, stores, Date.now()), {
-        stores, dataDir, work, limits: this.#o.limits ?? DEFAULT_LIMITS, sources: this.#o.feedSources ?? ((f) => f.sources),
-      });
+      feedOutcomes = await this.#fetchFeeds(scope, work);
       const build = (base: Pick<BuildTask, 'files' | 'database'>, source: string, version: string) =>
         this.#build({
           ...base,
           feeds: feedFiles(feeds, stores),
-          excludeAsns: [...(this.#o.excludeAsns ?? [])],
+          excludeAsns: [...(this.#options.excludeAsns ?? [])],
           out: path.join(work, 'candidate.trie'),
           cacheDir: path.dirname(current),
           sourceName: source,
           dataVersion: version,
         });
       if (scope === 'all') {
-        for (const node of this.#o.sources) {
-          const t0 = performance.now();
-          const source = nodeName(node);
-          try {
-            const fetched = await fetchNode(node, work, known, this.#o.limits ?? DEFAULT_LIMITS);
-            if (fetched.unchanged) {
-              nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
-              break;
-            }
-            const version = node === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
-            const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
-            this.#check(result);
-            for (const p of fetched.parts) known[p.url] = p.validators;
-            await this.#install(work, result, () => stores.meta.put(META_VALIDATORS, known));
-            nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
-            installed = { source, version };
-            break;
-          } catch (err) {
-            const message = (err as Error).message;
-            nodes.push({ source, outcome: 'failed', error: message, ms: Math.round(performance.now() - t0) });
-            log('warn', 'ipdb_source_failed', { source, error: message });
-          }
-        }
+        const known = damage === null ? ((stores.meta.get(META_VALIDATORS) as Record<string, Validators> | undefined) ?? {}) : {};
+        ({ nodes, installed } = await this.#refreshAsnData(work, started, known, build));
         if (nodes.every((n) => n.outcome === 'failed')) error = 'every source failed; the current database keeps serving';
       }
-      // The ASN data stays as installed; a feed changed: fold the feeds in again.
-      if (installed === null && feedOutcomes.some((f) => f.outcome === 'updated') && installedDamage(current) === null) {
+      // The ASN data stays as installed; a feed changed, or the configuration
+      // asks for another set of feeds: fold the feeds in again.
+      const refold = feedOutcomes.some((f) => f.outcome === 'updated') || foldsOtherFeeds(current, feedFiles(feeds, stores));
+      if (installed === null && refold && installedDamage(current) === null) {
         const db = IpDatabase.open(current);
         const { source, version } = db.info;
         db.close();
-        const result = await build({ database: current }, source, version);
-        await this.#install(work, result);
+        await this.#install(work, await build({ database: current }, source, version));
         installed = { source, version };
       }
     } catch (err) {
@@ -200,17 +200,62 @@ export class Refresher {
     return finished;
   }
 
-  /** Moves a checked candidate into place as current.trie and tells every thread. */
+  /** The feeds a refresh of `scope` fetches: all of them, the due ones, or none. */
+  #fetchFeeds(scope: RefreshScope, work: string): Promise<FeedOutcome[]> {
+    const { stores, dataDir } = this.#options;
+    const feeds = this.#options.feeds ?? [];
+    const sources = this.#options.feedSources ?? ((f: FeedDefinition) => f.sources);
+    const fetch = scope === 'all' ? feeds : scope === 'feeds' ? dueFeeds(feeds, stores, Date.now(), sources) : [];
+    return updateFeeds(fetch, { stores, dataDir, work, limits: this.#options.limits ?? DEFAULT_LIMITS, sources });
+  }
+
+  /**
+   * Tries the ASN data sources in order until one answers: unchanged (304),
+   * or new data that builds, passes the checks and is installed. `known`
+   * holds the validators of the last downloads and is updated in place.
+   */
+  async #refreshAsnData(
+    work: string,
+    started: Date,
+    known: Record<string, Validators>,
+    build: (base: Pick<BuildTask, 'files'>, source: string, version: string) => Promise<BuildResult>,
+  ): Promise<{ nodes: SourceOutcome[]; installed: { source: string; version: string } | null }> {
+    const nodes: SourceOutcome[] = [];
+    for (const location of this.#options.sources) {
+      const t0 = performance.now();
+      const source = sourceName(location);
+      try {
+        const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS);
+        if (fetched.unchanged) {
+          nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
+          return { nodes, installed: null };
+        }
+        const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
+        const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
+        this.#check(result);
+        for (const p of fetched.parts) known[p.url] = p.validators;
+        await this.#install(work, result, () => this.#options.stores.meta.put(META_VALIDATORS, known));
+        nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
+        return { nodes, installed: { source, version } };
+      } catch (err) {
+        const message = (err as Error).message;
+        nodes.push({ source, outcome: 'failed', error: message, ms: Math.round(performance.now() - t0) });
+        log('warn', 'ipdb_source_failed', { source, error: message });
+      }
+    }
+    return { nodes, installed: null };
+  }
+
   async #install(work: string, result: BuildResult, alsoInTransaction?: () => unknown): Promise<void> {
-    const { stores, dataDir } = this.#o;
+    const { stores, dataDir } = this.#options;
     const current = currentDatabasePath(dataDir);
     mkdirSync(path.dirname(current), { recursive: true });
-    moveFileDurably(path.join(work, 'candidate.trie'), current);
+    moveDurably(path.join(work, 'candidate.trie'), current);
     await stores.root.transaction(() => {
       alsoInTransaction?.();
       stores.meta.put(META_GENERATION, databaseGeneration(stores) + 1);
     });
-    await this.#o.onInstalled?.(result);
+    await this.#options.onInstalled?.(result);
   }
 
   async #build(task: BuildTask): Promise<BuildResult> {
@@ -230,7 +275,7 @@ export class Refresher {
       }
       let current: IpDatabase | null = null;
       try {
-        current = IpDatabase.open(currentDatabasePath(this.#o.dataDir));
+        current = IpDatabase.open(currentDatabasePath(this.#options.dataDir));
       } catch {
         return; // nothing to compare with
       }
@@ -252,6 +297,28 @@ export class Refresher {
 }
 
 /** Why the installed database cannot serve (its ipdb_* code, or ipdb_missing), or null when it opens and validates. */
+/**
+ * Whether a database file folds in another set of feeds than `files` would
+ * make: the range feeds by name, and whether the hosting list (compiled from
+ * the ASN list feeds) is in. A file that cannot be read is not judged here.
+ */
+export function foldsOtherFeeds(file: string, files: readonly FeedFile[]): boolean {
+  let db: IpDatabase;
+  try {
+    db = IpDatabase.open(file);
+  } catch {
+    return false;
+  }
+  try {
+    const names = (xs: string[]) => [...new Set(xs)].sort().join(',');
+    const have = names(db.info.feeds.map((f) => (f.kind === 'asns' ? 'hosting list' : f.name)));
+    const want = names(files.map((f) => (f.list !== undefined ? 'hosting list' : f.name)));
+    return have !== want;
+  } finally {
+    db.close();
+  }
+}
+
 export function installedDamage(file: string): string | null {
   if (!existsSync(file)) return 'ipdb_missing';
   try {

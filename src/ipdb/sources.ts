@@ -129,15 +129,39 @@ export interface SourceFile {
   data: Uint8Array;
 }
 
+type ParsedLine = { family: 4 | 6; start: bigint; end: bigint; asn: number; org: string };
+
+/**
+ * One data line's fields (CSV: start,end,asn,org; TSV: start end asn country
+ * org...) as a range; 'unrouted' for ASN 0; else why the line is malformed.
+ */
+function parseLine(fields: string[] | null, tsv: boolean): ParsedLine | 'unrouted' | { malformed: string } {
+  if (fields === null) return { malformed: 'broken quoting' };
+  if (tsv ? fields.length < 5 : fields.length !== 4) return { malformed: `expected ${tsv ? 5 : 4} fields, found ${fields.length}` };
+  const start = parseAddress(fields[0].trim());
+  if (typeof start === 'string') return { malformed: start };
+  const end = parseAddress(fields[1].trim());
+  if (typeof end === 'string') return { malformed: end };
+  if (start.family !== end.family) return { malformed: 'start and end are of different address families' };
+  if (end.value < start.value) return { malformed: 'end address is before start address' };
+  const asnText = fields[2].trim().replace(/^AS/i, '');
+  if (!/^[0-9]{1,10}$/.test(asnText) || Number(asnText) > 0xffffffff) return { malformed: `invalid ASN "${clip(fields[2])}"` };
+  const asn = Number(asnText);
+  if (asn === 0) return 'unrouted';
+  return { family: start.family, start: start.value, end: end.value, asn, org: (tsv ? fields.slice(4).join('\t') : fields[3]).trim() };
+}
+
 /**
  * Parses every source into IPv4 and IPv6 rows. Throws AppError
- * ipdb_source_invalid when a source is unusable.
+ * ipdb_source_invalid when a source is unusable: more than
+ * MAX_MALFORMED_SHARE of its lines malformed, or no range at all.
  */
 export function parseSources(files: SourceFile[], onProgress?: (fraction: number) => void): ParsedSources {
   const out: ParsedSources = { v4: [], v6: [], lines: 0, unrouted: 0, malformed: 0, malformedExamples: [] };
   let order = 0;
   const total = files.reduce((a, f) => a + f.data.length, 0) || 1;
   let done = 0;
+  const reportEvery = 1 << 16;
   for (const file of files) {
     const text = decodeSource(file.name, file.data);
     const before = { lines: out.lines, malformed: out.malformed, unrouted: out.unrouted, rows: out.v4.length + out.v6.length };
@@ -147,7 +171,6 @@ export function parseSources(files: SourceFile[], onProgress?: (fraction: number
     // This file's first malformed line, for the refusal message: the shared
     // example list is capped and may already be full from earlier files.
     let firstBad: MalformedLine | undefined;
-    const reportEvery = 1 << 16;
     while (pos < text.length) {
       let nl = text.indexOf('\n', pos);
       if (nl < 0) nl = text.length;
@@ -156,66 +179,30 @@ export function parseSources(files: SourceFile[], onProgress?: (fraction: number
       lineNo++;
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line.length === 0 || line.charCodeAt(0) === 35) continue;
-      if (tsv === undefined) tsv = line.indexOf('\t') >= 0;
+      tsv ??= line.indexOf('\t') >= 0;
       const fields = tsv ? line.split('\t') : splitCsvLine(line);
-      const bad = (reason: string) => {
-        out.malformed++;
-        firstBad ??= { source: file.name, line: lineNo, reason };
-        if (out.malformedExamples.length < 10) out.malformedExamples.push({ source: file.name, line: lineNo, reason });
-      };
       // A header line: the first field is a column name, not an address.
       if (lineNo === 1 && fields && /^[A-Za-z_]+$/.test(fields[0]) && !/^[0-9a-fA-F]+$/.test(fields[0])) continue;
       out.lines++;
-      if (fields === null) {
-        bad('broken quoting');
-        continue;
-      }
-      if (tsv ? fields.length < 5 : fields.length !== 4) {
-        bad(`expected ${tsv ? 5 : 4} fields, found ${fields.length}`);
-        continue;
-      }
-      const start = parseAddress(fields[0].trim());
-      if (typeof start === 'string') {
-        bad(start);
-        continue;
-      }
-      const end = parseAddress(fields[1].trim());
-      if (typeof end === 'string') {
-        bad(end);
-        continue;
-      }
-      if (start.family !== end.family) {
-        bad('start and end are of different address families');
-        continue;
-      }
-      if (end.value < start.value) {
-        bad('end address is before start address');
-        continue;
-      }
-      const asnText = fields[2].trim().replace(/^AS/i, '');
-      if (!/^[0-9]{1,10}$/.test(asnText) || Number(asnText) > 0xffffffff) {
-        bad(`invalid ASN "${clip(fields[2])}"`);
-        continue;
-      }
-      const asn = Number(asnText);
-      if (asn === 0) {
+      const r = parseLine(fields, tsv);
+      if (r === 'unrouted') {
         out.unrouted++;
-        continue;
+      } else if ('malformed' in r) {
+        out.malformed++;
+        const bad = { source: file.name, line: lineNo, reason: r.malformed };
+        firstBad ??= bad;
+        if (out.malformedExamples.length < 10) out.malformedExamples.push(bad);
+      } else {
+        (r.family === 4 ? out.v4 : out.v6).push({ start: r.start, end: r.end, asn: r.asn, org: r.org, order: order++ });
       }
-      const org = (tsv ? fields.slice(4).join('\t') : fields[3]).trim();
-      const row: Row = { start: start.value, end: end.value, asn, org, order: order++ };
-      (start.family === 4 ? out.v4 : out.v6).push(row);
       if (onProgress && lineNo % reportEvery === 0) onProgress((done + (pos / text.length) * file.data.length) / total);
     }
     done += file.data.length;
     const lines = out.lines - before.lines;
     const malformed = out.malformed - before.malformed;
     if (lines > 0 && malformed > lines * MAX_MALFORMED_SHARE) {
-      throw new AppError(
-        'ipdb_source_invalid',
-        `${file.name}: ${malformed} of ${lines} lines are malformed` +
-          (firstBad ? ` (first: line ${firstBad.line}, ${firstBad.reason})` : ''),
-      );
+      const first = firstBad ? ` (first: line ${firstBad.line}, ${firstBad.reason})` : '';
+      throw new AppError('ipdb_source_invalid', `${file.name}: ${malformed} of ${lines} lines are malformed${first}`);
     }
     if (out.v4.length + out.v6.length === before.rows && out.unrouted === before.unrouted) {
       throw new AppError('ipdb_source_invalid', `${file.name}: no address ranges found`);

@@ -34,7 +34,7 @@
 import type { FeedInfo, IpDatabase, LookupResult } from '../ipdb/database.js';
 import type { FeedLabel } from '../ipdb/format.js';
 import { classifyUserAgent, type UserAgentVerdict } from './user-agent.js';
-import { KeywordSet, words } from './keywords.js';
+import { CarrierWords, KeywordSet, words } from './keywords.js';
 import { type BlacklistCategory, type BuiltInLists, LEVEL_INDEX, type Level } from './lists.js';
 
 /** Verdict codes: what decided a visitor at a level. */
@@ -116,13 +116,15 @@ export function computeKeywordTables(db: IpDatabase, lists: BuiltInLists): Keywo
     carrierAsn: new Uint8Array(new SharedArrayBuffer(n)),
   };
   const k = lists.keywords;
-  const sets: [KeywordSet, string[], Int16Array][] = [
+  // A carrier word does not speak for a name that also carries a hosting
+  // word it cannot outweigh ("PowerHost Telecom"): such a name has no
+  // carrier word. Carrier ASNs are unaffected.
+  const sets: [{ match(ws: readonly string[]): string | null }, string[], Int16Array][] = [
     [new KeywordSet(k.strong, k.false_friends), k.strong, t.strong],
     [new KeywordSet(k.weak, k.false_friends), k.weak, t.weak],
     [new KeywordSet(k.vpn_proxy, k.false_friends), k.vpn_proxy, t.vpn],
-    [new KeywordSet(k.carrier), k.carrier, t.carrierWord],
+    [new CarrierWords(k), k.carrier, t.carrierWord],
   ];
-  const outweighCarrier = new KeywordSet(k.outweigh_carrier, k.false_friends);
   const carrierAsns = new Set(lists.carriers.map((c) => c.asn));
   // Organizations repeat across records: match each distinct name once.
   const seen = new Map<string, number[]>();
@@ -136,10 +138,6 @@ export function computeKeywordTables(db: IpDatabase, lists: BuiltInLists): Keywo
         const m = set.match(ws);
         return m === null ? -1 : list.indexOf(m);
       });
-      // A carrier word does not speak for a name that also carries a
-      // hosting word it cannot outweigh ("PowerHost Telecom"): such a name
-      // has no carrier word. Carrier ASNs are unaffected.
-      if (hits[3] >= 0 && outweighCarrier.match(ws) !== null) hits[3] = -1;
       seen.set(org, hits);
     }
     for (let k = 0; k < sets.length; k++) sets[k][2][r] = hits[k];
@@ -152,7 +150,7 @@ export class Classifier {
   /** The ASNs the database's ASN feeds list, by ASN (the operator's blacklist shows them as built-in entries). */
   readonly listed: ReadonlyMap<number, ListedAsn>;
   readonly #lists: BuiltInLists;
-  readonly #kw: KeywordTables;
+  readonly #keywordTables: KeywordTables;
   /** Per record: blacklist level and kind, and the verdict at each level (layout above). */
   #packed: Uint16Array;
   /** ASNs whose built-in entry the operator disabled: no blacklist entry and no range feed applies to them. */
@@ -162,7 +160,7 @@ export class Classifier {
   constructor(database: IpDatabase, lists: BuiltInLists, blacklist: Iterable<ActiveBlacklistEntry> | ((listed: ReadonlyMap<number, ListedAsn>) => Iterable<ActiveBlacklistEntry>), keywordTables?: KeywordTables) {
     this.database = database;
     this.#lists = lists;
-    this.#kw = keywordTables ?? computeKeywordTables(database, lists);
+    this.#keywordTables = keywordTables ?? computeKeywordTables(database, lists);
     this.listed = listedAsns(database);
     this.#packed = this.#tables(typeof blacklist === 'function' ? blacklist(this.listed) : blacklist);
   }
@@ -183,13 +181,13 @@ export class Classifier {
     const db = this.database;
     const n = db.recordCount;
     const packed = new Uint16Array(n);
-    const kw = this.#kw;
+    const tables = this.#keywordTables;
     for (let r = 1; r < n; r++) {
       const entry = byAsn.get(db.asn(r));
       const blLevel = entry ? LEVEL_INDEX[entry.level] : 0;
       const blKind = !entry ? 0 : entry.category === 'vpn' || entry.category === 'proxy' ? 1 : 2;
       let bits = (blLevel << 12) | (blKind << 14);
-      const carrier = kw.carrierAsn[r] === 1 || kw.carrierWord[r] >= 0;
+      const carrier = tables.carrierAsn[r] === 1 || tables.carrierWord[r] >= 0;
       const feed = this.#rangeFeed(r);
       const feedLevel = feed === null ? 4 : FEED_LEVEL[feed.label];
       const relay = feed?.label === 'relay';
@@ -198,9 +196,9 @@ export class Classifier {
         if (relay) rule = level >= feedLevel ? RULE_RANGE_FEED : RULE_PASS;
         else if (blLevel !== 0 && level >= blLevel) rule = RULE_ASN_BLACKLIST;
         else if (level >= feedLevel) rule = RULE_RANGE_FEED;
-        else if (level >= 2 && kw.vpn[r] >= 0) rule = RULE_VPN_PROXY;
-        else if (level >= 2 && kw.strong[r] >= 0) rule = RULE_ORG_KEYWORD;
-        else if (level >= 3 && kw.weak[r] >= 0) rule = RULE_ORG_KEYWORD;
+        else if (level >= 2 && tables.vpn[r] >= 0) rule = RULE_VPN_PROXY;
+        else if (level >= 2 && tables.strong[r] >= 0) rule = RULE_ORG_KEYWORD;
+        else if (level >= 3 && tables.weak[r] >= 0) rule = RULE_ORG_KEYWORD;
         if ((rule === RULE_VPN_PROXY || rule === RULE_ORG_KEYWORD) && carrier) rule = RULE_CARRIER_WHITELIST;
         bits |= rule << (3 * level);
       }
@@ -234,10 +232,10 @@ export class Classifier {
     if (bl !== 0) return bl === 1 ? 'vpn_proxy' : 'datacenter';
     if (feed !== null) return FEED_CATEGORY[feed.label];
     if (this.database.asn(record) === 0) return 'unknown';
-    const kw = this.#kw;
-    if (kw.carrierAsn[record] === 1 || kw.carrierWord[record] >= 0) return 'carrier';
-    if (kw.vpn[record] >= 0) return 'vpn_proxy';
-    if (kw.strong[record] >= 0) return 'datacenter';
+    const tables = this.#keywordTables;
+    if (tables.carrierAsn[record] === 1 || tables.carrierWord[record] >= 0) return 'carrier';
+    if (tables.vpn[record] >= 0) return 'vpn_proxy';
+    if (tables.strong[record] >= 0) return 'datacenter';
     return 'other';
   }
 
@@ -252,10 +250,10 @@ export class Classifier {
     if (!found) return null;
     const db = this.database;
     const record = db.lookupText(ip);
-    const kw = this.#kw;
+    const tables = this.#keywordTables;
     const k = this.#lists.keywords;
-    const keywordHit = kw.strong[record] >= 0 || kw.weak[record] >= 0 || kw.vpn[record] >= 0;
-    const carrier = kw.carrierAsn[record] === 1 || kw.carrierWord[record] >= 0;
+    const keywordHit = tables.strong[record] >= 0 || tables.weak[record] >= 0 || tables.vpn[record] >= 0;
+    const carrier = tables.carrierAsn[record] === 1 || tables.carrierWord[record] >= 0;
     const agent = userAgent === undefined ? null : classifyUserAgent(userAgent);
     const byAgent = (lvl: number) => agent !== null && (agent.crawler || (userAgent === '' && lvl >= 3));
     const intercept = {
@@ -269,13 +267,13 @@ export class Classifier {
       category: this.category(record),
       signals: {
         asn_blacklist: this.#blacklistLevel(record) !== 0,
-        org_keyword: record === 0 ? null : (k.strong[kw.strong[record]] ?? k.weak[kw.weak[record]] ?? null),
-        vpn_proxy: record === 0 ? null : (k.vpn_proxy[kw.vpn[record]] ?? null),
+        org_keyword: record === 0 ? null : (k.strong[tables.strong[record]] ?? k.weak[tables.weak[record]] ?? null),
+        vpn_proxy: record === 0 ? null : (k.vpn_proxy[tables.vpn[record]] ?? null),
         // Reported only where it cancelled a keyword hit: never beside a
         // blacklisted ASN, which it cannot override.
         carrier_whitelist:
           record !== 0 && keywordHit && carrier && this.#blacklistLevel(record) === 0 && feed === null
-            ? (k.carrier[kw.carrierWord[record]] ?? `AS${db.asn(record)}`)
+            ? (k.carrier[tables.carrierWord[record]] ?? `AS${db.asn(record)}`)
             : null,
         range_feed: feed === null ? null : { feed: feed.name, label: feed.label },
         user_agent: agent,

@@ -20,13 +20,11 @@
 //      ASN no list names is kept too, with source `sibling` and its
 //      sibling's category, under rules 1-4, when its organization name is
 //      exactly that of a kept row or of a curated hoster (intercepting from
-//      low or medium). Looser matches were tried and measured: names with
-//      legal forms set aside ("Kamatera, Inc." = "Kamatera Inc") merge
-//      unrelated "SMARTNET"s for two more data-centre ASNs out of 792; a
-//      shared first word links hosters to personal names and community ISPs
-//      ("Peace Communications", a VPN, and "Peace Region Internet Society").
+//      low or medium). Exact names only: looser matches link unrelated
+//      organizations (measured in docs/detection.md, "Siblings").
 // category: the review's, else `vpn` when a VPN list has it or its names name
 // a VPN operator, else `hosting`.
+import { AppError } from '../errors.js';
 
 /** The lists the union is made of, by their id in the `sources` column. */
 export const HOSTING_SOURCES = ['brianhama', 'x4b-dc', 'x4b-vpn', 'oxl-hosting', 'oxl-vpn'] as const;
@@ -129,7 +127,7 @@ export function compileHostingList(input: HostingListInput): HostingListResult {
       return null;
     }
     if (input.carriers.has(asn)) {
-      if (r?.decision === 'keep') throw new Error(`hosting-asns-review.csv keeps AS${asn}, which is a listed carrier`);
+      if (r?.decision === 'keep') throw new AppError('list_invalid', `hosting-asns-review.csv keeps AS${asn}, which is a listed carrier`);
       left.carrier++;
       return null;
     }
@@ -180,15 +178,15 @@ export function compileHostingList(input: HostingListInput): HostingListResult {
 export function parseReview(text: string, file: string): Map<number, ReviewDecision> {
   const out = new Map<number, ReviewDecision>();
   const all = text.split(/\r?\n/);
-  if (all[0] !== 'asn,decision,category,name,reason') throw new Error(`${file} line 1: header must be asn,decision,category,name,reason`);
+  if (all[0] !== 'asn,decision,category,name,reason') throw new AppError('list_invalid', `${file} line 1: header must be asn,decision,category,name,reason`);
   all.slice(1).forEach((line, i) => {
     if (!line) return;
     const [asn, decision, category] = line.split(',');
     const where = `${file} line ${i + 2}`;
-    if (!/^\d+$/.test(asn)) throw new Error(`${where}: asn must be a number`);
-    if (decision !== 'keep' && decision !== 'drop') throw new Error(`${where}: decision must be keep or drop`);
-    if (decision === 'keep' && category !== 'hosting' && category !== 'vpn') throw new Error(`${where}: a keep needs category hosting or vpn`);
-    if (out.has(Number(asn))) throw new Error(`${where}: AS${asn} is reviewed twice`);
+    if (!/^\d+$/.test(asn)) throw new AppError('list_invalid', `${where}: asn must be a number`);
+    if (decision !== 'keep' && decision !== 'drop') throw new AppError('list_invalid', `${where}: decision must be keep or drop`);
+    if (decision === 'keep' && category !== 'hosting' && category !== 'vpn') throw new AppError('list_invalid', `${where}: a keep needs category hosting or vpn`);
+    if (out.has(Number(asn))) throw new AppError('list_invalid', `${where}: AS${asn} is reviewed twice`);
     out.set(Number(asn), { decision, category: category as ReviewDecision['category'] });
   });
   return out;

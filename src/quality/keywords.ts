@@ -89,3 +89,25 @@ export class KeywordSet {
     return null;
   }
 }
+
+/**
+ * The carrier-word rule of organization names: a carrier word speaks for a
+ * name unless the name also carries a hosting word that outweighs it
+ * ("PowerHost Telecom"). The classifier's whitelist and the builder's
+ * hosting aggregates read names by this one rule.
+ */
+export class CarrierWords {
+  readonly #carrier: KeywordSet;
+  readonly #outweigh: KeywordSet;
+
+  constructor(keywords: { carrier: readonly string[]; outweigh_carrier: readonly string[]; false_friends: readonly string[] }) {
+    this.#carrier = new KeywordSet(keywords.carrier);
+    this.#outweigh = new KeywordSet(keywords.outweigh_carrier, keywords.false_friends);
+  }
+
+  /** The carrier word that speaks for the words of a name, or null (none, or outweighed). */
+  match(ws: readonly string[]): string | null {
+    const m = this.#carrier.match(ws);
+    return m !== null && this.#outweigh.match(ws) === null ? m : null;
+  }
+}

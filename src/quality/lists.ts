@@ -1,11 +1,12 @@
 // The built-in lists (src/quality/lists/*.json and hosting-asns.csv, data
 // kept in the repository), read and checked once. A malformed list stops
 // start-up with a message naming the file and the entry (or line).
+import { AppError } from '../errors.js';
 import { readFileSync } from 'node:fs';
 import { type HostingListInput, parseReview, ROW_SOURCES } from './hosting-list.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { keywordShape, words } from './keywords.js';
+import { CarrierWords, keywordShape, words } from './keywords.js';
 
 export const LEVELS = ['off', 'low', 'medium', 'high'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -66,7 +67,7 @@ function readText(file: string): string {
   try {
     return readFileSync(path.join(dir, file), 'utf8');
   } catch (err) {
-    throw new Error(`the built-in list ${file} could not be read: ${(err as Error).message}`);
+    throw new AppError('list_invalid', `the built-in list ${file} could not be read: ${(err as Error).message}`);
   }
 }
 
@@ -75,23 +76,23 @@ function read(file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Error(`the built-in list ${file} could not be read: ${(err as Error).message}`);
+    throw new AppError('list_invalid', `the built-in list ${file} could not be read: ${(err as Error).message}`);
   }
 }
 
 const isAsn = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 0xffffffff;
 
 function checkBlacklist(raw: unknown): BlacklistEntry[] {
-  if (!Array.isArray(raw)) throw new Error('asn-blacklist.json must be an array');
+  if (!Array.isArray(raw)) throw new AppError('list_invalid', 'asn-blacklist.json must be an array');
   const seen = new Set<number>();
   return raw.map((e, i) => {
     const where = `asn-blacklist.json entry ${i}`;
-    if (!isAsn(e?.asn)) throw new Error(`${where}: asn must be an integer from 1 to 4294967295`);
-    if (seen.has(e.asn)) throw new Error(`${where}: AS${e.asn} is listed twice`);
+    if (!isAsn(e?.asn)) throw new AppError('list_invalid', `${where}: asn must be an integer from 1 to 4294967295`);
+    if (seen.has(e.asn)) throw new AppError('list_invalid', `${where}: AS${e.asn} is listed twice`);
     seen.add(e.asn);
-    if (!BLACKLIST_CATEGORIES.includes(e.category)) throw new Error(`${where}: category must be one of ${BLACKLIST_CATEGORIES.join(', ')}`);
-    if (!['low', 'medium', 'high'].includes(e.level)) throw new Error(`${where}: level must be low, medium or high`);
-    if (typeof e.provider !== 'string' || typeof e.source !== 'string') throw new Error(`${where}: provider and source must be strings`);
+    if (!BLACKLIST_CATEGORIES.includes(e.category)) throw new AppError('list_invalid', `${where}: category must be one of ${BLACKLIST_CATEGORIES.join(', ')}`);
+    if (!['low', 'medium', 'high'].includes(e.level)) throw new AppError('list_invalid', `${where}: level must be low, medium or high`);
+    if (typeof e.provider !== 'string' || typeof e.source !== 'string') throw new AppError('list_invalid', `${where}: provider and source must be strings`);
     return { asn: e.asn, provider: e.provider, category: e.category, level: e.level, source: e.source };
   });
 }
@@ -102,15 +103,15 @@ function checkBlacklist(raw: unknown): BlacklistEntry[] {
  * both ("host*", "*hosting", "*vps*"; keywords.ts). Errors name the entry.
  */
 function checkWords(raw: unknown, name: string, stems: boolean): string[] {
-  if (!Array.isArray(raw)) throw new Error(`keywords.json ${name} must be an array of lowercase words`);
+  if (!Array.isArray(raw)) throw new AppError('list_invalid', `keywords.json ${name} must be an array of lowercase words`);
   const seen = new Set<string>();
   raw.forEach((w, i) => {
     const where = `keywords.json ${name}[${i}]`;
-    if (typeof w !== 'string' || w !== w.toLowerCase().trim() || w === '') throw new Error(`${where} must be a lowercase word`);
+    if (typeof w !== 'string' || w !== w.toLowerCase().trim() || w === '') throw new AppError('list_invalid', `${where} must be a lowercase word`);
     const shape = keywordShape(w);
-    if (shape === null) throw new Error(`${where} (${JSON.stringify(w)}) must be whole words or one word with a leading and/or trailing *`);
-    if (shape !== 'words' && !stems) throw new Error(`${where} (${JSON.stringify(w)}) must be whole words: ${name} takes no stems`);
-    if (seen.has(w)) throw new Error(`${where} (${JSON.stringify(w)}) is listed twice`);
+    if (shape === null) throw new AppError('list_invalid', `${where} (${JSON.stringify(w)}) must be whole words or one word with a leading and/or trailing *`);
+    if (shape !== 'words' && !stems) throw new AppError('list_invalid', `${where} (${JSON.stringify(w)}) must be whole words: ${name} takes no stems`);
+    if (seen.has(w)) throw new AppError('list_invalid', `${where} (${JSON.stringify(w)}) is listed twice`);
     seen.add(w);
   });
   return raw as string[];
@@ -120,7 +121,7 @@ function checkWords(raw: unknown, name: string, stems: boolean): string[] {
 function checkFalseFriends(raw: unknown): string[] {
   const list = checkWords(raw, 'false_friends', false);
   list.forEach((w, i) => {
-    if (words(w).length !== 1 || words(w)[0] !== w) throw new Error(`keywords.json false_friends[${i}] (${JSON.stringify(w)}) must be one word of letters and digits`);
+    if (words(w).length !== 1 || words(w)[0] !== w) throw new AppError('list_invalid', `keywords.json false_friends[${i}] (${JSON.stringify(w)}) must be one word of letters and digits`);
   });
   return list;
 }
@@ -130,7 +131,7 @@ function checkFalseFriends(raw: unknown): string[] {
  * quotes (a doubled quote inside is one quote). Null when the quotes do not
  * close or text follows a closing quote.
  */
-function csvFields(line: string): string[] | null {
+export function csvFields(line: string): string[] | null {
   const out: string[] = [];
   let i = 0;
   for (;;) {
@@ -163,7 +164,7 @@ function csvFields(line: string): string[] | null {
 
 /** keywords.json: the keyword lists (its `notes` are for people and not read). */
 export function checkKeywords(raw: unknown): Keywords {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('keywords.json must be an object');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AppError('list_invalid', 'keywords.json must be an object');
   const k = raw as Record<string, unknown>;
   return {
     strong: checkWords(k.strong, 'strong', true),
@@ -185,7 +186,7 @@ const HOSTING_HEADER = 'asn,name,category,sources';
 export function checkHostingAsns(text: string, blacklist: readonly BlacklistEntry[], carriers: readonly CarrierAsn[], file = 'hosting-asns.csv'): HostingAsn[] {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  if (lines[0]?.replace(/\r$/, '') !== HOSTING_HEADER) throw new Error(`${file} line 1: the header must be ${HOSTING_HEADER}`);
+  if (lines[0]?.replace(/\r$/, '') !== HOSTING_HEADER) throw new AppError('list_invalid', `${file} line 1: the header must be ${HOSTING_HEADER}`);
   const listed = new Set(blacklist.map((e) => e.asn));
   const carrierAsns = new Set(carriers.map((c) => c.asn));
   const seen = new Set<number>();
@@ -193,19 +194,19 @@ export function checkHostingAsns(text: string, blacklist: readonly BlacklistEntr
   for (let i = 1; i < lines.length; i++) {
     const where = `${file} line ${i + 1}`;
     const f = csvFields(lines[i].replace(/\r$/, ''));
-    if (!f || f.length !== 4) throw new Error(`${where}: expected 4 fields (${HOSTING_HEADER})`);
+    if (!f || f.length !== 4) throw new AppError('list_invalid', `${where}: expected 4 fields (${HOSTING_HEADER})`);
     const [asnText, name, category, sources] = f;
     const asn = /^[1-9][0-9]{0,9}$/.test(asnText) ? Number(asnText) : NaN;
-    if (!isAsn(asn)) throw new Error(`${where}: asn must be an integer from 1 to 4294967295`);
-    if (seen.has(asn)) throw new Error(`${where}: AS${asn} is listed twice`);
+    if (!isAsn(asn)) throw new AppError('list_invalid', `${where}: asn must be an integer from 1 to 4294967295`);
+    if (seen.has(asn)) throw new AppError('list_invalid', `${where}: AS${asn} is listed twice`);
     seen.add(asn);
-    if (listed.has(asn)) throw new Error(`${where}: AS${asn} is on asn-blacklist.json, which decides it`);
-    if (carrierAsns.has(asn)) throw new Error(`${where}: AS${asn} is on carrier-asns.json`);
-    if (name.trim() === '') throw new Error(`${where}: name must not be empty`);
-    if (!(HOSTING_ASN_CATEGORIES as readonly string[]).includes(category)) throw new Error(`${where}: category must be ${HOSTING_ASN_CATEGORIES.join(' or ')}`);
+    if (listed.has(asn)) throw new AppError('list_invalid', `${where}: AS${asn} is on asn-blacklist.json, which decides it`);
+    if (carrierAsns.has(asn)) throw new AppError('list_invalid', `${where}: AS${asn} is on carrier-asns.json`);
+    if (name.trim() === '') throw new AppError('list_invalid', `${where}: name must not be empty`);
+    if (!(HOSTING_ASN_CATEGORIES as readonly string[]).includes(category)) throw new AppError('list_invalid', `${where}: category must be ${HOSTING_ASN_CATEGORIES.join(' or ')}`);
     const ids = sources.split(';');
     if (sources === '' || !ids.every((s) => (ROW_SOURCES as readonly string[]).includes(s))) {
-      throw new Error(`${where}: sources must be ;-separated ids among ${ROW_SOURCES.join(', ')}`);
+      throw new AppError('list_invalid', `${where}: sources must be ;-separated ids among ${ROW_SOURCES.join(', ')}`);
     }
     out.push({ asn, name, category: category as HostingAsnCategory, sources: ids });
   }
@@ -217,9 +218,9 @@ let cached: BuiltInLists | null = null;
 export function builtInLists(): BuiltInLists {
   if (cached) return cached;
   const carriersRaw = read('carrier-asns.json');
-  if (!Array.isArray(carriersRaw)) throw new Error('carrier-asns.json must be an array');
+  if (!Array.isArray(carriersRaw)) throw new AppError('list_invalid', 'carrier-asns.json must be an array');
   const carriers = carriersRaw.map((c, i) => {
-    if (!isAsn(c?.asn)) throw new Error(`carrier-asns.json entry ${i}: asn must be an integer from 1 to 4294967295`);
+    if (!isAsn(c?.asn)) throw new AppError('list_invalid', `carrier-asns.json entry ${i}: asn must be an integer from 1 to 4294967295`);
     return { asn: c.asn, name: String(c.name ?? ''), country: String(c.country ?? ''), kind: String(c.kind ?? '') };
   });
   const blacklist = checkBlacklist(read('asn-blacklist.json'));
@@ -240,6 +241,20 @@ export function builtInLists(): BuiltInLists {
  */
 export function excludedFromAsnFeeds(lists: BuiltInLists = builtInLists()): number[] {
   return [...new Set([...lists.carriers.map((c) => c.asn), ...lists.blacklist.filter((e) => e.level === 'high').map((e) => e.asn)])];
+}
+
+/**
+ * The ASNs whose organization name carries a carrier word that no hosting
+ * word outweighs (keywords.ts CarrierWords, the classifier's rule), from the
+ * ASN data's name of each ASN. Aggregate `hosting` range feeds spare them
+ * (ipdb/build.ts spareFromHostingFeeds); the feeds of a publisher's own
+ * ranges, the VPN and Tor lists and the ASN feeds do not.
+ */
+export function carrierNamedAsns(names: ReadonlyMap<number, string>, lists: BuiltInLists = builtInLists()): number[] {
+  const rule = new CarrierWords(lists.keywords);
+  const out: number[] = [];
+  for (const [asn, name] of names) if (rule.match(words(name)) !== null) out.push(asn);
+  return out;
 }
 
 /** What the hosting/VPN ASN list is judged against (quality/hosting-list.ts), from the built-in lists. */

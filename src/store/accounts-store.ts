@@ -1,7 +1,8 @@
 // Accounts, API keys and console users. Keys are random 32-byte secrets shown
 // once; only their SHA-256 is stored, so a key is found by hashing what the
 // client sends and reading one record.
-import { createHash, randomBytes, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../errors.js';
+import { createHash, randomBytes, randomUUID, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { type Account, type ApiKey, nextId, type Stores, type User } from './db.js';
 
 export const DEFAULT_QUOTA = 1000;
@@ -248,18 +249,26 @@ export function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-export function verifyPassword(password: string, stored: string): boolean {
+/**
+ * Whether `password` matches a stored scrypt$N$r$p$salt$hash, computed on
+ * libuv's thread pool (console/password-work.ts bounds how many at once).
+ * A malformed stored hash never matches.
+ */
+export function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  if (scheme !== 'scrypt' || !salt || !hash) return Promise.resolve(false);
   const expected = Buffer.from(hash, 'base64');
-  const got = scryptSync(password, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: SCRYPT.maxmem,
+  const options = { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem };
+  return new Promise((resolve, reject) => {
+    scrypt(password, Buffer.from(salt, 'base64'), expected.length, options, (err, got) => {
+      if (err) reject(err);
+      else resolve(timingSafeEqual(expected, got));
+    });
   });
-  return timingSafeEqual(expected, got);
 }
+
+/** A stored hash in the current format that no password matches (all-zero salt and hash). */
+export const NEVER_MATCHING_PASSWORD_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(32).toString('base64')}`;
 
 export function createUser(stores: Stores, email: string, password: string, admin: boolean, accountId: number): User {
   const user: User = {
@@ -274,6 +283,6 @@ export function createUser(stores: Stores, email: string, password: string, admi
     stores.users.putSync(user.email, user);
     return true;
   });
-  if (!created) throw new Error(`a user with email ${user.email} already exists`);
+  if (!created) throw new AppError('user_exists', user.email, 'email');
   return user;
 }

@@ -9,7 +9,6 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
-import { log } from '../log.js';
 import type { Route } from './routes-store.js';
 
 export interface Account {
@@ -173,48 +172,15 @@ function storageError(dir: string, err: unknown): AppError {
 }
 
 /**
- * When a commit fails (a read-only or full file system), lmdb-js rejects the
- * promises of the writes in it, which their callers handle, but also promises
- * of its own that nobody holds: the batch's internal commit promise (its
- * reason carries `commitError`) and `commitError` itself, which holds the
- * cause (write.js rejectCommit; its promise has its own `reject` method).
- * Unhandled, they would end the thread and with it the process, so a storage
- * fault would stop the redirects too. This handler logs the cause once per
- * failed commit instead, and leaves every other unhandled rejection to end
- * the process as before.
- */
-let commitErrorsHandled = false;
-function handleCommitErrors(): void {
-  if (commitErrorsHandled) return;
-  commitErrorsHandled = true;
-  process.on('unhandledRejection', (reason, promise) => {
-    if (reason instanceof Error) {
-      if (typeof (promise as { reject?: unknown }).reject === 'function') {
-        log('error', 'storage_write_failed', { error: reason });
-        return;
-      }
-      if ('commitError' in reason) return;
-    }
-    // Not a failed commit: keep Node's default (an uncaught exception)
-    // unless someone else (a test runner) listens too.
-    if (process.listenerCount('unhandledRejection') === 1) throw reason;
-  });
-}
-
-/**
  * How every process opens <data dir>/db (the server, the CLI, backup and
- * restore). overlappingSync is off: lmdb-js's default on Linux answers a
- * commit before it is on disk and, on reopening after a file-system failure
- * in the same boot, trusts a meta page whose data pages may never have been
- * written. With it, acknowledged routes vanished or the store would not open
- * after an ext4 error (5 of 40 runs, docs/reliability.md); without it each
- * commit is fsynced in LMDB's order before its promise resolves (0 of 20),
- * for about 10 % of route-creation throughput.
+ * restore). overlappingSync is off, so that a commit is on disk, in LMDB's
+ * order, before its promise resolves: lmdb-js's default answers first and can
+ * lose acknowledged writes across a file-system failure (docs/reliability.md,
+ * "Acknowledged writes across a file-system failure").
  */
 export const ENV_OPTIONS = { maxDbs: 32, compression: false, overlappingSync: false } as const;
 
 export function openStores(dataDir: string): Stores {
-  handleCommitErrors();
   const dir = path.join(dataDir, 'db');
   let stores: Stores;
   try {
@@ -246,7 +212,7 @@ function migrate(stores: Stores): void {
   stores.root.transactionSync(() => {
     const version = (stores.meta.get('schema_version') as number | undefined) ?? 0;
     if (version > SCHEMA_VERSION) {
-      throw new Error(`the data directory uses schema version ${version}, newer than this splitguard (${SCHEMA_VERSION})`);
+      throw new AppError('schema_newer', `it uses schema version ${version}, newer than this splitguard (${SCHEMA_VERSION}); upgrade splitguard or restore an older backup`);
     }
     for (let v = version; v < SCHEMA_VERSION; v++) MIGRATIONS[v](stores);
     if (version !== SCHEMA_VERSION) stores.meta.putSync('schema_version', SCHEMA_VERSION);

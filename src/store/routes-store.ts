@@ -30,7 +30,6 @@ export type RouteSettings = Pick<Route, 'name' | 'pageA' | 'pageB' | 'splitRatio
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const CODE_LENGTH = 8;
-export const CODE_PATTERN = /^[0-9A-Za-z]{8}$/;
 
 /** 8 characters of [0-9A-Za-z], uniformly random (rejection sampling keeps the bias out). */
 export function newCode(): string {

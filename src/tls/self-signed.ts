@@ -1,85 +1,91 @@
-// A self-signed certificate for first start, generated with node:crypto and a
-// minimal DER writer, so that no outside tool is needed. ECDSA P-256, v3 with
-// subjectAltName for every host name the service answers to, serverAuth only.
+// A self-signed certificate for first start, so that no outside tool is
+// needed: ECDSA P-256, X.509 v3 with subjectAltName for every host name and
+// address the service answers to, serverAuth only. @peculiar/asn1-x509 writes
+// the DER; node:crypto makes the key and signs. (@peculiar/x509, built on the
+// same schemas, signs through WebCrypto and so only asynchronously; this runs
+// synchronously at start, before anything listens.)
+import type * as Asn1Schema from '@peculiar/asn1-schema';
+import type * as Asn1X509 from '@peculiar/asn1-x509';
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { writeFileDurably } from '../durable-file.js';
 import { parseIp } from '../ipdb/address.js';
 
-// DER: tag, length (short form below 128, else long form), contents.
-function der(tag: number, ...parts: Buffer[]): Buffer {
-  const body = Buffer.concat(parts);
-  const n = body.length;
-  let len: Buffer;
-  if (n < 0x80) len = Buffer.from([n]);
-  else if (n < 0x100) len = Buffer.from([0x81, n]);
-  else if (n < 0x10000) len = Buffer.from([0x82, n >> 8, n & 0xff]);
-  else len = Buffer.from([0x83, n >> 16, (n >> 8) & 0xff, n & 0xff]);
-  return Buffer.concat([Buffer.from([tag]), len, body]);
+const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2'; // RFC 5758: parameters absent
+const COMMON_NAME = '2.5.4.3';
+const DAY_MS = 86_400_000;
+
+// The ASN.1 schemas take 0.1-0.2 s to load, and only a first start generates
+// a certificate: they are loaded then, not by every start and CLI command that
+// imports this module. Both packages are CommonJS, so require stays synchronous.
+const requireCjs = createRequire(import.meta.url);
+const asn1Schema = () => requireCjs('@peculiar/asn1-schema') as typeof Asn1Schema;
+const asn1X509 = () => requireCjs('@peculiar/asn1-x509') as typeof Asn1X509;
+
+function commonName(text: string): Asn1X509.Name {
+  const { AttributeTypeAndValue, AttributeValue, Name, RelativeDistinguishedName } = asn1X509();
+  return new Name([new RelativeDistinguishedName([new AttributeTypeAndValue({ type: COMMON_NAME, value: new AttributeValue({ utf8String: text }) })])]);
 }
-const seq = (...p: Buffer[]) => der(0x30, ...p);
-const set = (...p: Buffer[]) => der(0x31, ...p);
-function oid(text: string): Buffer {
-  const [a, b, ...rest] = text.split('.').map(Number);
-  const bytes = [40 * a + b];
-  for (const v of rest) {
-    const groups = [v & 0x7f];
-    for (let x = v >>> 7; x > 0; x >>>= 7) groups.unshift((x & 0x7f) | 0x80);
-    bytes.push(...groups);
+
+function extension(extnID: string, critical: boolean, value: object): Asn1X509.Extension {
+  const { AsnConvert, OctetString } = asn1Schema();
+  return new (asn1X509().Extension)({ extnID, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
+}
+
+/**
+ * A subjectAltName entry. asn1-x509 reads an address from text: an IPv4
+ * address as four decimal parts, an IPv6 address as hexadecimal groups only
+ * (a dotted tail such as ::ffff:127.0.0.1 would be misread), so an IPv6
+ * address is given as its eight groups, from our own parser.
+ */
+function altName(host: string, bytes: Uint8Array): Asn1X509.GeneralName {
+  const { GeneralName } = asn1X509();
+  const family = parseIp(host, bytes);
+  if (family === 4) return new GeneralName({ iPAddress: bytes.subarray(12).join('.') });
+  if (family === 6) {
+    const groups = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16));
+    return new GeneralName({ iPAddress: groups.join(':') });
   }
-  return der(0x06, Buffer.from(bytes));
+  return new GeneralName({ dNSName: host });
 }
-function time(d: Date): Buffer {
-  const iso = d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return d.getUTCFullYear() < 2050 ? der(0x17, Buffer.from(`${iso.slice(2)}Z`)) : der(0x18, Buffer.from(`${iso}Z`));
-}
-const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), der(0x0c, Buffer.from(cn, 'utf8')))));
-const extension = (id: string, critical: boolean, value: Buffer) =>
-  seq(oid(id), ...(critical ? [der(0x01, Buffer.from([0xff]))] : []), der(0x04, value));
 
 /** Builds a PEM certificate and key for the given host names and addresses. */
 export function generateSelfSigned(hosts: string[], days = 825): { cert: string; key: string } {
+  const { AsnConvert } = asn1Schema();
+  const X509 = asn1X509();
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const alt: Buffer[] = [];
   const bytes = new Uint8Array(16);
-  for (const h of [...new Set(hosts)]) {
-    const family = parseIp(h, bytes);
-    if (family === 4) alt.push(der(0x87, Buffer.from(bytes.subarray(12))));
-    else if (family === 6) alt.push(der(0x87, Buffer.from(bytes)));
-    else alt.push(der(0x82, Buffer.from(h, 'ascii')));
-  }
+  const alt = [...new Set(hosts)].map((h) => altName(h, bytes));
   // A positive serial in minimal DER: first byte in 0x40..0x7f (a leading
   // zero byte would be "illegal padding" to OpenSSL, a high bit negative).
   const serial = randomBytes(16);
   serial[0] = (serial[0] & 0x3f) | 0x40;
   const now = Date.now();
-  const ecdsaSha256 = seq(oid('1.2.840.10045.4.3.2'));
-  const tbs = seq(
-    der(0xa0, der(0x02, Buffer.from([2]))),
-    der(0x02, serial),
-    ecdsaSha256,
-    name('splitguard self-signed'),
-    seq(time(new Date(now - 86_400_000)), time(new Date(now + days * 86_400_000))),
-    name('splitguard self-signed'),
-    publicKey.export({ type: 'spki', format: 'der' }),
-    der(
-      0xa3,
-      seq(
-        extension('2.5.29.19', true, seq()),
-        extension('2.5.29.15', true, der(0x03, Buffer.from([0x07, 0x80]))),
-        extension('2.5.29.37', false, seq(oid('1.3.6.1.5.5.7.3.1'))),
-        extension('2.5.29.17', false, seq(...alt)),
-      ),
-    ),
-  );
-  const signature = sign('sha256', tbs, privateKey);
-  const certDer = seq(tbs, ecdsaSha256, der(0x03, Buffer.concat([Buffer.from([0]), signature])));
-  const cert = `-----BEGIN CERTIFICATE-----\n${certDer.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
-  const key = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const signatureAlgorithm = new X509.AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
+  const tbsCertificate = new X509.TBSCertificate({
+    version: X509.Version.v3,
+    serialNumber: new Uint8Array(serial).buffer,
+    signature: signatureAlgorithm,
+    issuer: commonName('splitguard self-signed'),
+    validity: new X509.Validity({ notBefore: new Date(now - DAY_MS), notAfter: new Date(now + days * DAY_MS) }),
+    subject: commonName('splitguard self-signed'),
+    subjectPublicKeyInfo: AsnConvert.parse(publicKey.export({ type: 'spki', format: 'der' }), X509.SubjectPublicKeyInfo),
+    extensions: new X509.Extensions([
+      extension(X509.id_ce_basicConstraints, true, new X509.BasicConstraints()),
+      extension(X509.id_ce_keyUsage, true, new X509.KeyUsage(X509.KeyUsageFlags.digitalSignature)),
+      extension(X509.id_ce_extKeyUsage, false, new X509.ExtendedKeyUsage([X509.id_kp_serverAuth])),
+      extension(X509.id_ce_subjectAltName, false, new X509.SubjectAlternativeName(alt)),
+    ]),
+  });
+  // ECDSA signatures from node:crypto are DER (r, s), as X.509 wants them.
+  const signatureValue = new Uint8Array(sign('sha256', Buffer.from(AsnConvert.serialize(tbsCertificate)), privateKey)).buffer;
+  const certificate = AsnConvert.serialize(new X509.Certificate({ tbsCertificate, signatureAlgorithm, signatureValue }));
   // Parse it back: a malformed certificate must fail here, not in a client.
-  new X509Certificate(cert);
+  const cert = new X509Certificate(Buffer.from(certificate)).toString();
+  const key = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return { cert, key };
 }
 

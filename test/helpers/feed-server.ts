@@ -71,6 +71,16 @@ export async function startFeedServer(): Promise<FeedServer> {
 /** A Tor bulk exit list as the Tor Project serves it: one IPv4 address a line. */
 export const torList = (ips: string[]): string => `${ips.join('\n')}\n`;
 
+/**
+ * An Onionoo details document as onionoo.torproject.org answers the Exit
+ * query (one relay a line): each relay's OR addresses ("1.2.3.4:9001",
+ * "[2001:db8::1]:443"), exit addresses and flags.
+ */
+export function onionooDetails(relays: { or: string[]; exits?: string[]; flags?: string[] }[], published = '2026-11-23 10:00:00'): string {
+  const lines = relays.map((r) => JSON.stringify({ or_addresses: r.or, ...(r.exits ? { exit_addresses: r.exits } : {}), flags: r.flags ?? ['Exit', 'Fast', 'Running', 'Valid'] }));
+  return `{"version":"8.0",\n"build_revision":"89598ea",\n"relays_published":"${published}",\n"relays":[\n${lines.join(',\n')}\n],\n"bridges_published":"${published}",\n"bridges":[\n]}\n`;
+}
+
 /** An AWS ip-ranges.json with the given IPv4 prefixes. */
 export function awsRanges(prefixes: string[], syncToken = '1763000000'): string {
   return JSON.stringify({

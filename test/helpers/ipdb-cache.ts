@@ -29,7 +29,7 @@ export function cachedDatabasePath(): string {
   for (const name of ['build.js', 'format.js', 'sources.js', 'files.js', 'current.js', 'feeds/registry.js', 'feeds/parse.js', 'feeds/state.js']) {
     builder.update(readFileSync(path.join(ROOT, 'dist', 'ipdb', name)));
   }
-  builder.update(readFileSync(path.join(ROOT, 'dist', 'quality', 'hosting-list.js')));
+  for (const name of ['hosting-list.js', 'lists.js', 'keywords.js']) builder.update(readFileSync(path.join(ROOT, 'dist', 'quality', name)));
   // The snapshots are the feeds a first start folds in; the built-in lists
   // decide which ASNs the hosting feeds spare.
   for (const dir of [path.join(ROOT, 'feeds', 'snapshots'), path.join(ROOT, 'src', 'quality', 'lists')]) {

@@ -16,6 +16,11 @@
 // that answers 500, then one serving the installed package's CSV files, so
 // the refresh record holds a failed node and an installed one.
 //
+// A third server, for range feeds and user agents (contract §6a): two feeds
+// served on loopback, tor (good) and aws (404), so that GET /v1/ip/database
+// and the refresh record show both outcomes, a check result carries a range
+// feed and a user-agent verdict, and a route's rule_hits count both rules.
+//
 // Schemas are checked by Ajv's JSON Schema 2020-12 validator (the dialect of
 // OpenAPI 3.1). The whole document is registered under one $id, and every
 // schema is compiled as a $ref into it, so the document's own #/components
@@ -29,6 +34,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogue, CONSOLE_CODES, sentAsIs } from '../../src/errors.js';
 import { runCliJson } from '../helpers/cli.js';
 import { request, type Response } from '../helpers/client.js';
+import { type FeedServer, startFeedServer, torList } from '../helpers/feed-server.js';
 import { NO_RATE_LIMIT, TRUST_LOOPBACK, waitUntil } from '../helpers/routes.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { type SourceServer, startSourceServer } from '../helpers/sources.js';
@@ -685,4 +691,123 @@ describe('routes, the redirect, the IP endpoints and the admin blacklist match d
     expect(reply.json.last_refresh.nodes[0].error).toMatch(/500/);
     expect(reply.json.source).toBe(reply.json.last_refresh.source);
   }, 40_000);
+});
+
+describe('range feeds, user agents and their rule hits match docs/openapi.yaml', () => {
+  // Deutsche Telekom, a listed carrier: a Tor exit once the served list names it.
+  const TOR_EXIT = '80.187.0.1';
+  const CARRIER = '12.0.0.1';
+  const CURL = 'curl/8.5.0';
+
+  let feeds: FeedServer;
+  let srv: TestServer;
+  const on = (method: string, urlPath: string, options: CallOptions = {}) => callOn(srv, method, urlPath, options);
+
+  beforeAll(async () => {
+    feeds = await startFeedServer();
+    feeds.routes.set('/tor', { body: torList(['185.220.101.1', TOR_EXIT]) });
+    srv = await startServer({
+      env: {
+        ...NO_RATE_LIMIT,
+        ...TRUST_LOOPBACK,
+        SPLITGUARD_IPDB_SOURCES: 'package:',
+        SPLITGUARD_FEEDS: 'tor,aws',
+        SPLITGUARD_FEED_SOURCES: `tor=${feeds.url('/tor')};aws=${feeds.url('/aws-gone.json')}`,
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await srv?.close();
+    await feeds?.close();
+  });
+
+  it('GET /v1/ip/database: 200 with every configured feed, before and after a refresh that fetched them', async () => {
+    const before = await on('GET', '/v1/ip/database');
+    expectReply(before, '/v1/ip/database', 'GET', 200);
+    expect(before.json.feeds).toEqual([
+      { name: 'tor', label: 'tor', version: expect.stringMatching(/^snapshot /), fetched_at: expect.any(String), ranges: expect.any(Number), last_attempt_at: null, last_outcome: null, last_error: null, next_refresh_at: null },
+      { name: 'aws', label: 'cloud', version: expect.stringMatching(/^snapshot /), fetched_at: expect.any(String), ranges: expect.any(Number), last_attempt_at: null, last_outcome: null, last_error: null, next_refresh_at: null },
+    ]);
+
+    expectReply(await on('POST', '/v1/ip/update'), '/v1/ip/update', 'POST', 202);
+    const { value: after } = await waitUntil(
+      () => on('GET', '/v1/ip/database'),
+      (r) => r.json.refresh_running === false && r.json.last_refresh !== null && r.json.feeds[0].ranges === 2,
+      60_000,
+      100,
+    );
+    expectReply(after, '/v1/ip/database', 'GET', 200);
+    const [tor, aws] = after.json.feeds;
+    expect(tor).toMatchObject({ name: 'tor', version: expect.stringMatching(/^[0-9a-f]{12}$/), ranges: 2, last_outcome: 'updated', last_error: null });
+    expect(Date.parse(tor.next_refresh_at) - Date.parse(tor.fetched_at)).toBe(3_600_000);
+    expect(aws).toMatchObject({ name: 'aws', version: expect.stringMatching(/^snapshot /), last_outcome: 'failed', last_error: expect.stringMatching(/aws-gone\.json: .*HTTP 404$/) });
+    expect(after.json.last_refresh.feeds).toEqual([
+      { feed: 'tor', outcome: 'updated', source: feeds.url('/tor'), error: null, ms: expect.any(Number) },
+      { feed: 'aws', outcome: 'failed', source: null, error: aws.last_error, ms: expect.any(Number) },
+    ]);
+  }, 90_000);
+
+  it('GET /v1/ip/check: signals.range_feed, and signals.user_agent with ua; 400 naming ua', async () => {
+    const tor = await on('GET', `/v1/ip/check?ip=${TOR_EXIT}&level=low&ua=${encodeURIComponent(CURL)}`);
+    expectReply(tor, '/v1/ip/check', 'GET', 200);
+    expect(tor.json).toMatchObject({
+      found: true,
+      category: 'vpn_proxy',
+      signals: { range_feed: { feed: 'tor', label: 'tor' }, carrier_whitelist: null, user_agent: { crawler: true, match: 'curl' } },
+      intercepted: true,
+    });
+
+    const plain = await on('GET', `/v1/ip/check?ip=${CARRIER}`);
+    expectReply(plain, '/v1/ip/check', 'GET', 200);
+    expect(plain.json.signals).toMatchObject({ range_feed: null, user_agent: null });
+    expect(plain.json.intercept).toEqual({ low: false, medium: false, high: false });
+
+    // An empty user agent: no crawler, but intercepted at high.
+    const empty = await on('GET', `/v1/ip/check?ip=${CARRIER}&ua=`);
+    expectReply(empty, '/v1/ip/check', 'GET', 200);
+    expect(empty.json.signals.user_agent).toEqual({ crawler: false, match: null });
+    expect(empty.json.intercept).toEqual({ low: false, medium: false, high: true });
+
+    const person = await on('GET', `/v1/ip/check?ip=${CARRIER}&ua=${encodeURIComponent('Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0')}`);
+    expectReply(person, '/v1/ip/check', 'GET', 200);
+    expect(person.json.signals.user_agent).toEqual({ crawler: false, match: null });
+
+    const longest = await on('GET', `/v1/ip/check?ip=${CARRIER}&ua=${'a'.repeat(1024)}`);
+    expectReply(longest, '/v1/ip/check', 'GET', 200);
+    for (const query of [`ip=${CARRIER}&ua=${'a'.repeat(1025)}`, `ip=${CARRIER}&ua=a&ua=b`]) {
+      expectReply(await on('GET', `/v1/ip/check?${query}`), '/v1/ip/check', 'GET', 400, { code: 'invalid_parameter', field: 'ua' });
+    }
+  });
+
+  it('POST /v1/ip/check: user_agent is judged for every address; 400 naming user_agent', async () => {
+    const batch = await on('POST', '/v1/ip/check', { json: { ips: [TOR_EXIT, CARRIER], user_agent: 'facebookexternalhit/1.1' } });
+    expectReply(batch, '/v1/ip/check', 'POST', 200);
+    expect(batch.json.results.map((r: { signals: unknown }) => r.signals)).toMatchObject([
+      { range_feed: { feed: 'tor', label: 'tor' }, user_agent: { crawler: true, match: 'facebookexternalhit' } },
+      { range_feed: null, user_agent: { crawler: true, match: 'facebookexternalhit' } },
+    ]);
+    const without = await on('POST', '/v1/ip/check', { json: { ips: [CARRIER] } });
+    expectReply(without, '/v1/ip/check', 'POST', 200);
+    expect(without.json.results[0].signals.user_agent).toBeNull();
+
+    for (const user_agent of [null, 5, 'a'.repeat(1025)]) {
+      expectReply(await on('POST', '/v1/ip/check', { json: { ips: [CARRIER], user_agent } }), '/v1/ip/check', 'POST', 400, { code: 'invalid_parameter', field: 'user_agent' });
+    }
+  });
+
+  it('GET /v1/routes/{id}: rule_hits counts range_feed and crawler', async () => {
+    const created = await on('POST', '/v1/routes', { json: { name: 'feeds', page_a: 'https://a.example.com/', page_b: 'https://b.example.com/', intercept_level: 'low' } });
+    expectReply(created, '/v1/routes', 'POST', 201);
+    const visit = (forwardedFor: string, userAgent: string) =>
+      request({ port: srv.ports[0], ca: srv.ca, path: `/r/${created.json.code}`, headers: { 'X-Forwarded-For': forwardedFor, 'User-Agent': userAgent } });
+    expect((await visit(TOR_EXIT, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0')).status).toBe(302);
+    expect((await visit(CARRIER, CURL)).status).toBe(302);
+    const { value: detail } = await waitUntil(() => on('GET', `/v1/routes/${created.json.id}`), (r) => r.json.stats.clicks.total >= 2, 5000);
+    expectReply(detail, '/v1/routes/{id}', 'GET', 200);
+    expect(detail.json.stats).toMatchObject({
+      intercepted: 2,
+      rule_hits: { asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0, range_feed: 1, crawler: 1 },
+    });
+  });
 });

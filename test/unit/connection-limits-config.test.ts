@@ -3,7 +3,8 @@
 // open-file limit) and SPLITGUARD_STALL_SECONDS (default 10); 0 turns a rule
 // off; anything else stops start-up with a message that names the variable.
 import { expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
 
 it('has the documented defaults, and 0 for "no cap"', () => {
   const c = loadConfig({});

@@ -1,7 +1,8 @@
 // SPLITGUARD_SESSION_IDLE_MINUTES: default 30, decimals allowed, anything
 // else stops start-up with a message that names the variable.
 import { expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
 
 it('defaults to 30 minutes and takes a positive number up to 720', () => {
   expect(loadConfig({}).sessionIdleMinutes).toBe(30);

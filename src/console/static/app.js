@@ -382,6 +382,20 @@ async function loadKeys(list, reveal) {
 
 const LEVELS = [['off', 'off: never intercept'], ['low', 'low: ASN blacklist only'], ['medium', 'medium: blacklist and keywords'], ['high', 'high: also weak keywords']];
 
+/**
+ * The rule_hits counters, in the order the redirect applies the rules: key,
+ * label, bar class (x: an interception; b: a visitor let through).
+ */
+const RULES = [
+  ['asn_blacklist', 'ASN blacklist', 'x'],
+  ['range_feed', 'Range feed', 'x'],
+  ['org_keyword', 'Org keyword', 'x'],
+  ['vpn_proxy', 'VPN / proxy', 'x'],
+  ['crawler', 'Crawler (UA)', 'x'],
+  ['carrier_whitelist', 'Carrier override', 'b'],
+  ['check_failed', 'Check failed', ''],
+];
+
 function shortLink(route) {
   return h('span', { class: 'shortlink' }, h('code', { class: 'short-url' }, route.short_url), copyButton(route.short_url, `the short link of ${route.name}`));
 }
@@ -481,7 +495,7 @@ async function routePage(view, { match }) {
       h('figure', { class: 'chart-groups' }, h('figcaption', {}, 'Where visitors went'),
         barChart({ title: 'Group split', labels: ['Page A', 'Page B', 'Intercepted'], keys: ['a', 'b', 'intercepted'], values: [stats.groups.a, stats.groups.b, stats.intercepted], classes: ['', 'b', 'x'], xTitle: 'Visitors, last 7 days' })),
       h('figure', { class: 'chart-rules' }, h('figcaption', {}, 'Rule hits'),
-        barChart({ title: 'Rule hits', labels: ['ASN blacklist', 'Org keyword', 'VPN / proxy', 'Carrier override', 'Check failed'], keys: Object.keys(hits), values: Object.values(hits), classes: ['x', 'x', 'x', 'b', ''], xTitle: 'Hits, last 7 days' })));
+        barChart({ title: 'Rule hits', labels: RULES.map((r) => r[1]), keys: RULES.map((r) => r[0]), values: RULES.map((r) => hits[r[0]] ?? 0), classes: RULES.map((r) => r[2]), xTitle: 'Hits, last 7 days' })));
   };
 
   const { nodes, values } = routeFields(route);
@@ -532,6 +546,7 @@ const CATEGORY = { datacenter: 'Data center / cloud', vpn_proxy: 'VPN / proxy', 
 function ipResult(r) {
   const yesNo = (v) => (v ? h('span', { class: 'badge bad' }, 'listed') : h('span', { class: 'badge neutral' }, 'not listed'));
   const word = (w, hit) => (w ? h('span', { class: `badge ${hit}` }, `"${w}"`) : h('span', { class: 'badge neutral' }, 'no match'));
+  const feed = (f) => (f ? h('span', { class: `badge ${f.label === 'relay' ? 'neutral' : 'bad'}` }, `${f.feed} (${f.label})`) : h('span', { class: 'badge neutral' }, 'not listed'));
   return h('article', { class: 'panel ip-result', 'data-ip': r.ip },
     h('header', {}, h('h3', { class: 'mono' }, r.ip), h('span', { class: `badge ${r.category}` }, CATEGORY[r.category] ?? r.category)),
     h('p', { class: `verdict ${r.intercepted ? 'intercept' : 'pass'}` }, r.intercepted ? `Intercepted at level ${r.level}` : `Passes at level ${r.level}`),
@@ -543,6 +558,7 @@ function ipResult(r) {
       h('caption', { class: 'hint' }, 'Signals, in the order they are applied'),
       h('tbody', {},
         h('tr', {}, h('th', { scope: 'row' }, 'ASN blacklist'), h('td', { 'data-signal': 'asn_blacklist' }, yesNo(r.signals.asn_blacklist))),
+        h('tr', {}, h('th', { scope: 'row' }, 'Range feed'), h('td', { 'data-signal': 'range_feed' }, feed(r.signals.range_feed))),
         h('tr', {}, h('th', { scope: 'row' }, 'Data-center keyword'), h('td', { 'data-signal': 'org_keyword' }, word(r.signals.org_keyword, 'bad'))),
         h('tr', {}, h('th', { scope: 'row' }, 'VPN / proxy keyword'), h('td', { 'data-signal': 'vpn_proxy' }, word(r.signals.vpn_proxy, 'bad'))),
         h('tr', {}, h('th', { scope: 'row' }, 'Carrier whitelist'), h('td', { 'data-signal': 'carrier_whitelist' }, word(r.signals.carrier_whitelist, 'ok'))))),
@@ -573,6 +589,40 @@ async function ipPage(view, { query }) {
 }
 
 // --- database -----------------------------------------------------------------
+
+/** A feed's last refresh outcome as the page shows it: ok, failed or not yet fetched. */
+function feedOutcome(f) {
+  if (f.last_outcome === 'failed') return { key: 'failed', text: 'failed', badge: 'failed' };
+  if (f.last_outcome === null) return { key: 'none', text: 'not yet fetched', badge: 'neutral' };
+  return { key: 'ok', text: 'ok', badge: 'ok' };
+}
+
+/** The feeds of GET /v1/ip/database: a summary that names failing feeds, then one row per feed. */
+function feedsSection(feeds) {
+  const outcomes = feeds.map(feedOutcome);
+  const count = (key) => outcomes.filter((o) => o.key === key).length;
+  const failed = feeds.filter((f, i) => outcomes[i].key === 'failed').map((f) => f.name);
+  const summary = `${feeds.length} feeds: ${count('ok')} ok, ${count('failed')} failed, ${count('none')} not yet fetched.`;
+  const row = (f, o) => h('tr', { 'data-feed': f.name, 'data-outcome': o.key },
+    h('td', { 'data-label': 'Feed', class: 'mono feed-name' }, f.name),
+    h('td', { 'data-label': 'Label', class: 'feed-label' }, f.label),
+    h('td', { 'data-label': 'Version', class: 'mono feed-version' }, f.version ?? '—'),
+    h('td', { 'data-label': 'Fetched', class: 'feed-fetched' }, when(f.fetched_at)),
+    h('td', { 'data-label': 'Ranges', class: 'num feed-ranges' }, f.ranges === null ? '—' : f.ranges.toLocaleString('en')),
+    h('td', { 'data-label': 'Last outcome', class: 'feed-outcome' },
+      h('span', { class: `badge ${o.badge}` }, o.text),
+      o.key === 'ok' ? h('span', { class: 'hint' }, ` ${f.last_outcome}`) : null,
+      f.last_error ? h('p', { class: 'feed-error' }, f.last_error) : null),
+    h('td', { 'data-label': 'Next refresh' }, time(f.next_refresh_at)));
+  return h('section', { class: 'panel feeds', 'aria-labelledby': 'feeds-h' }, h('h2', { id: 'feeds-h' }, 'Range feeds'),
+    feeds.length === 0 ? h('p', { class: 'empty' }, 'No feeds are configured (SPLITGUARD_FEEDS).') : [
+      h('p', { class: 'feeds-summary' }, summary, failed.length ? h('strong', {}, ` Failing: ${failed.join(', ')}.`) : null),
+      h('table', { class: 'cards feeds' },
+        h('caption', { class: 'hint' }, 'Version, fetched and ranges describe the data serving now: a snapshot\'s date until the first good download; a dash where the serving database holds nothing under the feed\'s name. A failed feed keeps serving its last good data.'),
+        h('thead', {}, h('tr', {}, ['Feed', 'Label', 'Version', 'Fetched', 'Ranges', 'Last outcome', 'Next refresh'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, feeds.map((f, i) => row(f, outcomes[i])))),
+    ]);
+}
 
 async function databasePage(view) {
   const body = h('div');
@@ -616,6 +666,7 @@ async function databasePage(view) {
               h('td', { 'data-label': 'Error' }, n.error ?? '—'),
               h('td', { 'data-label': 'Time', class: 'num' }, `${(n.ms / 1000).toFixed(1)} s`))))),
         ]),
+      feedsSection(db.feeds),
     );
     return db;
   };

@@ -8,6 +8,11 @@
 //   azure-json     Service Tags: values[name = AzureCloud].properties.addressPrefixes; version changeNumber
 //   ipverse-json   ipverse/bot-ip-blocks: services.<bot>.ipv4[] / .ipv6[], only the services whose
 //                  list is the operator's own (ip_list_authoritative); version the latest last_changed_at
+//   onionoo-json   a Tor Onionoo details document: relays[].or_addresses ("1.2.3.4:9001",
+//                  "[2001:db8::1]:443", the port required) and relays[].exit_addresses (bare
+//                  addresses), of the relays that carry the Exit flag and are running (a relay
+//                  whose `flags` or `running` field is absent is taken: the query chose it);
+//                  an address the document repeats counts once; version relays_published
 //   cidr-lines     one CIDR or address a line (Tor's bulk exit list, X4BNet, Cloudflare);
 //                  `#` starts a comment, a line may carry more fields after the first
 //   geofeed-csv    RFC 8805: prefix,country,region,city,postal; `#` comments
@@ -27,7 +32,7 @@ import { AppError } from '../../errors.js';
 import { parseIp } from '../address.js';
 import { decodeSource } from '../sources.js';
 
-export const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'ipverse-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
+export const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'ipverse-json', 'onionoo-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
 export type FeedFormat = (typeof FEED_FORMATS)[number];
 export const ASN_FORMATS: readonly FeedFormat[] = ['asn-lines', 'asn-csv'];
 
@@ -115,6 +120,18 @@ class Collector {
     else (r.family === 4 ? this.v4 : this.v6).push([r.start, r.end]);
   }
 
+  /** An entry that is malformed as a whole (not an address at all). */
+  reject(what: string): void {
+    this.entries++;
+    this.bad(what);
+  }
+
+  /** One address, no prefix length: an entry of a list of hosts (Onionoo's). */
+  address(text: string): void {
+    if (text.includes('/')) this.reject(text);
+    else this.range(text);
+  }
+
   asn(text: string, name = ''): void {
     this.entries++;
     const m = /^(?:AS)?([0-9]{1,10})$/i.exec(text.trim());
@@ -143,6 +160,42 @@ const array = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const field = (v: unknown, key: string): unknown => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined);
 const text = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
 
+// An Onionoo OR address: IPv4 or bracketed IPv6, then a port (or a port
+// list, which the protocol allows).
+const OR_ADDRESS = /^(?:([0-9.]+)|\[([0-9A-Fa-f:.]+)\]):[0-9]{1,5}(?:[,-][0-9]{1,5})*$/;
+
+/** The relays of an Onionoo details document that are running exits, each as its addresses. */
+function onionooRelays(c: Collector, relays: unknown[]): void {
+  const seen = new Set<string>();
+  const once = (text: string) => {
+    if (seen.has(text)) return;
+    seen.add(text);
+    c.address(text);
+  };
+  for (const relay of relays) {
+    if (typeof relay !== 'object' || relay === null || Array.isArray(relay)) {
+      c.reject(JSON.stringify(relay) ?? String(relay));
+      continue;
+    }
+    const { flags, running, or_addresses: or = [], exit_addresses: exits = [] } = relay as Record<string, unknown>;
+    if ((flags !== undefined && !Array.isArray(flags)) || !Array.isArray(or) || !Array.isArray(exits)) {
+      c.reject(JSON.stringify(relay));
+      continue;
+    }
+    if ((Array.isArray(flags) && !flags.includes('Exit')) || running === false) continue;
+    if (or.length + exits.length === 0) c.reject(JSON.stringify(relay));
+    for (const a of or) {
+      const m = typeof a === 'string' ? OR_ADDRESS.exec(a) : null;
+      if (m) once((m[1] ?? m[2]).toLowerCase());
+      else c.reject(String(a));
+    }
+    for (const a of exits) {
+      if (typeof a === 'string') once(a.toLowerCase());
+      else c.reject(String(a));
+    }
+  }
+}
+
 /** Lines without comments and blank lines, each with its first field. */
 function firstFields(body: string, separator: RegExp): string[] {
   const out: string[] = [];
@@ -153,76 +206,84 @@ function firstFields(body: string, separator: RegExp): string[] {
   return out;
 }
 
+/**
+ * How each format is read: its entries go into the Collector; the answer is
+ * the publisher's version of the data when the format carries one.
+ */
+const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => string | null> = {
+  'aws-json': (body, name, c) => {
+    const o = json(name, body);
+    for (const p of array(o.prefixes)) c.range(field(p, 'ip_prefix'));
+    for (const p of array(o.ipv6_prefixes)) c.range(field(p, 'ipv6_prefix'));
+    return text(o.syncToken);
+  },
+  'google-json': (body, name, c) => {
+    const o = json(name, body);
+    for (const p of array(o.prefixes)) c.range(field(p, 'ipv4Prefix') ?? field(p, 'ipv6Prefix'));
+    return text(o.syncToken) ?? text(o.creationTime);
+  },
+  'oracle-json': (body, name, c) => {
+    const o = json(name, body);
+    for (const region of array(o.regions)) for (const cidr of array(field(region, 'cidrs'))) c.range(field(cidr, 'cidr'));
+    return text(o.last_updated_timestamp);
+  },
+  'azure-json': (body, name, c) => {
+    const o = json(name, body);
+    const all = array(o.values).find((v) => field(v, 'name') === 'AzureCloud');
+    for (const p of array(field(field(all, 'properties'), 'addressPrefixes'))) c.range(p);
+    return text(o.changeNumber);
+  },
+  'ipverse-json': (body, name, c) => {
+    const services = field(json(name, body), 'services');
+    let latest = '';
+    for (const service of Object.values(typeof services === 'object' && services !== null ? services : {})) {
+      if (field(service, 'ip_list_authoritative') !== true) continue;
+      for (const p of [...array(field(service, 'ipv4')), ...array(field(service, 'ipv6'))]) c.range(p);
+      const changed = text(field(service, 'last_changed_at')) ?? '';
+      if (changed > latest) latest = changed;
+    }
+    return latest || null;
+  },
+  'onionoo-json': (body, name, c) => {
+    const o = json(name, body);
+    if (!Array.isArray(o.relays)) throw new AppError('feed_invalid', `${name} has no "relays" array: not an Onionoo details document`);
+    onionooRelays(c, o.relays);
+    return text(o.relays_published);
+  },
+  'cidr-lines': (body, _name, c) => {
+    for (const f of firstFields(body, /[\s,;]/)) c.range(f);
+    return null;
+  },
+  'geofeed-csv': (body, _name, c) => {
+    for (const f of firstFields(body, /,/)) c.range(f);
+    return null;
+  },
+  'asn-lines': (body, _name, c) => {
+    // X4BNet: `AS16509 # Amazon`; the comment is the ASN's name.
+    for (const raw of body.split('\n')) {
+      const [entry, ...comment] = raw.split('#');
+      const first = entry.trim().split(/[\s,;]/, 1)[0];
+      if (first) c.asn(first, comment.join('#').trim());
+    }
+    return null;
+  },
+  'asn-csv': (body, _name, c) => {
+    // `ASN,Name` with a header line; a name may be quoted, after a stray space.
+    const rows = body.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+    if (rows.length > 0 && !/^"?(AS)?[0-9]/i.test(rows[0])) rows.shift();
+    for (const row of rows) {
+      const comma = row.indexOf(',');
+      const first = (comma < 0 ? row : row.slice(0, comma)).trim().replace(/^"|"$/g, '');
+      c.asn(first, comma < 0 ? '' : row.slice(comma + 1).trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
+    }
+    return null;
+  },
+};
+
 /** Parses one feed file; throws AppError feed_invalid when it is unusable. `name` names it in messages. */
 export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): ParsedFeed {
-  const body = decodeSource(name, data);
   const c = new Collector();
-  let version: string | null = null;
-  switch (format) {
-    case 'aws-json': {
-      const o = json(name, body);
-      version = text(o.syncToken);
-      for (const p of array(o.prefixes)) c.range(field(p, 'ip_prefix'));
-      for (const p of array(o.ipv6_prefixes)) c.range(field(p, 'ipv6_prefix'));
-      break;
-    }
-    case 'google-json': {
-      const o = json(name, body);
-      version = text(o.syncToken) ?? text(o.creationTime);
-      for (const p of array(o.prefixes)) c.range(field(p, 'ipv4Prefix') ?? field(p, 'ipv6Prefix'));
-      break;
-    }
-    case 'oracle-json': {
-      const o = json(name, body);
-      version = text(o.last_updated_timestamp);
-      for (const region of array(o.regions)) for (const cidr of array(field(region, 'cidrs'))) c.range(field(cidr, 'cidr'));
-      break;
-    }
-    case 'azure-json': {
-      const o = json(name, body);
-      version = text(o.changeNumber);
-      const all = array(o.values).find((v) => field(v, 'name') === 'AzureCloud');
-      for (const p of array(field(field(all, 'properties'), 'addressPrefixes'))) c.range(p);
-      break;
-    }
-    case 'ipverse-json': {
-      const services = field(json(name, body), 'services');
-      let latest = '';
-      for (const service of Object.values(typeof services === 'object' && services !== null ? services : {})) {
-        if (field(service, 'ip_list_authoritative') !== true) continue;
-        for (const p of [...array(field(service, 'ipv4')), ...array(field(service, 'ipv6'))]) c.range(p);
-        const changed = text(field(service, 'last_changed_at')) ?? '';
-        if (changed > latest) latest = changed;
-      }
-      version = latest || null;
-      break;
-    }
-    case 'cidr-lines':
-      for (const f of firstFields(body, /[\s,;]/)) c.range(f);
-      break;
-    case 'geofeed-csv':
-      for (const f of firstFields(body, /,/)) c.range(f);
-      break;
-    case 'asn-lines':
-      // X4BNet: `AS16509 # Amazon`; the comment is the ASN's name.
-      for (const raw of body.split('\n')) {
-        const [entry, ...comment] = raw.split('#');
-        const first = entry.trim().split(/[\s,;]/, 1)[0];
-        if (first) c.asn(first, comment.join('#').trim());
-      }
-      break;
-    case 'asn-csv': {
-      // `ASN,Name` with a header line; a name may be quoted, after a stray space.
-      const rows = body.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-      if (rows.length > 0 && !/^"?(AS)?[0-9]/i.test(rows[0])) rows.shift();
-      for (const row of rows) {
-        const comma = row.indexOf(',');
-        const first = (comma < 0 ? row : row.slice(0, comma)).trim().replace(/^"|"$/g, '');
-        c.asn(first, comma < 0 ? '' : row.slice(comma + 1).trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
-      }
-      break;
-    }
-  }
+  const version = READERS[format](decodeSource(name, data), name, c);
   if (c.malformed > c.entries * MAX_MALFORMED_SHARE) {
     throw new AppError('feed_invalid', `${name}: ${c.malformed} of ${c.entries} entries are malformed (e.g. "${c.examples[0]}")`);
   }

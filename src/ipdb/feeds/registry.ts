@@ -3,8 +3,8 @@
 // allows, a snapshot shipped in feeds/snapshots/ (provenance and licences in
 // feeds/README.md) so that a machine without network starts with it.
 //
-// A source is a *node*: one URL, or several joined by "|" whose entries are
-// read together (OpenAI publishes three files); a feed's nodes are tried in
+// A source is one URL, or several joined by "|" whose entries are
+// read together (OpenAI publishes three files); a feed's sources are tried in
 // order until one answers (failover). The order of FEEDS is the priority
 // between ranges of equal width: the more specific label comes first.
 //
@@ -28,7 +28,7 @@ export interface FeedDefinition {
   name: string;
   label: FeedLabel;
   format: FeedFormat;
-  /** Nodes tried in order; a node's "|"-joined URLs are read together. */
+  /** Sources tried in order; a source's "|"-joined URLs are read together. */
   sources: string[];
   snapshot: FeedSnapshot | null;
   refreshHours: number;
@@ -45,6 +45,7 @@ const LORD_ALFRED = `${RAW}/lord-alfred/ipranges/main`;
 const X4B = `${RAW}/X4BNet/lists_vpn/main`;
 const JOE = `${RAW}/Joe12387/open-source-vpn-ip-lists/master`;
 const OXL = `${RAW}/O-X-L/risk-db-lists/main/asn`;
+const ONIONOO_EXITS = 'https://onionoo.torproject.org/details?type=relay&running=true&flag=Exit&fields=or_addresses,exit_addresses,flags';
 const GOOGLE_BOTS = 'https://developers.google.com/static/search/apis/ipranges';
 const DAY = 24;
 const WEEK = 7 * 24;
@@ -62,6 +63,14 @@ const asnList = (list: HostingListSource, format: FeedFormat, url: string, file:
 export const FEEDS: readonly FeedDefinition[] = [
   // Tor exits change by the hour.
   { name: 'tor', label: 'tor', format: 'cidr-lines', sources: ['https://check.torproject.org/torbulkexitlist'], snapshot: snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), refreshHours: 1 },
+  // The bulk list is IPv4 only; Onionoo's details of the Exit-flagged relays
+  // carry their IPv6 OR addresses too. Failover: a mirror of the full details
+  // document, twice a day (the parser keeps its running exits).
+  {
+    name: 'tor-onionoo', label: 'tor', format: 'onionoo-json',
+    sources: [ONIONOO_EXITS, `${RAW}/ValdikSS/tor-onionoo-mirror/master/details-full.json`],
+    snapshot: snap('onionoo-json', '2026-08-22', 'tor-onionoo-exits.json'), refreshHours: 1,
+  },
   // VPN servers: each provider's own list (collected by Joe12387), then X4BNet's aggregate.
   ...['airvpn', 'ivpn', 'mullvad', 'nordvpn', 'ovpn', 'pia', 'protonvpn', 'riseupvpn', 'surfshark', 'windscribe'].map(vpn),
   { name: 'x4b-vpn', label: 'vpn', format: 'cidr-lines', sources: [`${X4B}/output/vpn/ipv4.txt|${X4B}/output/vpn/ipv6.txt`], snapshot: snap('cidr-lines', '2026-08-22', 'x4bnet-vpn-ipv4.txt', 'x4bnet-vpn-ipv6.txt'), refreshHours: DAY },
@@ -112,7 +121,7 @@ export function snapshotFiles(feed: FeedDefinition): string[] {
   return (feed.snapshot?.files ?? []).map((f) => path.join(SNAPSHOT_DIR, f));
 }
 
-/** A feed's nodes under the SPLITGUARD_FEED_SOURCES setting: the publisher's, none (`off`), or the configured ones. */
+/** A feed's sources under the SPLITGUARD_FEED_SOURCES setting: the publisher's, none (`off`), or the configured ones. */
 export function sourcesFor(setting: 'publishers' | 'off' | ReadonlyMap<string, readonly string[]>, feed: FeedDefinition): readonly string[] {
   if (setting === 'publishers') return feed.sources;
   if (setting === 'off') return [];

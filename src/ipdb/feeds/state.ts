@@ -13,7 +13,7 @@ import type { FeedFormat } from './parse.js';
 import { type FeedDefinition, snapshotFiles } from './registry.js';
 
 export interface FeedState {
-  /** The last good data: its version, when it was fetched, its entries, its files (absolute), its node. */
+  /** The last good data: its version, when it was fetched, its entries, its files (absolute), its source. */
   version: string | null;
   fetched_at: string | null;
   entries: number;

@@ -1,4 +1,4 @@
-// Fetching feeds from their publishers: each feed's nodes in order until one
+// Fetching feeds from their publishers: each feed's sources in order until one
 // yields a good download (failover), a conditional request while the last
 // good files exist, a size cap, the format's own checks (parse.ts) and a
 // sanity check against the last good data. A good download replaces the
@@ -7,10 +7,10 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { moveFileDurably } from '../../durable-file.js';
+import { moveDurably } from '../../durable-file.js';
 import { log } from '../../log.js';
 import type { Stores } from '../../store/db.js';
-import { type FetchLimits, fetchNode, nodeName } from '../fetch.js';
+import { type FetchLimits, fetchSource, sourceName } from '../fetch.js';
 import { parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
 import { EMPTY_STATE, feedDir, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
@@ -28,9 +28,14 @@ export interface FeedOutcome {
   ms: number;
 }
 
-/** The feeds whose next refresh is due (or that never had one) at `now`. */
-export function dueFeeds(feeds: readonly FeedDefinition[], stores: Stores, now: number): FeedDefinition[] {
+/**
+ * The feeds whose next refresh is due (or that never had one) at `now`,
+ * among those with a source to fetch from (`sources` gives none for a feed
+ * the configuration turns off).
+ */
+export function dueFeeds(feeds: readonly FeedDefinition[], stores: Stores, now: number, sources: (feed: FeedDefinition) => readonly string[]): FeedDefinition[] {
   return feeds.filter((f) => {
+    if (sources(f).length === 0) return false;
     const due = Date.parse(feedState(stores, f.name).next_due_at ?? '');
     return Number.isNaN(due) || due <= now;
   });
@@ -39,7 +44,7 @@ export function dueFeeds(feeds: readonly FeedDefinition[], stores: Stores, now: 
 /**
  * Fetches `feeds` one after the other into `work` (a scratch directory) and
  * installs the good downloads under <data dir>/ipdb/feeds/. `sources`
- * replaces a feed's nodes (configuration); an empty list means the feed is
+ * replaces a feed's sources (configuration); an empty list means the feed is
  * not fetched at all.
  */
 export async function updateFeeds(
@@ -48,16 +53,16 @@ export async function updateFeeds(
 ): Promise<FeedOutcome[]> {
   const outcomes: FeedOutcome[] = [];
   for (const feed of feeds) {
-    const nodes = options.sources(feed);
-    if (nodes.length === 0) continue;
-    outcomes.push(await updateFeed(feed, nodes, options));
+    const sources = options.sources(feed);
+    if (sources.length === 0) continue;
+    outcomes.push(await updateFeed(feed, sources, options));
   }
   return outcomes;
 }
 
 async function updateFeed(
   feed: FeedDefinition,
-  nodes: readonly string[],
+  sources: readonly string[],
   options: { stores: Stores; dataDir: string; work: string; limits: FetchLimits },
 ): Promise<FeedOutcome> {
   const t0 = performance.now();
@@ -66,13 +71,13 @@ async function updateFeed(
   const now = new Date();
   const next = new Date(now.getTime() + feed.refreshHours * 3_600_000).toISOString();
   const errors: string[] = [];
-  for (const node of nodes) {
-    const source = nodeName(node);
+  for (const location of sources) {
+    const source = sourceName(location);
     const dir = path.join(options.work, `feed-${feed.name}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     try {
-      const fetched = await fetchNode(node, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES });
+      const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES });
       if (fetched.unchanged) {
         await saveFeedState(options.stores, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
         return { feed: feed.name, outcome: 'unchanged', source, error: null, ms: Math.round(performance.now() - t0) };
@@ -108,7 +113,8 @@ async function updateFeed(
       return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
     } catch (err) {
       const error = (err as Error).message;
-      errors.push(`${source}: ${error}`);
+      // Download errors name their URL already.
+      errors.push(error.includes(source) ? error : `${source}: ${error}`);
       log('warn', 'feed_source_failed', { feed: feed.name, source, error });
     }
   }
@@ -127,7 +133,7 @@ function installParts(dataDir: string, name: string, parts: string[]): string[] 
   const stamp = Date.now().toString(36);
   return parts.map((part, i) => {
     const file = path.join(dir, `${name}.${stamp}.${i}`);
-    moveFileDurably(part, file);
+    moveDurably(part, file);
     return file;
   });
 }

@@ -27,7 +27,7 @@ describe('pipelined requests, never read, then the connection ends', () => {
   it('leaves the server answering after every endpoint family and every ending', async () => {
     for (const family of families) {
       for (const ending of ENDINGS) {
-        for (const port of server.ports) await pipelineAndDrop(port, family.request, COPIES, ending);
+        await Promise.all(server.ports.map((port) => pipelineAndDrop(port, family.request, COPIES, ending)));
         await assertAnswering(server).catch((err: Error) => {
           throw new Error(`after "${family.name}" ended by ${ending}: ${err.message}`);
         });

@@ -148,6 +148,12 @@ describe('the admin endpoints', () => {
     ['POST', '/v1/admin/blacklist', [1, 2]],
     ['PUT', '/v1/admin/blacklist/not-an-asn', { enabled: 'maybe' }],
     ['GET', '/v1/admin', undefined],
+    // Doubled slashes once reached the admin routes' 405 and 400 (issue 14).
+    ['DELETE', '/v1//admin/blacklist', undefined],
+    ['PATCH', '/v1//admin//blacklist', undefined],
+    ['POST', '/v1//admin/blacklist', [1, 2]],
+    ['PUT', '/v1/admin//blacklist/16509', { enabled: 'maybe' }],
+    ['GET', '/v1//admin/blacklist/', undefined],
   ])('%s %s is 404 to B and C, as for a path that does not exist', async (method, path, body) => {
     for (const who of ['B', 'C'] as const) {
       const r = await api(who, method, path, body);

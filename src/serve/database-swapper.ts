@@ -1,0 +1,96 @@
+// Which database the server threads serve, and the moves from one to the
+// next. The threads map a sealed serving copy (ipdb/serving.ts), never
+// current.trie itself; a copy is released once every thread has answered the
+// swap to its successor, mapped or not, so no thread opens it again.
+import path from 'node:path';
+import { IpDatabase } from '../ipdb/database.js';
+import { databaseGeneration } from '../ipdb/refresh.js';
+import { publish, release, removeServingFiles, type ServingCopy } from '../ipdb/serving.js';
+import { log } from '../log.js';
+import type { KeywordTables } from '../quality/classifier.js';
+import { keywordTablesFor } from '../quality/keyword-cache.js';
+import { builtInLists } from '../quality/lists.js';
+import type { Stores } from '../store/db.js';
+import type { ServerThreads } from './threads.js';
+
+/** How often to look for a database installed by another process (the CLI). */
+const GENERATION_POLL_MS = 1000;
+
+/** The keyword tables of a database file (cached on disk), shared with every thread. */
+export function tablesFor(file: string, dataDir: string): KeywordTables {
+  const db = IpDatabase.open(file);
+  try {
+    return keywordTablesFor(db, builtInLists(), path.join(dataDir, 'ipdb'));
+  } finally {
+    db.close();
+  }
+}
+
+export class DatabaseSwapper {
+  /** The copy the threads serve; null while current.trie is unusable (redirects fail open). */
+  serving: ServingCopy | null = null;
+  /** Keyword tables of `serving`. */
+  tables: KeywordTables | null = null;
+  readonly #currentFile: string;
+  readonly #dataDir: string;
+  readonly #stores: Stores;
+  #threads: ServerThreads | null = null;
+  #generation: number;
+  #queue: Promise<void> = Promise.resolve();
+  #poll: NodeJS.Timeout | undefined;
+
+  constructor(currentFile: string, dataDir: string, stores: Stores) {
+    this.#currentFile = currentFile;
+    this.#dataDir = dataDir;
+    this.#stores = stores;
+    this.#generation = databaseGeneration(stores);
+  }
+
+  /** The first serving copy, before the threads start. A damaged current.trie is logged, not thrown. */
+  publishInitial(): void {
+    try {
+      this.serving = publish(this.#currentFile);
+      this.tables = tablesFor(this.serving.path, this.#dataDir);
+    } catch (err) {
+      release(this.serving);
+      this.serving = null;
+      log('error', 'database_unavailable', { file: this.#currentFile, error: err });
+    }
+    // Copies left by an earlier process that did not stop cleanly.
+    removeServingFiles(this.#dataDir);
+  }
+
+  /**
+   * Swaps the threads to current.trie as it is now (after a refresh by this
+   * process), and from then on to any database another process installs.
+   */
+  attach(threads: ServerThreads, isBusy: () => boolean): void {
+    this.#threads = threads;
+    this.#poll = setInterval(() => {
+      if (isBusy()) return;
+      if (databaseGeneration(this.#stores) === this.#generation) return;
+      this.swapToCurrent(null).catch((err) => log('error', 'ipdb_swap_failed', { error: err }));
+    }, GENERATION_POLL_MS);
+    this.#poll.unref();
+  }
+
+  /** Publishes current.trie and moves every thread to it; swaps run one at a time. */
+  async swapToCurrent(tables: KeywordTables | null): Promise<void> {
+    this.#generation = databaseGeneration(this.#stores);
+    const copy = publish(this.#currentFile);
+    const next = tables ?? tablesFor(copy.path, this.#dataDir);
+    this.#queue = this.#queue.then(async () => {
+      const answers = (await this.#threads?.swap(copy.path, next)) ?? [];
+      const failed = answers.filter((a) => a.error);
+      release(this.serving);
+      this.serving = copy;
+      this.tables = next;
+      log(failed.length ? 'error' : 'info', 'ipdb_swapped', { threads: answers.length, failed: failed.length });
+    });
+    return this.#queue;
+  }
+
+  stop(): void {
+    clearInterval(this.#poll);
+  }
+}

@@ -1,0 +1,112 @@
+// When the database and the feeds are refreshed: the daily schedule (its due
+// time kept in LMDB, so a restart keeps it), each feed's own schedule (Tor
+// hourly) between the daily runs, API triggers and the repair of a damaged
+// install. One refresh runs at a time (Refresher). The start of a full one
+// is published to every thread through a shared slot: GET /v1/ip/database
+// reports it, and a thread that finds it set joins that refresh instead of
+// asking for another. Feeds-only runs leave the slot alone, so an API
+// trigger during one still gets its full refresh (queued behind it).
+import type { Config } from '../config.js';
+import { sourcesFor } from '../ipdb/feeds/registry.js';
+import { dueFeeds } from '../ipdb/feeds/update.js';
+import type { BuildResult } from '../ipdb/build.worker.js';
+import { currentDatabasePath } from '../ipdb/current.js';
+import { feedFiles } from '../ipdb/feeds/state.js';
+import { foldsOtherFeeds, nextDue, nextRefreshAt, Refresher, type RefreshScope, storeNextDue } from '../ipdb/refresh.js';
+import { log } from '../log.js';
+import { M, type Metrics } from '../metrics.js';
+import type { Stores } from '../store/db.js';
+
+/** How often to look for feeds whose refresh is due. */
+const FEED_POLL_MS = 60_000;
+/** setTimeout's longest wait; a later due time is re-armed when it fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export class RefreshScheduler {
+  readonly #config: Config;
+  readonly #stores: Stores;
+  readonly #metrics: Metrics;
+  readonly #refresher: Refresher;
+  /** BigInt64 slot shared with the threads: start of the running or requested full refresh in ms, 0 when none. */
+  readonly #runningSince: BigInt64Array;
+  #daily: NodeJS.Timeout | undefined;
+  #feedPoll: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(config: Config, stores: Stores, metrics: Metrics, runningSince: SharedArrayBuffer, onInstalled: (result: BuildResult) => Promise<void>) {
+    this.#config = config;
+    this.#stores = stores;
+    this.#metrics = metrics;
+    this.#runningSince = new BigInt64Array(runningSince);
+    this.#refresher = Refresher.forConfig(config, stores, onInstalled);
+  }
+
+  get busy(): boolean {
+    return this.#refresher.runningSince !== 0;
+  }
+
+  /**
+   * Arms the daily timer and the feed poll; a first start sets the first due
+   * time. A database holding another set of feeds than the configuration
+   * asks for (SPLITGUARD_FEEDS changed) gets them folded in now.
+   */
+  async start(): Promise<void> {
+    if (nextRefreshAt(this.#stores) === null) await storeNextDue(this.#stores, nextDue(Date.now(), this.#config.ipdbRefreshHours));
+    this.#arm();
+    if (foldsOtherFeeds(currentDatabasePath(this.#config.dataDir), feedFiles(this.#config.feeds, this.#stores))) void this.run('configured feeds changed', 'refold');
+    this.#feedPoll = setInterval(() => {
+      if (this.busy || this.#stopped || this.#config.feedSources === 'off') return;
+      if (dueFeeds(this.#config.feeds, this.#stores, Date.now(), (f) => sourcesFor(this.#config.feedSources, f)).length > 0) void this.run('feed schedule', 'feeds');
+    }, FEED_POLL_MS);
+    this.#feedPoll.unref();
+  }
+
+  /** Starts a refresh (or joins the running one); never rejects. */
+  run(trigger: string, scope: RefreshScope = 'all'): Promise<unknown> {
+    if (this.#stopped) return Promise.resolve();
+    const run = this.#refresher.start(trigger, scope);
+    // An API trigger already claimed the slot with its own time; keep it.
+    if (scope === 'all') Atomics.compareExchange(this.#runningSince, 0, 0n, BigInt(Date.now()));
+    return run
+      .then((record) => {
+        this.#metrics.inc(record.outcome === 'updated' ? M.refreshUpdated : record.outcome === 'unchanged' ? M.refreshUnchanged : M.refreshFailed);
+      })
+      .catch((err) => {
+        this.#metrics.inc(M.refreshFailed);
+        log('error', 'ipdb_refresh_crashed', { error: err });
+      })
+      .finally(async () => {
+        if (scope === 'all') {
+          Atomics.store(this.#runningSince, 0, 0n);
+          await storeNextDue(this.#stores, nextDue(Date.now(), this.#config.ipdbRefreshHours));
+        }
+        this.#arm();
+      });
+  }
+
+  #arm(): void {
+    clearTimeout(this.#daily);
+    if (this.#stopped) return;
+    const due = nextRefreshAt(this.#stores) ?? 0;
+    this.#daily = setTimeout(
+      () => {
+        if ((nextRefreshAt(this.#stores) ?? 0) <= Date.now()) void this.run('schedule');
+        else this.#arm();
+      },
+      Math.max(0, Math.min(due - Date.now(), MAX_TIMER_MS)),
+    );
+    this.#daily.unref();
+  }
+
+  /** Stops the timers; a refresh asked for from now on does not start. */
+  halt(): void {
+    this.#stopped = true;
+    clearTimeout(this.#daily);
+    clearInterval(this.#feedPoll);
+  }
+
+  /** After halt(): waits for a running refresh to end and frees its build threads. */
+  close(): Promise<void> {
+    return this.#refresher.close();
+  }
+}

@@ -1,0 +1,116 @@
+// The server threads: SPLITGUARD_THREADS workers (server.worker.ts) that each
+// run a uWS app on the shared port. This module owns the Worker objects and
+// their messages; what the threads are told to do comes from serve().
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { log } from '../log.js';
+import type { KeywordTables } from '../quality/classifier.js';
+import type { MainMessage, WorkerInput, WorkerMessage } from '../server.worker.js';
+
+const WORKER_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'server.worker.js');
+
+/**
+ * The young generation of each server thread's heap. V8's default lets it
+ * grow to several MB during start-up, resident in every thread; a redirect
+ * allocates a few hundred bytes, so a small one only means more scavenges of
+ * almost nothing (measured: docs/performance.md, young generation row).
+ */
+const SERVER_THREAD_YOUNG_GENERATION_MB = 3;
+/** How long a thread may take to drain at shutdown before it is terminated. */
+const DRAIN_MS = 15_000;
+
+export type SwapAnswer = Extract<WorkerMessage, { type: 'swapped' }>;
+
+export interface ThreadEvents {
+  /** A thread asks for a database refresh (POST /v1/ip/database/refresh). */
+  onRefreshRequest(accountId: number): void;
+  /** A thread ended on its own with an error code: the process must stop. */
+  onCrash(thread: number, code: number): void;
+}
+
+export class ServerThreads {
+  readonly ports: number[] = [];
+  readonly #workers: Worker[] = [];
+  readonly #exited = new Set<Worker>();
+  readonly #closedCleanly = new Set<number>();
+  readonly #swapWaiters = new Map<number, (m: SwapAnswer) => void>();
+  #stopping = false;
+
+  /** Starts one thread per input; resolves when all listen, rejects when one cannot. */
+  start(inputs: WorkerInput[], events: ThreadEvents): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let ready = 0;
+      for (const input of inputs) {
+        const { thread } = input;
+        const w = new Worker(WORKER_FILE, { workerData: input, resourceLimits: { maxYoungGenerationSizeMb: SERVER_THREAD_YOUNG_GENERATION_MB } });
+        this.#workers.push(w);
+        w.on('message', (m: WorkerMessage) => {
+          switch (m.type) {
+            case 'listening':
+              this.ports[m.thread] = m.port;
+              if (++ready === inputs.length) resolve();
+              break;
+            case 'failed':
+              reject(new Error(m.error));
+              break;
+            case 'closed':
+              this.#closedCleanly.add(m.thread);
+              break;
+            case 'swapped':
+              this.#swapWaiters.get(m.thread)?.(m);
+              this.#swapWaiters.delete(m.thread);
+              break;
+            case 'refresh':
+              events.onRefreshRequest(m.accountId);
+              break;
+          }
+        });
+        w.on('error', (err) => {
+          log('error', 'thread_failed', { thread, error: err });
+          if (!this.#stopping) reject(err);
+        });
+        w.on('exit', (code) => {
+          this.#exited.add(w);
+          // A swap waiting on this thread would wait forever.
+          this.#swapWaiters.get(thread)?.({ type: 'swapped', thread, file: '', error: 'thread exited' });
+          if (!this.#stopping && code !== 0) events.onCrash(thread, code);
+        });
+      }
+    });
+  }
+
+  /** Asks every thread to map `file`; resolves with each thread's answer. */
+  swap(file: string, tables: KeywordTables): Promise<SwapAnswer[]> {
+    return Promise.all(
+      this.#workers.map(
+        (w, thread) =>
+          new Promise<SwapAnswer>((resolve) => {
+            if (this.#exited.has(w)) return resolve({ type: 'swapped', thread, file: '', error: 'thread exited' });
+            this.#swapWaiters.set(thread, resolve);
+            w.postMessage({ type: 'swap', file, tables } satisfies MainMessage);
+          }),
+      ),
+    );
+  }
+
+  /** Drains every thread (terminated after DRAIN_MS); resolves with how many closed cleanly. */
+  async stop(): Promise<number> {
+    this.#stopping = true;
+    await Promise.all(
+      this.#workers.map((w) => {
+        // A thread that has already exited would never send 'exit' again.
+        if (this.#exited.has(w)) return undefined;
+        return new Promise<void>((resolve) => {
+          const kill = setTimeout(() => void w.terminate().then(() => resolve()), DRAIN_MS);
+          w.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          w.postMessage({ type: 'shutdown' } satisfies MainMessage);
+        });
+      }),
+    );
+    return this.#closedCleanly.size;
+  }
+}

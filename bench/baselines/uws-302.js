@@ -1,8 +1,9 @@
 // Baseline: a bare uWebSockets.js TLS app answering GET /r/:code with a 302
 // to a URL held in an in-memory Map: the least a redirect service can do.
 // It reads nothing of the request but the code, and answers with the same
-// headers as splitguard's redirect (Location, Cache-Control,
-// Strict-Transport-Security), as bytes encoded once; under /n/:code it also
+// headers and body as splitguard's redirect (Location, Cache-Control,
+// Strict-Transport-Security, Content-Type, the 6-byte body), as bytes
+// encoded once; under /n/:code it also
 // sets a visitor cookie of the same length as splitguard's for a new
 // visitor (a constant: choosing an id is splitguard's work, sending it is
 // protocol work both pay).
@@ -19,6 +20,9 @@ const PRIVATE_NO_STORE = latin1('private, no-store');
 const HSTS = latin1('Strict-Transport-Security');
 const HSTS_VALUE = latin1('max-age=31536000');
 const SET_COOKIE = latin1('Set-Cookie');
+const CONTENT_TYPE = latin1('Content-Type');
+const PLAIN_TEXT = latin1('text/plain; charset=utf-8');
+const BODY = latin1('Found\n');
 const COOKIE = latin1('sg_vid=AAAAAAAAAAAAAAAAAAAAAA; Max-Age=31536000; Path=/; HttpOnly; Secure; SameSite=Lax');
 
 const answer = (res, req, cookie) => {
@@ -29,7 +33,7 @@ const answer = (res, req, cookie) => {
   }
   res.writeStatus(STATUS).writeHeader(LOCATION, location).writeHeader(CACHE_CONTROL, PRIVATE_NO_STORE).writeHeader(HSTS, HSTS_VALUE);
   if (cookie) res.writeHeader(SET_COOKIE, COOKIE);
-  res.end();
+  res.writeHeader(CONTENT_TYPE, PLAIN_TEXT).end(BODY);
 };
 
 uws

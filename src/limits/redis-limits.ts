@@ -24,7 +24,7 @@ const WINDOW_SECONDS = 60;
 
 type Triple = [number, number, number];
 
-export class RedisRateLimit implements RateLimit {
+class RedisRateLimit implements RateLimit {
   readonly #link: RedisLink;
   readonly #local: SharedRateLimiter;
   readonly #prefix: string;
@@ -56,7 +56,7 @@ export class RedisRateLimit implements RateLimit {
 
 const hex = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, 16).toString('hex');
 
-export class RedisFailureLimit implements FailureLimit {
+class RedisFailureLimit implements FailureLimit {
   readonly #link: RedisLink;
   readonly #local: FailureLimiter;
   readonly #prefix: string;
@@ -113,7 +113,7 @@ export class RedisFailureLimit implements FailureLimit {
 }
 
 /** Redis key prefixes, one per table (see scripts.ts for what each holds). */
-export const KEY_PREFIXES = {
+const KEY_PREFIXES = {
   accounts: 'sg:rate:',
   authFailures: 'sg:fail:auth:',
   loginAddresses: 'sg:fail:login-address:',

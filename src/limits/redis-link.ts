@@ -20,13 +20,13 @@ import { M, type Metrics } from '../metrics.js';
 import { HEARTBEAT, type Script } from './scripts.js';
 
 /** After a failed command on an open connection, how long Redis is left alone. */
-export const RETRY_MS = 1000;
+const RETRY_MS = 1000;
 const HEARTBEAT_MS = 5000;
 /** A node silent this long no longer counts as live. */
 const ALIVE_MS = 15_000;
-export const NODES_KEY = 'sg:nodes';
+const NODES_KEY = 'sg:nodes';
 
-export class RedisTimeout extends Error {
+class RedisTimeout extends Error {
   constructor(ms: number) {
     super(`Redis did not answer within ${ms} ms`);
     this.name = 'RedisTimeout';

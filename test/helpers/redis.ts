@@ -4,20 +4,11 @@
 // again on the same port on demand, removed at the end. A redis-server this
 // helper started is killed when the test process exits, however it exits, so
 // none outlives its test.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, waitForPort } from './ports.js';
-
-export function redisInstalled(): boolean {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export interface TestRedis {
   url: string;

@@ -55,6 +55,8 @@ export class RedisLink {
   #up: boolean | null = null;
   /** Live nodes at the last heartbeat; 0 while none has been counted. */
   #nodes = 0;
+  /** Set by close(): the connection's end is then not an outage to report. */
+  #closing = false;
 
   constructor(options: RedisLinkOptions) {
     this.#timeoutMs = options.timeoutMs;
@@ -71,9 +73,9 @@ export class RedisLink {
       // Never on by accident: a stranger's request must not see Redis's own words.
       showFriendlyErrorStack: false,
     });
+    // Connected: the first heartbeat's answer reports it, with the node count.
     this.#client.on('ready', () => {
       this.#restingUntil = 0;
-      this.#report(true);
       this.beat();
     });
     this.#client.on('error', (err: Error) => this.#report(false, err));
@@ -154,7 +156,7 @@ export class RedisLink {
   }
 
   #report(up: boolean, err?: Error): void {
-    if (up && this.#client.status !== 'ready') return;
+    if (this.#closing || (up && this.#client.status !== 'ready')) return;
     if (up === this.#up) return;
     this.#up = up;
     this.#metrics.set(M.redisConnected, up ? 1 : 0);
@@ -163,6 +165,7 @@ export class RedisLink {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     clearInterval(this.#heartbeat);
     this.#client.disconnect();
   }

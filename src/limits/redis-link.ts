@@ -1,10 +1,10 @@
 // The connection to Redis for the cluster-wide limits: the only module that
 // loads ioredis. One per server thread.
 //
-// Failing fast is the point: an API request waits on Redis at most
-// SPLITGUARD_REDIS_TIMEOUT_MS (50 ms by default) for its decision. The offline queue is off,
-// so while the connection is down a command fails at once instead of
-// waiting for a reconnect, and ioredis reconnects by itself (every 100 ms
+// Failing fast is the point: an API request waits on Redis for its decision
+// at most SPLITGUARD_REDIS_TIMEOUT_MS (50 ms by default). The offline queue
+// is off, so while the connection is down a command fails at once instead
+// of waiting for a reconnect, and ioredis reconnects by itself (every 100 ms
 // growing to 1 s). After a command fails or times out on a connection that
 // looks up, Redis is left alone for RETRY_MS: a stalled Redis then costs one
 // request a timeout, not every request.
@@ -15,6 +15,7 @@
 // splitguard_limit_fallbacks_total (decisions made locally meanwhile).
 import os from 'node:os';
 import { Redis } from 'ioredis';
+import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import { M, type Metrics } from '../metrics.js';
 import { HEARTBEAT, type Script } from './scripts.js';
@@ -25,13 +26,6 @@ const HEARTBEAT_MS = 5000;
 /** A node silent this long no longer counts as live. */
 const ALIVE_MS = 15_000;
 const NODES_KEY = 'sg:nodes';
-
-class RedisTimeout extends Error {
-  constructor(ms: number) {
-    super(`Redis did not answer within ${ms} ms`);
-    this.name = 'RedisTimeout';
-  }
-}
 
 export interface RedisLinkOptions {
   url: string;
@@ -70,8 +64,6 @@ export class RedisLink {
       commandTimeout: Math.max(1000, 10 * options.timeoutMs),
       connectTimeout: 2000,
       retryStrategy: (times) => Math.min(100 * times, 1000),
-      // Never on by accident: a stranger's request must not see Redis's own words.
-      showFriendlyErrorStack: false,
     });
     // Connected: the first heartbeat's answer reports it, with the node count.
     this.#client.on('ready', () => {
@@ -119,7 +111,7 @@ export class RedisLink {
       // Timers run before the event loop reads sockets: a busy thread would
       // see the deadline pass while the answer waits unread. setImmediate
       // runs after this turn's reads, so an answer that has arrived wins.
-      timer = setTimeout(() => setImmediate(() => reject(new RedisTimeout(this.#timeoutMs))), this.#timeoutMs);
+      timer = setTimeout(() => setImmediate(() => reject(new AppError('redis_timeout', `${this.#timeoutMs} ms`))), this.#timeoutMs);
     });
     const call = this.#client.evalsha(script.sha, 1, key, ...args).catch((err: Error) => {
       if (!err.message.startsWith('NOSCRIPT')) throw err;

@@ -4,16 +4,18 @@
 // Order of checks for /v1 (contract §3): authentication (a failure is
 // counted against the client address, and past the limit answered 429
 // instead of 401), the account's rolling-minute limit, then the endpoint
-// table (http/dispatch.ts: route, rights, body, handler).
+// table (http/dispatch.ts: route, rights, body, handler). The two limits
+// answer at once on a single node and, in a cluster, once Redis has
+// (limits/limits.ts); the request is then watched for an abort and counted
+// in flight while it waits.
 import type { Config } from './config.js';
 import { type ConsoleDeps, registerConsole } from './console/server.js';
 import { AppError } from './errors.js';
 import type { IpDatabase } from './ipdb/database.js';
 import { M, type Metrics } from './metrics.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
-import type { FailureLimiter } from './http/failure-limiter.js';
-import type { SharedRateLimiter } from './http/rate-limit.js';
-import { endBody, endHead, type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, REDIRECT_BODY, send, sendJson, STATUS_LINE } from './http/respond.js';
+import type { FailureLimit, FailureVerdict, RateLimit, RateVerdict } from './limits/limits.js';
+import { endBody, endHead, type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, REDIRECT_BODY, send, sendJson, STATUS_LINE, watchAbort } from './http/respond.js';
 import { COOKIE, FORWARDED_FOR, readRequest, USER_AGENT, type RequestBasics, requestAddress } from './http/request.js';
 import { type Answer, dispatch } from './http/dispatch.js';
 import { guardedRoutes } from './http/framing.js';
@@ -30,9 +32,10 @@ export interface AppDeps {
   keyCache: KeyCache;
   metrics: Metrics;
   router: Router;
-  accountLimiter: SharedRateLimiter;
-  /** Failed authentications per exact client address, shared by every thread. */
-  authFailures: FailureLimiter;
+  /** Requests per account per rolling minute: this node's threads together, or the cluster's nodes (limits/). */
+  accountLimiter: RateLimit;
+  /** Failed authentications per exact client address, counted like accountLimiter. */
+  authFailures: FailureLimit;
   /** The database serving now (it can be swapped between requests). */
   database(): IpDatabase | null;
   tls: { certFile: string; keyFile: string };
@@ -57,6 +60,15 @@ export const TLS12_CIPHERS = [
 ].join(':');
 
 const NOT_FOUND_HEADERS: Headers = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' };
+
+const rateHeaders = (v: RateVerdict): Headers => ({
+  'RateLimit-Limit': String(v.limit),
+  'RateLimit-Remaining': String(v.remaining),
+  'RateLimit-Reset': String(v.resetSeconds),
+});
+
+const rateLimited = (v: RateVerdict) =>
+  new AppError('rate_limited', `the limit is ${v.limit} requests per minute`, null, { headers: { 'Retry-After': String(v.resetSeconds) } });
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
@@ -97,30 +109,47 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       // sharing an address (a NAT, a proxy) must not lock each other out.
       metrics.inc(M.authFailures);
       const verdict = deps.authFailures.hit(requestAddress(x.res, httpReq, config.trustProxy), AUTH_FAILURE_LIMIT, now);
-      if (!verdict.allowed) {
-        fail(x, new AppError('rate_limited', 'too many failed authentications from this address', null, { headers: { 'Retry-After': String(verdict.retryAfter) } }));
-        return;
+      if (verdict instanceof Promise) {
+        watchAbort(x);
+        deps.inflight.count++;
+        verdict
+          .then((v) => refuseUnauthenticated(x, call, wellFormed, v), (err) => fail(x, err))
+          .finally(() => deps.inflight.count--);
+      } else {
+        refuseUnauthenticated(x, call, wellFormed, verdict);
       }
-      const why = call.authorization === ''
-        ? 'the Authorization header is missing'
-        : wellFormed ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
-      fail(x, new AppError('unauthorized', why, 'Authorization', { headers: { 'WWW-Authenticate': 'Bearer' } }));
       return;
     }
     deps.keyUse.set(auth.key.hash, now);
 
+    const caller = { account: auth.account, admin: auth.key.admin };
     const verdict = deps.accountLimiter.hit(auth.account.id, config.rateLimitPerMin, now);
-    const headers: Headers = {
-      'RateLimit-Limit': String(verdict.limit),
-      'RateLimit-Remaining': String(verdict.remaining),
-      'RateLimit-Reset': String(verdict.resetSeconds),
-    };
-    if (!verdict.allowed) {
-      fail(x, new AppError('rate_limited', `the limit is ${verdict.limit} requests per minute`, null, { headers: { 'Retry-After': String(verdict.resetSeconds) } }), headers);
+    if (verdict instanceof Promise) {
+      const headers: Headers = {};
+      const admitted = verdict.then((v) => {
+        Object.assign(headers, rateHeaders(v));
+        if (!v.allowed) throw rateLimited(v);
+      });
+      dispatch(deps.router, x, call, call.path, caller, answer, headers, deps.inflight, admitted);
       return;
     }
+    const headers = rateHeaders(verdict);
+    if (!verdict.allowed) {
+      fail(x, rateLimited(verdict), headers);
+      return;
+    }
+    dispatch(deps.router, x, call, call.path, caller, answer, headers, deps.inflight);
+  };
 
-    dispatch(deps.router, x, call, call.path, { account: auth.account, admin: auth.key.admin }, answer, headers, deps.inflight);
+  const refuseUnauthenticated = (x: Exchange, call: RequestBasics, wellFormed: boolean, verdict: FailureVerdict) => {
+    if (!verdict.allowed) {
+      fail(x, new AppError('rate_limited', 'too many failed authentications from this address', null, { headers: { 'Retry-After': String(verdict.retryAfter) } }));
+      return;
+    }
+    const why = call.authorization === ''
+      ? 'the Authorization header is missing'
+      : wellFormed ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
+    fail(x, new AppError('unauthorized', why, 'Authorization', { headers: { 'WWW-Authenticate': 'Bearer' } }));
   };
 
   const isHead = (req: HttpRequest) => req.getMethod().toLowerCase() === 'head';

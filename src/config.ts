@@ -46,6 +46,14 @@ export interface Config {
   maxConnections: number | null;
   /** A connection whose client has acknowledged nothing for this long while data waits for it is closed; 0 = never. */
   stallSeconds: number;
+  /**
+   * SPLITGUARD_REDIS_URL: the Redis that makes the account rate limit and the
+   * failure throttles cluster-wide (limits/redis-limits.ts); null = each node
+   * counts alone, in memory shared by its threads.
+   */
+  redisUrl: string | null;
+  /** How long an API request may wait on Redis before this node decides alone (SPLITGUARD_REDIS_TIMEOUT_MS). */
+  redisTimeoutMs: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -168,6 +176,31 @@ function feedSources(env: NodeJS.ProcessEnv, name: string): Config['feedSources'
   return out;
 }
 
+/**
+ * SPLITGUARD_REDIS_URL: redis://[user:password@]host[:port][/db] or the same
+ * with rediss:// (TLS), as ioredis reads it.
+ */
+function redisUrl(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return null;
+  const expected = 'a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0';
+  // The value may carry a password: the message shows it masked.
+  const shown = raw.replace(/\/\/[^/@]*@/, '//***@');
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(name, expected, shown);
+  }
+  if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '' || url.search || url.hash) {
+    throw new ConfigError(name, expected, shown);
+  }
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/[0-9]{1,2}$/.test(url.pathname)) {
+    throw new ConfigError(name, `${expected} (the path, if any, a database number)`, shown);
+  }
+  return url.href;
+}
+
 function file(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
@@ -233,5 +266,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerAddress: integer(env, 'SPLITGUARD_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 10_000_000),
     maxConnections: maxConnections === -1 ? null : maxConnections,
     stallSeconds: integer(env, 'SPLITGUARD_STALL_SECONDS', 10, 0, 3600),
+    // Contract §9: SPLITGUARD_DATABASE_URL and SPLITGUARD_REDIS_URL come
+    // together, one without the other being a configuration error. This branch
+    // has no DATABASE_URL yet, so REDIS_URL alone is accepted; the pairing
+    // check belongs here, next to both parsers, once DATABASE_URL is read.
+    redisUrl: redisUrl(env, 'SPLITGUARD_REDIS_URL'),
+    redisTimeoutMs: integer(env, 'SPLITGUARD_REDIS_TIMEOUT_MS', 50, 1, 10_000),
   });
 }

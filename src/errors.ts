@@ -68,6 +68,9 @@ const base = {
 
   // The data directory's LMDB store cannot be opened (read-only, no permission, ...).
   storage_unavailable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
+  // The cluster-wide limits' Redis did not answer in SPLITGUARD_REDIS_TIMEOUT_MS
+  // (limits/redis-link.ts): logged; the node then decides alone, no client sees it.
+  redis_timeout: { status: 500, message: fixed('Redis did not answer within the limits\' timeout') },
   port_in_use: { status: 500, message: fixed('the address is already in use (another splitguard or another server listens there)') },
 
   // Writing a database file (ipdb build --out, a refresh's install) failed.

@@ -53,6 +53,10 @@ export const M = {
   shedPerAddress: counter('splitguard_connections_shed_total', SHED_HELP, { reason: 'per_address' }),
   shedGlobal: counter('splitguard_connections_shed_total', SHED_HELP, { reason: 'global' }),
   shedNotReading: counter('splitguard_connections_shed_total', SHED_HELP, { reason: 'not_reading' }),
+  // Cluster-wide limits (limits/redis-link.ts); all 0 without SPLITGUARD_REDIS_URL.
+  redisConnected: counter('splitguard_redis_connected', 'Server threads whose connection to Redis (SPLITGUARD_REDIS_URL) is up and answering; below the thread count, limits are decided per node', undefined, 'gauge'),
+  redisNodes: counter('splitguard_redis_nodes', 'Live nodes at the last heartbeat through Redis: a node\'s share of a limit while Redis is away is the limit divided by this', undefined, 'gauge'),
+  limitFallbacks: counter('splitguard_limit_fallbacks_total', 'Limit decisions made by this node alone because Redis was unreachable, resting after a failure, or slower than SPLITGUARD_REDIS_TIMEOUT_MS'),
   connections: counter('splitguard_connections', 'Client connections the server holds, as the connection guard last counted them', undefined, 'gauge'),
 };
 

@@ -17,8 +17,9 @@ import type { Config } from './config.js';
 import { IpDatabase } from './ipdb/database.js';
 import { log, setLogThread } from './log.js';
 import { M, Metrics } from './metrics.js';
-import { FailureLimiter } from './http/failure-limiter.js';
-import { SharedRateLimiter } from './http/rate-limit.js';
+import { localLimits, localTables } from './limits/limits.js';
+import { RedisLink } from './limits/redis-link.js';
+import { redisLimits } from './limits/redis-limits.js';
 import { PasswordWork } from './console/password-work.js';
 import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
@@ -105,14 +106,21 @@ registerIpdbRoutes(router, storage.state, () => database, {
   },
 }, input.config.feeds);
 
+// Cluster-wide with SPLITGUARD_REDIS_URL, this process's tables standing in
+// while Redis is away; else the tables alone. The redirect never counts here.
+const tables = localTables(input.shared);
+const limits = input.config.redisUrl
+  ? redisLimits(new RedisLink({ url: input.config.redisUrl, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0 }), tables)
+  : localLimits(tables);
+
 const inflight = { count: 0 };
 const deps: AppDeps = {
   config: input.config,
   keyCache: new KeyCache(storage.keys, storage.feed),
   metrics,
   router,
-  accountLimiter: new SharedRateLimiter(input.shared.accounts),
-  authFailures: new FailureLimiter(input.shared.authFailures),
+  accountLimiter: limits.accounts,
+  authFailures: limits.authFailures,
   database: () => database,
   tls: input.tls,
   keyUse,
@@ -123,9 +131,9 @@ const deps: AppDeps = {
     storage,
     router,
     loginLimits: {
-      addresses: new FailureLimiter(input.shared.loginAddresses),
-      emailAtAddress: new FailureLimiter(input.shared.loginEmailAtAddress),
-      emails: new FailureLimiter(input.shared.loginEmails),
+      addresses: limits.loginAddresses,
+      emailAtAddress: limits.loginEmailAtAddress,
+      emails: limits.loginEmails,
       work: new PasswordWork(input.shared.passwordWork),
     },
     inflight,
@@ -190,6 +198,7 @@ port.on('message', async (msg: MainMessage) => {
   // close() exists in this uWS build (it ends every open connection) but not in its typings.
   (app as unknown as { close(): void }).close();
   await storage.close();
+  await limits.close();
   port.postMessage({ type: 'closed', thread: input.thread } satisfies WorkerMessage);
   port.close();
 });

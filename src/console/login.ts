@@ -16,7 +16,8 @@
 // sign-ins cannot take the thread pool from the API's storage writes.
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppError, invalidParameter } from '../errors.js';
-import { type FailureLimiter, failureKey } from '../http/failure-limiter.js';
+import { failureKey } from '../http/failure-limiter.js';
+import type { FailureLimit } from '../limits/limits.js';
 import { NEVER_MATCHING_PASSWORD_HASH, type Users, verifyPassword } from '../store/accounts-store.js';
 import type { User } from '../store/db.js';
 import { objectBody } from '../api/validate.js';
@@ -29,12 +30,13 @@ export const EMAIL_SLOWDOWN_AFTER = 5;
 export const EMAIL_DELAY_MS = 1000;
 const UNCAPPED = 0x7fffffff;
 
+/** Counted on this node's threads together, or across the cluster's nodes (limits/). */
 export interface LoginLimits {
-  addresses: FailureLimiter;
+  addresses: FailureLimit;
   /** Keyed by failureKey(email, address). */
-  emailAtAddress: FailureLimiter;
+  emailAtAddress: FailureLimit;
   /** Keyed by failureKey(email). */
-  emails: FailureLimiter;
+  emails: FailureLimit;
   work: PasswordWork;
 }
 
@@ -56,36 +58,40 @@ function tooMany(retryAfter: number): AppError {
   return new AppError('rate_limited', 'too many failed sign-ins; wait a minute and try again', null, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
+/** Takes back the attempt counted up front at `at` by address and by email at the address. */
+async function release(limits: LoginLimits, ip: Uint8Array, atAddress: Uint8Array, at: number): Promise<void> {
+  const now = Date.now();
+  await Promise.all([limits.addresses.release(ip, at, now), limits.emailAtAddress.release(atAddress, at, now)]);
+}
+
 /** The user for these credentials; throws rate_limited or login_failed. */
 export async function login(users: Users, limits: LoginLimits, ip: Uint8Array, c: Credentials): Promise<User> {
   const now = Date.now();
   const atAddress = failureKey(c.email, ip);
-  const byAddress = limits.addresses.hit(ip, FAILURES_PER_ADDRESS, now);
+  const byAddress = await limits.addresses.hit(ip, FAILURES_PER_ADDRESS, now);
   if (!byAddress.allowed) throw tooMany(byAddress.retryAfter);
-  const byPair = limits.emailAtAddress.hit(atAddress, FAILURES_PER_EMAIL_AT_ADDRESS, now);
+  const byPair = await limits.emailAtAddress.hit(atAddress, FAILURES_PER_EMAIL_AT_ADDRESS, now);
   if (!byPair.allowed) {
-    limits.addresses.release(ip, now);
+    await limits.addresses.release(ip, now, Date.now());
     throw tooMany(byPair.retryAfter);
   }
   const email = failureKey(c.email);
   let ok = false;
   let user: User | undefined;
   try {
-    if (limits.emails.count(email, now) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
+    if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
     user = users.get(c.email);
     const stored = user?.passwordHash ?? NEVER_MATCHING_PASSWORD_HASH;
     ok = await limits.work.run(() => verifyPassword(c.password, stored));
   } catch (err) {
     // Not checked (the server is busy hashing): not a failure either.
-    limits.addresses.release(ip, now);
-    limits.emailAtAddress.release(atAddress, now);
+    await release(limits, ip, atAddress, now);
     throw err;
   }
   if (user && ok) {
-    limits.addresses.release(ip, now);
-    limits.emailAtAddress.release(atAddress, now);
+    await release(limits, ip, atAddress, now);
     return user;
   }
-  limits.emails.hit(email, UNCAPPED);
+  await limits.emails.hit(email, UNCAPPED, Date.now());
   throw new AppError('login_failed');
 }

@@ -32,7 +32,9 @@ const contentTypeError = () => new AppError('invalid_parameter', 'Content-Type m
 /**
  * Runs one call. `path` is the route path (the console strips its
  * /console/api prefix from /v1 calls); `inflight` counts answers still being
- * computed, which a graceful shutdown waits for.
+ * computed, which a graceful shutdown waits for; `admitted`, when given,
+ * settles once the caller's limit has let the call in (it fills `headers`
+ * first) or rejects with the refusal.
  */
 export function dispatch(
   router: Router,
@@ -43,15 +45,31 @@ export function dispatch(
   answer: Answer,
   headers: Headers,
   inflight: { count: number },
+  admitted?: Promise<void>,
 ): void {
+  const settle = (work: Promise<ApiReply>) => {
+    inflight.count++;
+    watchAbort(x);
+    work
+      .then((out) => answer.reply(x, out, headers), (err) => answer.fail(x, err, headers))
+      .finally(() => inflight.count--);
+  };
+  // Still being admitted (the cluster-wide rate limit asks Redis): whatever
+  // the answer, it waits for the admission, whose refusal is the answer; a
+  // body is read meanwhile, as uWS delivers it only to a reader attached now.
+  const refuse = (err: AppError) => {
+    if (admitted) settle(admitted.then(() => Promise.reject(err)));
+    else answer.fail(x, err, headers);
+  };
   const match = router.match(call.method, path, caller.admin);
   if (match.kind === 'none') {
-    answer.fail(x, new AppError('not_found', `no endpoint ${call.method} ${call.path}`), headers);
+    refuse(new AppError('not_found', `no endpoint ${call.method} ${call.path}`));
     return;
   }
   if (match.kind === 'method') {
-    headers.Allow = match.allow.join(', ');
-    answer.fail(x, new AppError('method_not_allowed', `${call.path} allows ${headers.Allow}`), headers);
+    const allow = match.allow.join(', ');
+    headers.Allow = allow;
+    refuse(new AppError('method_not_allowed', `${call.path} allows ${allow}`));
     return;
   }
   const route = match.route;
@@ -64,30 +82,30 @@ export function dispatch(
     account: caller.account,
     admin: caller.admin,
   };
-  const settle = (work: Promise<ApiReply>) => {
-    inflight.count++;
-    watchAbort(x);
-    work
-      .then((out) => answer.reply(x, out, headers), (err) => answer.fail(x, err, headers))
-      .finally(() => inflight.count--);
-  };
-
   if (route.body || route.optionalBody) {
     const jsonType = call.contentType === '' || JSON_TYPE.test(call.contentType);
     // An optional body is judged once it has arrived: an empty one with any
     // Content-Type (curl -d '' sends a form type) is no body.
     if (!jsonType && !route.optionalBody) {
-      answer.fail(x, contentTypeError(), headers);
+      refuse(contentTypeError());
       return;
     }
+    const body = readBody(x, call.contentLength);
+    // The admission is answered first (contract §3's order), so a body
+    // failing meanwhile waits; until then it must not count as unhandled.
+    if (admitted) body.catch(() => {});
     settle(
-      readBody(x, call.contentLength).then((buf) => {
+      (admitted ? admitted.then(() => body) : body).then((buf) => {
         if (buf.length === 0 && route.optionalBody) req.body = undefined;
         else if (!jsonType) throw contentTypeError();
         else req.body = parseJson(buf);
         return route.handler(req);
       }),
     );
+    return;
+  }
+  if (admitted) {
+    settle(admitted.then(() => route.handler(req)));
     return;
   }
   let out: ApiReply | Promise<ApiReply>;

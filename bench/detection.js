@@ -25,8 +25,8 @@
 //                hosting-asns.csv as blacklist entries from medium) on the
 //                database with its range feeds;
 //     ablations  current without one ingredient at a time, to attribute
-//                recall (range feeds; hosting list; each stem group;
-//                outweigh_carrier), and the hosting list reduced to its
+//                recall (range feeds; hosting list; hosting brands; each
+//                stem group; outweigh_carrier), and the hosting list reduced to its
 //                brianhama/X4BNet rows.
 // - User agents are classified apart (classifyUserAgent), crawler lists
 //   against browser lists. The carriers' whole address space is also checked
@@ -223,7 +223,7 @@ function listsAt(ref) {
   return {
     blacklist: show('asn-blacklist.json'),
     carriers: show('carrier-asns.json'),
-    keywords: { strong: k.strong, weak: k.weak, vpn_proxy: k.vpn_proxy, carrier: k.carrier, false_friends: k.false_friends ?? [], outweigh_carrier: k.outweigh_carrier ?? [] },
+    keywords: { strong: [...k.strong, ...(k.hosting_brands ?? [])], hosting_brands: k.hosting_brands ?? [], weak: k.weak, vpn_proxy: k.vpn_proxy, carrier: k.carrier, false_friends: k.false_friends ?? [], outweigh_carrier: k.outweigh_carrier ?? [] },
     hostingAsns: [],
   };
 }
@@ -263,6 +263,14 @@ function configurations(current, shipped, plain) {
   configs.push({ name: 'current', what: 'the product: stems, false friends, outweigh_carrier, hosting-asns.csv from medium, range feeds', db: shipped, lists: current, hosting: current.hostingAsns });
   configs.push({ name: '- range feeds', what: 'current on the database without feeds', db: plain, lists: current, hosting: current.hostingAsns });
   configs.push({ name: '- hosting list', what: 'current without hosting-asns.csv (its upstream lists still come as ASN feeds)', db: shipped, lists: current, hosting: [] });
+  const brands = new Set(current.keywords.hosting_brands);
+  configs.push({
+    name: '- hosting brands',
+    what: 'current without the hosting brands of keywords.json (hosting_brands)',
+    db: shipped,
+    lists: { ...current, keywords: { ...current.keywords, strong: current.keywords.strong.filter((k) => !brands.has(k)), hosting_brands: [] } },
+    hosting: current.hostingAsns,
+  });
   configs.push({
     name: 'hosting list: brianhama/X4BNet rows only',
     what: 'current with the stricter list (rows some list other than O-X-L names)',

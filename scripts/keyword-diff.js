@@ -38,7 +38,9 @@ export function listsAt(ref) {
     blacklist: show('asn-blacklist.json'),
     carriers: show('carrier-asns.json'),
     keywords: {
-      strong: k.strong,
+      // A commit's hosting brands are matched as strong words (lists.ts checkKeywords).
+      strong: [...k.strong, ...(k.hosting_brands ?? [])],
+      hosting_brands: k.hosting_brands ?? [],
       weak: k.weak,
       vpn_proxy: k.vpn_proxy,
       carrier: k.carrier,

@@ -32,7 +32,14 @@ export interface CarrierAsn {
 }
 
 export interface Keywords {
+  /** Hosting words and stems, and (appended by the checker) every `hosting_brands` entry. */
   strong: string[];
+  /**
+   * Names of well-known hosting and data-centre operators, whole words only
+   * ("xtom", "internet vikings"): matched as `strong` words (the checker
+   * appends them to `strong`), kept apart so that their share can be measured.
+   */
+  hosting_brands: string[];
   weak: string[];
   vpn_proxy: string[];
   carrier: string[];
@@ -166,8 +173,15 @@ export function csvFields(line: string): string[] | null {
 export function checkKeywords(raw: unknown): Keywords {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AppError('list_invalid', 'keywords.json must be an object');
   const k = raw as Record<string, unknown>;
+  const strong = checkWords(k.strong, 'strong', true);
+  // Optional: a brand is matched like a strong whole word.
+  const brands = k.hosting_brands === undefined ? [] : checkWords(k.hosting_brands, 'hosting_brands', false);
+  brands.forEach((w, i) => {
+    if (strong.includes(w)) throw new AppError('list_invalid', `keywords.json hosting_brands[${i}] (${JSON.stringify(w)}) is also a strong word`);
+  });
   return {
-    strong: checkWords(k.strong, 'strong', true),
+    strong: [...strong, ...brands],
+    hosting_brands: brands,
     weak: checkWords(k.weak, 'weak', true),
     vpn_proxy: checkWords(k.vpn_proxy, 'vpn_proxy', true),
     carrier: checkWords(k.carrier, 'carrier', false),

@@ -82,7 +82,11 @@ describe('the keywords.json checker', () => {
   };
 
   it('accepts valid lists', () => {
-    expect(checkKeywords(valid)).toEqual(valid);
+    expect(checkKeywords(valid)).toEqual({ ...valid, hosting_brands: [] });
+  });
+
+  it('matches hosting brands as strong whole words, after the strong list', () => {
+    expect(checkKeywords({ ...valid, hosting_brands: ['xtom', 'internet vikings'] })).toEqual({ ...valid, strong: [...valid.strong, 'xtom', 'internet vikings'], hosting_brands: ['xtom', 'internet vikings'] });
   });
 
   it.each([
@@ -97,6 +101,8 @@ describe('the keywords.json checker', () => {
     [{ false_friends: ['two words'] }, 'keywords.json false_friends[0] ("two words") must be one word of letters and digits'],
     [{ false_friends: ['h-ost'] }, 'keywords.json false_friends[0] ("h-ost") must be one word of letters and digits'],
     [{ outweigh_carrier: undefined }, 'keywords.json outweigh_carrier must be an array'],
+    [{ hosting_brands: ['xtom*'] }, 'keywords.json hosting_brands[0] ("xtom*") must be whole words: hosting_brands takes no stems'],
+    [{ hosting_brands: ['xtom', 'hosting'] }, 'keywords.json hosting_brands[1] ("hosting") is also a strong word'],
   ])('refuses %j', (change, message) => {
     expect(() => checkKeywords({ ...valid, ...change })).toThrow(message);
   });

@@ -32,7 +32,8 @@ function counter(name: string, help: string, labels?: Record<string, string>, ki
 const SHED_HELP = 'Connections closed by the connection guard, by rule';
 
 const API_STATUSES = [200, 201, 202, 204, 400, 401, 403, 404, 405, 413, 429, 500] as const;
-export const M = {
+/** Every series, by name: indexes into the shared counters (Metrics.inc). */
+export const Metric = {
   apiResponses: Object.fromEntries(
     API_STATUSES.map((s) => [s, counter('splitguard_api_responses_total', 'API responses by HTTP status', { status: String(s) })]),
   ) as Record<number, number>,
@@ -87,7 +88,7 @@ export class Metrics {
   }
 
   apiStatus(status: number): void {
-    this.#mine[M.apiResponses[status] ?? M.apiResponsesOther]++;
+    this.#mine[Metric.apiResponses[status] ?? Metric.apiResponsesOther]++;
   }
 
   /** Prometheus text exposition of the summed counters and gauges plus gauges supplied by the caller. */

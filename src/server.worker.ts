@@ -1,13 +1,13 @@
 // One server thread: its own storage handle, its own mapping of the database
 // (the kernel shares the pages), its own uWS app on the shared port.
 import { parentPort, workerData } from 'node:worker_threads';
-import { registerAccountRoutes } from './api/account.js';
-import { registerBlacklistRoutes } from './api/blacklist.js';
-import { registerConsoleRoutes } from './console/api.js';
-import { registerIpRoutes } from './api/ip.js';
-import { registerIpdbRoutes } from './api/ipdb.js';
+import { registerAccountEndpoints } from './api/account.js';
+import { registerBlacklistEndpoints } from './api/blacklist.js';
+import { registerConsoleEndpoints } from './console/api.js';
+import { registerIpEndpoints } from './api/ip.js';
+import { registerIpdbEndpoints } from './api/ipdb.js';
 import type { KeywordTables } from './quality/classifier.js';
-import { registerRouteRoutes } from './api/routes.js';
+import { registerRouteEndpoints } from './api/routes.js';
 import { ClickRecorder, FLUSH_MS } from './redirect/clicks.js';
 import { Redirector } from './redirect/redirect.js';
 import { RouteCache } from './redirect/route-cache.js';
@@ -16,7 +16,7 @@ import { type AppDeps, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { IpDatabase } from './ipdb/database.js';
 import { log, setLogThread } from './log.js';
-import { M, Metrics } from './metrics.js';
+import { Metric, Metrics } from './metrics.js';
 import { localLimits, localTables } from './limits/limits.js';
 import { RedisLink } from './limits/redis-link.js';
 import { redisLimits } from './limits/redis-limits.js';
@@ -89,13 +89,13 @@ clickTimer.unref();
 
 const keyUse = new Map<string, number>();
 const router = new Router();
-registerAccountRoutes(router, storage);
-registerRouteRoutes(router, storage, input.config.shortBase);
-registerIpRoutes(router, () => quality.classifier);
-registerBlacklistRoutes(router, storage.blacklist, () => quality.classifier?.listed ?? new Map());
-registerConsoleRoutes(router, storage, keyUse);
+registerAccountEndpoints(router, storage);
+registerRouteEndpoints(router, storage, input.config.shortBase);
+registerIpEndpoints(router, () => quality.classifier);
+registerBlacklistEndpoints(router, storage.blacklist, () => quality.classifier?.listed ?? new Map());
+registerConsoleEndpoints(router, storage, keyUse);
 const refreshSince = new BigInt64Array(input.shared.refresh);
-registerIpdbRoutes(router, storage.state, () => database, {
+registerIpdbEndpoints(router, storage.state, () => database, {
   runningSince: () => Number(Atomics.load(refreshSince, 0)),
   trigger: (accountId, now) => {
     // Claim the slot: one trigger wins and asks the main thread; the rest join.
@@ -171,7 +171,7 @@ function swap(file: string, tables: KeywordTables): void {
   const old = database;
   database = next;
   old?.close();
-  metrics.inc(M.swaps);
+  metrics.inc(Metric.swaps);
 }
 
 port.on('message', async (msg: MainMessage) => {

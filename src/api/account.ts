@@ -17,7 +17,7 @@ export function accountView(a: Account) {
   };
 }
 
-export function registerAccountRoutes(router: Router, storage: Storage): void {
+export function registerAccountEndpoints(router: Router, storage: Storage): void {
   router.add('GET', '/v1/account', (req) => ({ status: 200, body: accountView(req.account) }));
   router.add('PUT', '/v1/account', async (req) => {
     const body = objectBody(req.body, ['name'], ['id', 'quota', 'routes_created', 'quota_remaining', 'created_at']);

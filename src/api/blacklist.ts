@@ -22,7 +22,7 @@ function asnParam(value: string): number {
 const ADMIN = { admin: true };
 
 /** `listed`: the ASNs the serving database's ASN feeds list (built-in entries from medium). */
-export function registerBlacklistRoutes(router: Router, stored: BlacklistChanges, listed: () => ReadonlyMap<number, ListedAsn>): void {
+export function registerBlacklistEndpoints(router: Router, stored: BlacklistChanges, listed: () => ReadonlyMap<number, ListedAsn>): void {
   router.add('GET', '/v1/admin/blacklist', (req) => {
     const q = queryParams(req.query, ['q', 'page', 'limit']);
     const { page, limit } = pageParams(q);

@@ -30,7 +30,7 @@ function checkOne(classifier: Classifier, ip: unknown, field: string, lvl: Level
   return result;
 }
 
-export function registerIpRoutes(router: Router, classifier: () => Classifier | null): void {
+export function registerIpEndpoints(router: Router, classifier: () => Classifier | null): void {
   const current = () => {
     const c = classifier();
     if (!c) throw new AppError('database_unavailable', '', null, { headers: { 'Retry-After': '5' } });

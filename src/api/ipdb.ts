@@ -49,7 +49,7 @@ function feedViews(feeds: readonly FeedDefinition[], db: IpDatabase | null, stor
   });
 }
 
-export function registerIpdbRoutes(router: Router, state: StateStore, database: () => IpDatabase | null, control: RefreshControl, feeds: readonly FeedDefinition[]): void {
+export function registerIpdbEndpoints(router: Router, state: StateStore, database: () => IpDatabase | null, control: RefreshControl, feeds: readonly FeedDefinition[]): void {
   router.add(
     'POST',
     '/v1/ip/update',

@@ -64,7 +64,7 @@ function routeId(value: string): number {
 
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-export function registerRouteRoutes(router: Router, storage: Pick<Storage, 'routes' | 'stats'>, shortBase: string): void {
+export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'routes' | 'stats'>, shortBase: string): void {
   const { routes, stats } = storage;
   const view = (r: Route) => ({
     id: r.id,

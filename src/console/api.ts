@@ -28,9 +28,9 @@ function adminAccountView(a: Account, users: { email: string; admin: boolean }[]
 
 /**
  * `keyUse` is the thread's map of key hash → last use (ms) not yet written
- * to storage (app.ts fills it, server.worker.ts flushes it every 30 s).
+ * to storage (http/api-endpoint.ts fills it, server.worker.ts flushes it every 30 s).
  */
-export function registerConsoleRoutes(router: Router, storage: Storage, keyUse: Map<string, number>): void {
+export function registerConsoleEndpoints(router: Router, storage: Storage, keyUse: Map<string, number>): void {
   const { accounts, keys, users } = storage;
   const ownKey = (req: ApiRequest): ApiKey => {
     const key = keys.byId(req.params.id);

@@ -19,11 +19,11 @@ import { accountView } from '../api/account.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { parseJson, readBody } from '../http/body.js';
-import { type Exchange, exchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
+import { type Exchange, openExchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
 import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
 import { type Answer, dispatch } from '../http/dispatch.js';
 import type { ApiReply, Router } from '../http/router.js';
-import type { Routes } from '../http/framing.js';
+import type { Endpoints } from '../http/framing.js';
 import type { HttpRequest, HttpResponse } from '../http/uws.js';
 import { log } from '../log.js';
 import type { Account, ConsoleSession, User } from '../store/db.js';
@@ -73,40 +73,40 @@ class ConsoleApi {
   constructor(deps: ConsoleDeps) {
     this.#deps = deps;
     this.#sessions = new Sessions(deps.storage.sessions, deps.config.sessionIdleMinutes);
-    this.#answer = { reply: (x, out, headers) => this.reply(x, out.status, out.body, { ...headers, ...out.headers }), fail: (x, err, headers) => this.fail(x, err, headers) };
+    this.#answer = { reply: (exchange, out, headers) => this.reply(exchange, out.status, out.body, { ...headers, ...out.headers }), fail: (exchange, err, headers) => this.fail(exchange, err, headers) };
   }
 
-  reply(x: Exchange, status: number, body: unknown, headers: Headers = {}): void {
-    sendJson(x, status, body, { ...SECURITY_HEADERS, ...headers });
+  reply(exchange: Exchange, status: number, body: unknown, headers: Headers = {}): void {
+    sendJson(exchange, status, body, { ...SECURITY_HEADERS, ...headers });
   }
 
-  fail(x: Exchange, err: unknown, headers: Headers = {}): void {
+  fail(exchange: Exchange, err: unknown, headers: Headers = {}): void {
     const e = publicError(err);
-    this.reply(x, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
+    this.reply(exchange, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
   }
 
   /** Answers one request; throws an AppError the caller sends. */
-  handle(x: Exchange, call: Call): void {
+  handle(exchange: Exchange, call: Call): void {
     const rest = call.path.slice(API.length);
     const changes = call.method !== 'GET';
     if (changes && !sameOrigin(call)) throw new AppError('csrf_failed', 'the Origin header names another site', 'Origin');
-    if (rest === '/session/login') return this.#login(x, call);
+    if (rest === '/session/login') return this.#login(exchange, call);
     const { inflight } = this.#deps;
     inflight.count++;
-    watchAbort(x);
-    this.#withSession(x, call, rest)
-      .catch((err: unknown) => this.fail(x, err))
+    watchAbort(exchange);
+    this.#withSession(exchange, call, rest)
+      .catch((err: unknown) => this.fail(exchange, err))
       .finally(() => inflight.count--);
   }
 
   /** Answers a request that needs a live session (everything but the sign-in). */
-  async #withSession(x: Exchange, call: Call, rest: string): Promise<void> {
+  async #withSession(exchange: Exchange, call: Call, rest: string): Promise<void> {
     const { storage } = this.#deps;
     const live = await this.#sessions.find(readCookie(call.cookie, COOKIE));
     const user = live ? storage.users.get(live.session.email) : undefined;
     const account = user ? storage.accounts.get(user.accountId) : undefined;
     if (!live || !user || !account) {
-      this.fail(x, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
+      this.fail(exchange, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
       return;
     }
     if (call.method !== 'GET' && !csrfMatches(live.session, call.csrf)) {
@@ -116,23 +116,23 @@ class ConsoleApi {
       const allowed = rest === '/session' ? 'GET' : 'POST';
       if (call.method !== allowed) throw methodNotAllowed(call.path, allowed);
       if (allowed === 'GET') {
-        this.reply(x, 200, this.#me(user, account, live.session));
+        this.reply(exchange, 200, this.#me(user, account, live.session));
       } else {
         await this.#sessions.delete(live.key);
-        this.reply(x, 204, null, { 'Set-Cookie': CLEAR_COOKIE });
+        this.reply(exchange, 204, null, { 'Set-Cookie': CLEAR_COOKIE });
       }
       return;
     }
     // /console/api/v1/... runs the /v1 handler itself; the console's own
     // endpoints are registered under their /console/api/... paths.
     const path = rest.startsWith('/v1/') ? rest : call.path;
-    dispatch(this.#deps.router, x, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight);
+    dispatch(this.#deps.router, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight);
   }
 
-  #login(x: Exchange, call: Call): void {
+  #login(exchange: Exchange, call: Call): void {
     if (call.method !== 'POST') throw methodNotAllowed(call.path, 'POST');
     const { storage, loginLimits } = this.#deps;
-    this.#withBody(x, call, async (body) => {
+    this.#withBody(exchange, call, async (body) => {
       const user = await login(storage.users, loginLimits, call.ip, credentials(body));
       const account = storage.accounts.get(user.accountId);
       if (!account) throw new AppError('login_failed', 'the login has no account');
@@ -143,16 +143,16 @@ class ConsoleApi {
   }
 
   /** Runs `work` after the sign-in's JSON body has arrived. */
-  #withBody(x: Exchange, call: Call, work: (body: unknown) => Promise<ApiReply>): void {
+  #withBody(exchange: Exchange, call: Call, work: (body: unknown) => Promise<ApiReply>): void {
     if (!/^application\/json\s*(;|$)/i.test(call.contentType)) {
       throw new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
     }
     const { inflight } = this.#deps;
     inflight.count++;
-    watchAbort(x);
-    readBody(x, call.contentLength)
+    watchAbort(exchange);
+    readBody(exchange, call.contentLength)
       .then((buf) => work(parseJson(buf)))
-      .then((out) => this.#answer.reply(x, out, {}), (err) => this.fail(x, err))
+      .then((out) => this.#answer.reply(exchange, out, {}), (err) => this.fail(exchange, err))
       .finally(() => inflight.count--);
   }
 
@@ -172,21 +172,21 @@ class ConsoleApi {
 function pageHandler(): (res: HttpResponse, req: HttpRequest) => void {
   const { index, files } = loadStatic();
   return (res, req) => {
-    const x = exchange(res, req.getMethod() === 'head');
+    const exchange = openExchange(res, req.getMethod() === 'head');
     const url = req.getUrl();
     const file = files.get(url) ?? (url.includes('.') ? undefined : index);
     if (!file) {
-      send(x, 404, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, 'not found\n');
+      send(exchange, 404, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, 'not found\n');
       return;
     }
-    send(x, 200, { ...SECURITY_HEADERS, 'Content-Type': file.type, 'Cache-Control': 'no-cache' }, file.body);
+    send(exchange, 200, { ...SECURITY_HEADERS, 'Content-Type': file.type, 'Cache-Control': 'no-cache' }, file.body);
   };
 }
 
-export function registerConsole(app: Routes, deps: ConsoleDeps): void {
+export function registerConsole(endpoints: Endpoints, deps: ConsoleDeps): void {
   const consoleApi = new ConsoleApi(deps);
   const api = (res: HttpResponse, req: HttpRequest) => {
-    const x = exchange(res, req.getMethod() === 'head');
+    const exchange = openExchange(res, req.getMethod() === 'head');
     const call: Call = {
       ...readRequest(req),
       ip: requestAddress(res, req, deps.config.trustProxy),
@@ -196,19 +196,19 @@ export function registerConsole(app: Routes, deps: ConsoleDeps): void {
       host: req.getHeader('host'),
     };
     try {
-      consoleApi.handle(x, call);
+      consoleApi.handle(exchange, call);
     } catch (err) {
-      consoleApi.fail(x, err);
+      consoleApi.fail(exchange, err);
     }
   };
   const page = pageHandler();
-  app.get('/console', page);
-  app.get('/console/*', page);
+  endpoints.get('/console', page);
+  endpoints.get('/console/*', page);
   // Method-specific registrations: uWS prefers them over any(), and the
   // longer static prefix over /console/*.
-  app.get(`${API}/*`, api);
-  app.post(`${API}/*`, api);
-  app.put(`${API}/*`, api);
-  app.del(`${API}/*`, api);
-  app.any(`${API}/*`, api);
+  endpoints.get(`${API}/*`, api);
+  endpoints.post(`${API}/*`, api);
+  endpoints.put(`${API}/*`, api);
+  endpoints.del(`${API}/*`, api);
+  endpoints.any(`${API}/*`, api);
 }

@@ -13,17 +13,17 @@ export const BODY_LIMIT = 64 * 1024;
  * last chunk that will not come, so callers' in-flight counts go back down
  * and a graceful shutdown does not wait for such a request.
  */
-export function readBody(x: Exchange, declared: string, limit = BODY_LIMIT): Promise<Buffer> {
+export function readBody(exchange: Exchange, declared: string, limit = BODY_LIMIT): Promise<Buffer> {
   if (declared !== '' && Number(declared) > limit) return Promise.reject(new AppError('payload_too_large'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    watchAbort(x, () => {
+    watchAbort(exchange, () => {
       failed = true;
       reject(new AppError('invalid_json', 'the client closed the connection before the body was complete'));
     });
-    x.res.onData((chunk, isLast) => {
+    exchange.res.onData((chunk, isLast) => {
       if (failed) return;
       size += chunk.byteLength;
       if (size > limit) {

@@ -24,7 +24,7 @@ import type { Cidr, Config } from '../config.js';
 import { parseIp } from '../ipdb/address.js';
 import { binding, type NativeConnection, type NativeConnectionGuard } from '../ipdb/native.js';
 import { log } from '../log.js';
-import { M, type Metrics } from '../metrics.js';
+import { Metric, type Metrics } from '../metrics.js';
 import { inCidrs } from './client-ip.js';
 
 /** What the policy reads of a connection (a NativeConnection has more). */
@@ -180,9 +180,9 @@ export function prepareConnectionLimits(config: Config): ConnectionLimits {
 }
 
 const SHED_COUNTER: Record<ShedReason, number> = {
-  per_address: M.shedPerAddress,
-  global: M.shedGlobal,
-  not_reading: M.shedNotReading,
+  per_address: Metric.shedPerAddress,
+  global: Metric.shedGlobal,
+  not_reading: Metric.shedNotReading,
 };
 
 export interface GuardRunner {
@@ -236,7 +236,7 @@ export function startConnectionGuard(ports: readonly number[], limits: GuardLimi
     }
     if (failing) log('info', 'connection_guard_recovered', {});
     failing = false;
-    metrics.set(M.connections, connections);
+    metrics.set(Metric.connections, connections);
     const total = shut.per_address + shut.global + shut.not_reading;
     if (total === 0) return;
     for (const reason of Object.keys(shut) as ShedReason[]) metrics.inc(SHED_COUNTER[reason], shut[reason]);

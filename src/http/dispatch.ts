@@ -1,5 +1,5 @@
 // The one dispatcher of the endpoint table, for both ways in: an API key
-// (/v1/..., app.ts) and a console session (/console/api/..., console/server.ts).
+// (/v1/..., http/api-endpoint.ts) and a console session (/console/api/..., console/server.ts).
 // Each way in authenticates its caller and then hands the call here, which
 // finds the route (routes marked admin exist only for callers with admin
 // rights), reads the body the route takes, runs the handler, and answers
@@ -20,9 +20,9 @@ export interface Caller {
 
 export interface Answer {
   /** Sends a handler's reply; `headers` are the dispatcher's (Allow, rate-limit headers), the reply's own win. */
-  reply(x: Exchange, out: ApiReply, headers: Headers): void;
+  reply(exchange: Exchange, out: ApiReply, headers: Headers): void;
   /** Sends an error (AppError as it is, anything else as `internal`). */
-  fail(x: Exchange, err: unknown, headers: Headers): void;
+  fail(exchange: Exchange, err: unknown, headers: Headers): void;
 }
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
@@ -38,7 +38,7 @@ const contentTypeError = () => new AppError('invalid_parameter', 'Content-Type m
  */
 export function dispatch(
   router: Router,
-  x: Exchange,
+  exchange: Exchange,
   call: RequestBasics,
   path: string,
   caller: Caller,
@@ -49,9 +49,9 @@ export function dispatch(
 ): void {
   const settle = (work: Promise<ApiReply>) => {
     inflight.count++;
-    watchAbort(x);
+    watchAbort(exchange);
     work
-      .then((out) => answer.reply(x, out, headers), (err) => answer.fail(x, err, headers))
+      .then((out) => answer.reply(exchange, out, headers), (err) => answer.fail(exchange, err, headers))
       .finally(() => inflight.count--);
   };
   // Still being admitted (the cluster-wide rate limit asks Redis): whatever
@@ -59,7 +59,7 @@ export function dispatch(
   // body is read meanwhile, as uWS delivers it only to a reader attached now.
   const refuse = (err: AppError) => {
     if (admitted) settle(admitted.then(() => Promise.reject(err)));
-    else answer.fail(x, err, headers);
+    else answer.fail(exchange, err, headers);
   };
   const match = router.match(call.method, path, caller.admin);
   if (match.kind === 'none') {
@@ -90,7 +90,7 @@ export function dispatch(
       refuse(contentTypeError());
       return;
     }
-    const body = readBody(x, call.contentLength);
+    const body = readBody(exchange, call.contentLength);
     // The admission is answered first (contract §3's order), so a body
     // failing meanwhile waits; until then it must not count as unhandled.
     if (admitted) body.catch(() => {});
@@ -112,9 +112,9 @@ export function dispatch(
   try {
     out = route.handler(req);
   } catch (err) {
-    answer.fail(x, err, headers);
+    answer.fail(exchange, err, headers);
     return;
   }
   if (out instanceof Promise) settle(out);
-  else answer.reply(x, out, headers);
+  else answer.reply(exchange, out, headers);
 }

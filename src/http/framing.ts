@@ -9,10 +9,10 @@
 // Content-Length of digits, or neither) is refused that way, and nothing after
 // it on its connection is read or answered.
 //
-// Every uWS handler is registered through guardedRoutes(), so no handler
+// Every uWS handler is registered through guardedEndpoints(), so no handler
 // can forget.
 import { AppError } from '../errors.js';
-import { exchange, HEADER_BYTES, STATUS_LINE, watchAbort } from './respond.js';
+import { openExchange, HEADER_BYTES, STATUS_LINE, watchAbort } from './respond.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 const TRANSFER_ENCODING = Buffer.from('transfer-encoding');
@@ -55,12 +55,12 @@ function refusal(field: string, why: string): AppError {
  * does the 400 go out, written uncorked so that uWS closes right after it.
  */
 export function refuseFraming(res: HttpResponse, problem: AppError): void {
-  const x = exchange(res);
-  watchAbort(x);
+  const exchange = openExchange(res);
+  watchAbort(exchange);
   res.pause();
   setImmediate(() => {
-    if (x.aborted) return;
-    x.done = true;
+    if (exchange.aborted) return;
+    exchange.done = true;
     res
       .writeStatus(STATUS_LINE[400])
       .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue)
@@ -82,7 +82,7 @@ function guard(handler: Handler): Handler {
 }
 
 /** How the app's modules register handlers: never on the bare uWS app, always behind guard(). */
-export interface Routes {
+export interface Endpoints {
   get(pattern: string, handler: Handler): void;
   head(pattern: string, handler: Handler): void;
   post(pattern: string, handler: Handler): void;
@@ -91,7 +91,7 @@ export interface Routes {
   any(pattern: string, handler: Handler): void;
 }
 
-export function guardedRoutes(app: TemplatedApp): Routes {
+export function guardedEndpoints(app: TemplatedApp): Endpoints {
   return {
     get: (pattern, handler) => void app.get(pattern, guard(handler)),
     head: (pattern, handler) => void app.head(pattern, guard(handler)),

@@ -34,7 +34,7 @@ export const HEADER_BYTES = {
   hsts: latin1('Strict-Transport-Security'),
   hstsValue: latin1('max-age=31536000'),
 };
-/** The 302's body (see the redirect in app.ts for why it has one). */
+/** The 302's body (see redirect/endpoint.ts for why it has one). */
 export const REDIRECT_BODY = latin1('Found\n');
 /** Names of headers sent on most API answers (names are code literals, so the lookup hashes nothing). */
 const NAMES = new Map<string, Buffer>(
@@ -71,7 +71,7 @@ export interface Exchange {
   onAbort: (() => void) | null;
 }
 
-export function exchange(res: HttpResponse, head = false): Exchange {
+export function openExchange(res: HttpResponse, head = false): Exchange {
   return { res, aborted: false, done: false, head, watched: false, onAbort: null };
 }
 
@@ -80,38 +80,38 @@ export function exchange(res: HttpResponse, head = false): Exchange {
  * if given, replaces the exchange's previous one (body.ts uses it to end a
  * body read).
  */
-export function watchAbort(x: Exchange, onAbort?: () => void): void {
-  if (onAbort !== undefined) x.onAbort = onAbort;
-  if (x.watched) return;
-  x.watched = true;
-  x.res.onAborted(() => {
-    x.aborted = true;
-    const hook = x.onAbort;
-    x.onAbort = null;
+export function watchAbort(exchange: Exchange, onAbort?: () => void): void {
+  if (onAbort !== undefined) exchange.onAbort = onAbort;
+  if (exchange.watched) return;
+  exchange.watched = true;
+  exchange.res.onAborted(() => {
+    exchange.aborted = true;
+    const hook = exchange.onAbort;
+    exchange.onAbort = null;
     hook?.();
   });
 }
 
 export type Headers = Record<string, string>;
 
-export function send(x: Exchange, status: number, headers: Headers, body?: string, json = false): void {
-  if (x.aborted || x.done) return;
-  x.done = true;
-  x.res.cork(() => {
-    const res = x.res;
+export function send(exchange: Exchange, status: number, headers: Headers, body?: string, json = false): void {
+  if (exchange.aborted || exchange.done) return;
+  exchange.done = true;
+  exchange.res.cork(() => {
+    const res = exchange.res;
     res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue);
     for (const name in headers) res.writeHeader(NAMES.get(name) ?? name, headers[name]);
     if (json) {
       res.writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore);
       if (body !== undefined) res.writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json);
     }
-    if (x.head) {
+    if (exchange.head) {
       endHead(res);
     } else if (body === undefined) {
       // Only 204 (sendJson): the API answers every request with a body.
       res.endWithoutBody();
     } else {
-      endBody(res, body, x);
+      endBody(res, body, exchange);
     }
   });
 }
@@ -142,24 +142,24 @@ export function endHead(res: HttpResponse): void {
  * cannot take it all now. The exchange is made only then when the caller
  * has none (the redirect's 302 stays allocation-free on the common path).
  */
-export function endBody(res: HttpResponse, body: string | Uint8Array, x?: Exchange): void {
+export function endBody(res: HttpResponse, body: string | Uint8Array, exchange?: Exchange): void {
   const total = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   if (res.tryEnd(body, total)[1]) return;
   // Backpressure. Offsets are bytes of the body (the first write started at
   // offset 0), so the rest is the UTF-8 bytes past `offset`.
-  const pending = x ?? exchange(res);
+  const pending = exchange ?? openExchange(res);
   watchAbort(pending);
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   res.onWritable((offset: number) => (pending.aborted ? true : res.tryEnd(bytes.subarray(offset), total)[0]));
 }
 
 /** A JSON answer (no body for 204), never cached by the client. */
-export function sendJson(x: Exchange, status: number, body: unknown, headers: Headers = {}): void {
-  send(x, status, headers, status === 204 ? undefined : JSON.stringify(body), true);
+export function sendJson(exchange: Exchange, status: number, body: unknown, headers: Headers = {}): void {
+  send(exchange, status, headers, status === 204 ? undefined : JSON.stringify(body), true);
 }
 
-export function sendError(x: Exchange, err: AppError, headers: Headers = {}): void {
-  sendJson(x, err.status, err.body(), headers);
+export function sendError(exchange: Exchange, err: AppError, headers: Headers = {}): void {
+  sendJson(exchange, err.status, err.body(), headers);
 }
 
 /**

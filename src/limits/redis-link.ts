@@ -17,7 +17,7 @@ import os from 'node:os';
 import { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import { log } from '../log.js';
-import { M, type Metrics } from '../metrics.js';
+import { Metric, type Metrics } from '../metrics.js';
 import { HEARTBEAT, type Script } from './scripts.js';
 
 /** After a failed command on an open connection, how long Redis is left alone. */
@@ -97,7 +97,7 @@ export class RedisLink {
 
   /** A decision made locally because Redis could not be asked or did not answer. */
   fellBack(): void {
-    this.#metrics.inc(M.limitFallbacks);
+    this.#metrics.inc(Metric.limitFallbacks);
   }
 
   /**
@@ -138,7 +138,7 @@ export class RedisLink {
     this.run(HEARTBEAT, NODES_KEY, [this.#member, Date.now(), ALIVE_MS]).then(
       (n) => {
         this.#nodes = Number(n);
-        if (this.#reportsNodes) this.#metrics.set(M.redisNodes, this.#nodes);
+        if (this.#reportsNodes) this.#metrics.set(Metric.redisNodes, this.#nodes);
         // A heartbeat answered after a failure: Redis is back for the limits too.
         this.#restingUntil = 0;
         this.#report(true);
@@ -151,7 +151,7 @@ export class RedisLink {
     if (this.#closing || (up && this.#client.status !== 'ready')) return;
     if (up === this.#up) return;
     this.#up = up;
-    this.#metrics.set(M.redisConnected, up ? 1 : 0);
+    this.#metrics.set(Metric.redisConnected, up ? 1 : 0);
     if (up) log('info', 'redis_connected', { nodes: this.#nodes });
     else log('warn', 'redis_unavailable', { error: err?.message ?? 'connection closed', share_of_nodes: this.#nodes || 1 });
   }

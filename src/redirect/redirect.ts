@@ -1,5 +1,5 @@
 // The redirect decision (contract §5, §6a), kept free of uWebSockets.js:
-// app.ts reads the request and writes the response around it. Per visit: one
+// redirect/endpoint.ts reads the request and writes the response around it. Per visit: one
 // Map lookup for the route, one trie walk and one table read for the
 // classification, one table slot for a user agent seen before, a hash for
 // the split, counter increments for the stats. No storage access and no
@@ -8,7 +8,7 @@
 // visitor's cookie is written into bytes kept for it).
 import type { Cidr } from '../config.js';
 import { ClientAddressReader } from '../http/client-ip.js';
-import { M, type Metrics } from '../metrics.js';
+import { Metric, type Metrics } from '../metrics.js';
 import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_RANGE_FEED, RULE_VPN_PROXY } from '../quality/classifier.js';
 import { UserAgentCache } from '../quality/user-agent.js';
 import type { ClickRecorder } from './clicks.js';
@@ -85,7 +85,7 @@ export class Redirector {
             else if (rule === RULE_ASN_BLACKLIST) c.asn_blacklist++;
             else if (rule === RULE_ORG_KEYWORD) c.org_keyword++;
             else c.vpn_proxy++;
-            this.#metrics.inc(rule === RULE_RANGE_FEED ? M.interceptFeed : rule === RULE_ASN_BLACKLIST ? M.interceptAsn : rule === RULE_ORG_KEYWORD ? M.interceptKeyword : M.interceptVpn);
+            this.#metrics.inc(rule === RULE_RANGE_FEED ? Metric.interceptFeed : rule === RULE_ASN_BLACKLIST ? Metric.interceptAsn : rule === RULE_ORG_KEYWORD ? Metric.interceptKeyword : Metric.interceptVpn);
           }
         } else if (rule === RULE_CARRIER_WHITELIST && c !== null) {
           c.carrier_whitelist++;
@@ -93,14 +93,14 @@ export class Redirector {
       } catch {
         // Fail open (contract §5.3): the visitor is treated as real.
         if (c !== null) c.check_failed++;
-        this.#metrics.inc(M.checkFailed);
+        this.#metrics.inc(Metric.checkFailed);
       }
       if (!intercepted && (userAgent === '' ? route.level === 3 : this.#agents.isCrawler(userAgent))) {
         intercepted = true;
         if (c !== null) {
           c.intercepted++;
           c.crawler++;
-          this.#metrics.inc(M.interceptCrawler);
+          this.#metrics.inc(Metric.interceptCrawler);
         }
       }
     }
@@ -122,7 +122,7 @@ export class Redirector {
     }
     if (c !== null) {
       c.clicks++;
-      this.#metrics.inc(M.redirects);
+      this.#metrics.inc(Metric.redirects);
     }
     if (query === '') this.location = toA ? route.pageABytes : route.pageBBytes;
     else if (toA) this.location = `${route.aBase}${route.aHasQuery ? '&' : '?'}${query}${route.aFragment}`;

@@ -14,7 +14,7 @@ import { currentDatabasePath } from '../ipdb/current.js';
 import { feedFiles } from '../ipdb/feeds/state.js';
 import { foldsOtherFeeds, nextDue, nextRefreshAt, Refresher, type RefreshScope, storeNextDue } from '../ipdb/refresh.js';
 import { log } from '../log.js';
-import { M, type Metrics } from '../metrics.js';
+import { Metric, type Metrics } from '../metrics.js';
 import type { StateStore } from '../store/state-store.js';
 
 /** How often to look for feeds whose refresh is due. */
@@ -69,10 +69,10 @@ export class RefreshScheduler {
     if (scope === 'all') Atomics.compareExchange(this.#runningSince, 0, 0n, BigInt(Date.now()));
     return run
       .then((record) => {
-        this.#metrics.inc(record.outcome === 'updated' ? M.refreshUpdated : record.outcome === 'unchanged' ? M.refreshUnchanged : M.refreshFailed);
+        this.#metrics.inc(record.outcome === 'updated' ? Metric.refreshUpdated : record.outcome === 'unchanged' ? Metric.refreshUnchanged : Metric.refreshFailed);
       })
       .catch((err) => {
-        this.#metrics.inc(M.refreshFailed);
+        this.#metrics.inc(Metric.refreshFailed);
         log('error', 'ipdb_refresh_crashed', { error: err });
       })
       .finally(async () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { type Answer, dispatch } from '../../../src/http/dispatch.js';
 import type { RequestBasics } from '../../../src/http/request.js';
-import { type Exchange, exchange } from '../../../src/http/respond.js';
+import { type Exchange, openExchange } from '../../../src/http/respond.js';
 import { type ApiReply, Router } from '../../../src/http/router.js';
 import type { HttpResponse } from '../../../src/http/uws.js';
 import type { Account } from '../../../src/store/db.js';
@@ -41,7 +41,7 @@ interface Outcome {
 
 function run(router: Router, call: Partial<RequestBasics>, admin = false, body?: string[]) {
   const { res, feed } = fakeResponse();
-  const x: Exchange = exchange(res);
+  const exchange: Exchange = openExchange(res);
   const inflight = { count: 0 };
   let settle!: (o: Outcome) => void;
   const done = new Promise<Outcome>((r) => (settle = r));
@@ -49,8 +49,8 @@ function run(router: Router, call: Partial<RequestBasics>, admin = false, body?:
     reply: (_x, out, headers) => settle({ reply: out, headers }),
     fail: (_x, err, headers) => settle({ error: err as AppError, headers }),
   };
-  const basics: RequestBasics = { method: 'GET', path: '/v1/x', query: '', contentType: '', contentLength: '', authorization: '', ...call };
-  dispatch(router, x, basics, basics.path, { account: ACCOUNT, admin }, answer, {}, inflight);
+  const basics: RequestBasics = { method: 'GET', path: '/v1/exchange', query: '', contentType: '', contentLength: '', authorization: '', ...call };
+  dispatch(router, exchange, basics, basics.path, { account: ACCOUNT, admin }, answer, {}, inflight);
   if (body) feed(...body);
   return { done, inflight };
 }
@@ -86,9 +86,9 @@ describe('dispatch', () => {
   });
 
   it('reads and parses a JSON body in chunks, and counts the call in flight until it is answered', async () => {
-    const { done, inflight } = run(router, { method: 'POST', path: '/v1/things', contentType: 'application/json', contentLength: '13' }, false, ['{"name"', ':"x"}']);
+    const { done, inflight } = run(router, { method: 'POST', path: '/v1/things', contentType: 'application/json', contentLength: '13' }, false, ['{"name"', ':"exchange"}']);
     expect(inflight.count).toBe(1);
-    expect((await done).reply).toEqual({ status: 201, body: { name: 'x' } });
+    expect((await done).reply).toEqual({ status: 201, body: { name: 'exchange' } });
     await new Promise((r) => setImmediate(r));
     expect(inflight.count).toBe(0);
   });

@@ -18,7 +18,7 @@ function refusal(text: string | Buffer): AppError {
 
 describe('parseJson', () => {
   it('parses objects, arrays and scalars, with strings holding the forbidden words', () => {
-    expect(parse('{"name":"x","tags":["a"],"n":1.5}')).toEqual({ name: 'x', tags: ['a'], n: 1.5 });
+    expect(parse('{"name":"exchange","tags":["a"],"n":1.5}')).toEqual({ name: 'exchange', tags: ['a'], n: 1.5 });
     expect(parse('[1,2]')).toEqual([1, 2]);
     expect(parse(' 42 ')).toBe(42);
     expect(parse('{"note":"__proto__ constructor prototype","constructorName":1}')).toEqual({ note: '__proto__ constructor prototype', constructorName: 1 });

@@ -1,0 +1,122 @@
+// /v1 with an API key. Order of checks (contract §3): authentication (a
+// failure is counted against the client address, and past the limit
+// answered 429 instead of 401), the account's rolling-minute limit, then
+// the endpoint table (http/dispatch.ts: route, rights, body, handler). The
+// two limits answer at once on a single node and, in a cluster, once Redis
+// has (limits/limits.ts); the request is then watched for an abort and
+// counted in flight while it waits.
+import type { AppDeps } from '../app.js';
+import { AppError } from '../errors.js';
+import { Metric } from '../metrics.js';
+import type { FailureVerdict, RateVerdict } from '../limits/limits.js';
+import type { Authenticated } from '../store/accounts-store.js';
+import { type Answer, dispatch } from './dispatch.js';
+import type { Endpoints } from './framing.js';
+import { readRequest, type RequestBasics, requestAddress } from './request.js';
+import { type Exchange, openExchange, type Headers, publicError, sendJson, watchAbort } from './respond.js';
+import type { HttpRequest } from './uws.js';
+
+/** Failed authentications allowed per client address per rolling minute. */
+export const AUTH_FAILURE_LIMIT = 30;
+
+const rateHeaders = (v: RateVerdict): Headers => ({
+  'RateLimit-Limit': String(v.limit),
+  'RateLimit-Remaining': String(v.remaining),
+  'RateLimit-Reset': String(v.resetSeconds),
+});
+
+const rateLimited = (v: RateVerdict) =>
+  new AppError('rate_limited', `the limit is ${v.limit} requests per minute`, null, { headers: { 'Retry-After': String(v.resetSeconds) } });
+
+const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
+
+export const isHead = (req: HttpRequest) => req.getMethod().toLowerCase() === 'head';
+
+/** 429 past the address's failure limit, else 401 naming what was wrong with the header. */
+function refuseUnauthenticated(fail: (exchange: Exchange, err: unknown) => void, exchange: Exchange, call: RequestBasics, wellFormed: boolean, verdict: FailureVerdict): void {
+  if (!verdict.allowed) {
+    fail(exchange, new AppError('rate_limited', 'too many failed authentications from this address', null, { headers: { 'Retry-After': String(verdict.retryAfter) } }));
+    return;
+  }
+  const why = call.authorization === ''
+    ? 'the Authorization header is missing'
+    : wellFormed ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
+  fail(exchange, new AppError('unauthorized', why, 'Authorization', { headers: { 'WWW-Authenticate': 'Bearer' } }));
+}
+
+export function registerApi(endpoints: Endpoints, deps: AppDeps): void {
+  const { config, metrics } = deps;
+
+  const reply = (exchange: Exchange, status: number, body: unknown, headers: Headers = {}) => {
+    metrics.apiStatus(status);
+    sendJson(exchange, status, body, headers);
+  };
+  const fail = (exchange: Exchange, err: unknown, headers: Headers = {}) => {
+    const e = publicError(err);
+    reply(exchange, e.status, e.body(), e.headers ? { ...headers, ...e.headers } : headers);
+  };
+
+  const answer: Answer = {
+    reply: (exchange, out, headers) => reply(exchange, out.status, out.body, out.headers ? Object.assign(headers, out.headers) : headers),
+    fail,
+  };
+
+  const handleApi = (exchange: Exchange, call: RequestBasics, httpReq: HttpRequest) => {
+    const now = Date.now();
+    // The memo is keyed by the whole header: a known one skips the parse.
+    let auth: Authenticated | null | undefined = deps.keyCache.cached(call.authorization, now);
+    let wellFormed = true;
+    if (auth === undefined) {
+      const bearer = BEARER.exec(call.authorization);
+      wellFormed = bearer !== null;
+      auth = bearer ? deps.keyCache.authenticate(call.authorization, bearer[1]) : null;
+    }
+    if (!auth) {
+      // Failures are counted per exact client address (read only now: a
+      // system call and a copy). A valid key is never refused for them:
+      // keys are 256-bit random, so the limit is about load, and callers
+      // sharing an address (a NAT, a proxy) must not lock each other out.
+      metrics.inc(Metric.authFailures);
+      const verdict = deps.authFailures.hit(requestAddress(exchange.res, httpReq, config.trustProxy), AUTH_FAILURE_LIMIT, now);
+      if (verdict instanceof Promise) {
+        watchAbort(exchange);
+        deps.inflight.count++;
+        verdict
+          .then((v) => refuseUnauthenticated(fail, exchange, call, wellFormed, v), (err) => fail(exchange, err))
+          .finally(() => deps.inflight.count--);
+      } else {
+        refuseUnauthenticated(fail, exchange, call, wellFormed, verdict);
+      }
+      return;
+    }
+    deps.keyUse.set(auth.key.hash, now);
+
+    const caller = { account: auth.account, admin: auth.key.admin };
+    const verdict = deps.accountLimiter.hit(auth.account.id, config.rateLimitPerMin, now);
+    if (verdict instanceof Promise) {
+      const headers: Headers = {};
+      const admitted = verdict.then((v) => {
+        Object.assign(headers, rateHeaders(v));
+        if (!v.allowed) throw rateLimited(v);
+      });
+      dispatch(deps.router, exchange, call, call.path, caller, answer, headers, deps.inflight, admitted);
+      return;
+    }
+    const headers = rateHeaders(verdict);
+    if (!verdict.allowed) {
+      fail(exchange, rateLimited(verdict), headers);
+      return;
+    }
+    dispatch(deps.router, exchange, call, call.path, caller, answer, headers, deps.inflight);
+  };
+
+
+  endpoints.any('/v1/*', (res, req) => {
+    const exchange = openExchange(res, isHead(req));
+    try {
+      handleApi(exchange, readRequest(req), req);
+    } catch (err) {
+      fail(exchange, err);
+    }
+  });
+}

@@ -42,7 +42,7 @@ export interface AppDeps {
  * static RSA key exchange), for ECDSA and RSA certificates alike. TLS 1.3
  * suites are all AEAD and set apart by OpenSSL; uSockets refuses TLS < 1.2.
  */
-export const TLS12_CIPHERS = [
+const TLS12_CIPHERS = [
   'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256',
   'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384',
   'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',

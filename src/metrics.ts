@@ -61,7 +61,7 @@ export const Metric = {
   connections: counter('splitguard_connections', 'Client connections the server holds, as the connection guard last counted them', undefined, 'gauge'),
 };
 
-export const COUNTERS = defs.length;
+const COUNTERS = defs.length;
 
 export class Metrics {
   readonly #all: Float64Array;

@@ -5,7 +5,7 @@ import type { CheckResult, Classifier } from '../quality/classifier.js';
 import { type Level, LEVELS, parseLevel } from '../quality/lists.js';
 import { objectBody, queryParams } from './validate.js';
 
-export const BATCH_LIMIT = 50;
+const BATCH_LIMIT = 50;
 
 function level(value: unknown, field: string): Level {
   if (value === undefined || value === '') return 'medium';

@@ -10,7 +10,7 @@ import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
 import type { StateStore } from '../store/state-store.js';
 import { objectBody } from './validate.js';
 
-export const TRIGGER_INTERVAL_MS = 3_600_000;
+const TRIGGER_INTERVAL_MS = 3_600_000;
 
 export interface RefreshControl {
   /** ms since the epoch when the running refresh started, or 0. */

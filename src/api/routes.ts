@@ -11,10 +11,10 @@ import { objectBody, pageParams, queryParams, stringField } from './validate.js'
 
 const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level'] as const;
 const READ_ONLY = ['id', 'code', 'short_url', 'status', 'created_at', 'updated_at', 'stats'] as const;
-export const URL_LIMIT = 2048;
+const URL_LIMIT = 2048;
 
 /** An absolute http(s) URL without credentials or control characters, normalised. */
-export function pageUrl(value: unknown, field: string): string {
+function pageUrl(value: unknown, field: string): string {
   if (typeof value !== 'string') throw invalidParameter(field, 'must be an absolute http or https URL');
   if (value.length > URL_LIMIT) throw invalidParameter(field, `must be at most ${URL_LIMIT} characters`);
   // The URL parser silently drops tabs and line breaks; refuse them (and any

@@ -14,7 +14,7 @@ import type { ApiRequest, Router } from '../http/router.js';
 import type { Account, ApiKey } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 
-export const MAX_QUOTA = 1_000_000_000;
+const MAX_QUOTA = 1_000_000_000;
 
 /** A key as the console shows it; `used` is this thread's unflushed last use (ms), if any. */
 function keyView(k: ApiKey, used: number | undefined) {

@@ -23,10 +23,10 @@ import type { User } from '../store/db.js';
 import { objectBody } from '../api/validate.js';
 import type { PasswordWork } from './password-work.js';
 
-export const FAILURES_PER_ADDRESS = 20;
-export const FAILURES_PER_EMAIL_AT_ADDRESS = 5;
+const FAILURES_PER_ADDRESS = 20;
+const FAILURES_PER_EMAIL_AT_ADDRESS = 5;
 /** Failures of one email, from anywhere, after which its sign-ins are slowed. */
-export const EMAIL_SLOWDOWN_AFTER = 5;
+const EMAIL_SLOWDOWN_AFTER = 5;
 export const EMAIL_DELAY_MS = 1000;
 const UNCAPPED = 0x7fffffff;
 

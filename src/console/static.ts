@@ -10,7 +10,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const CANDIDATES = [path.join(here, 'static'), path.join(here, '..', '..', 'src', 'console', 'static')];
 
 /** No inline script or style, nothing from another origin, never framed. */
-export const CSP =
+const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 

@@ -17,7 +17,7 @@ import { type Exchange, openExchange, type Headers, publicError, sendJson, watch
 import type { HttpRequest } from './uws.js';
 
 /** Failed authentications allowed per client address per rolling minute. */
-export const AUTH_FAILURE_LIMIT = 30;
+const AUTH_FAILURE_LIMIT = 30;
 
 const rateHeaders = (v: RateVerdict): Headers => ({
   'RateLimit-Limit': String(v.limit),

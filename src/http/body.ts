@@ -3,7 +3,7 @@
 import { AppError } from '../errors.js';
 import { type Exchange, watchAbort } from './respond.js';
 
-export const BODY_LIMIT = 64 * 1024;
+const BODY_LIMIT = 64 * 1024;
 
 /**
  * Reads the whole body. `declared` is the Content-Length header ('' when

@@ -30,7 +30,7 @@ import { inCidrs } from './client-ip.js';
 /** What the policy reads of a connection (a NativeConnection has more). */
 export type GuardedConnection = Pick<NativeConnection, 'inode' | 'address' | 'port' | 'sendQueue' | 'bytesAcked' | 'lastReceiveMs'>;
 
-export type ShedReason = 'per_address' | 'global' | 'not_reading';
+type ShedReason = 'per_address' | 'global' | 'not_reading';
 
 export interface GuardLimits {
   /** Connections one address may hold; 0 = no cap. */
@@ -140,9 +140,9 @@ export class ConnectionGuard {
 // --- the main thread's runner ------------------------------------------------
 
 /** The guard acts at this granularity. */
-export const GUARD_TICK_MS = 1000;
+const GUARD_TICK_MS = 1000;
 /** The share of the open-file limit the global cap defaults to; the rest is for files, LMDB, threads. */
-export const DEFAULT_SHARE_OF_FILE_LIMIT = 0.8;
+const DEFAULT_SHARE_OF_FILE_LIMIT = 0.8;
 
 export interface ConnectionLimits {
   limits: GuardLimits;

@@ -19,7 +19,7 @@ const TRANSFER_ENCODING = Buffer.from('transfer-encoding');
 const CONTENT_LENGTH = Buffer.from('content-length');
 
 /** What is wrong with the request's framing, or null. Reads the request synchronously. */
-export function framingProblem(req: HttpRequest): AppError | null {
+function framingProblem(req: HttpRequest): AppError | null {
   const te = req.getHeader(TRANSFER_ENCODING);
   const cl = req.getHeader(CONTENT_LENGTH);
   if (te === '' && cl === '') return null;
@@ -54,7 +54,7 @@ function refusal(field: string, why: string): AppError {
  * then closes the connection before running it. Only when nothing follows
  * does the 400 go out, written uncorked so that uWS closes right after it.
  */
-export function refuseFraming(res: HttpResponse, problem: AppError): void {
+function refuseFraming(res: HttpResponse, problem: AppError): void {
   const exchange = openExchange(res);
   watchAbort(exchange);
   res.pause();

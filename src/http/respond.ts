@@ -158,10 +158,6 @@ export function sendJson(exchange: Exchange, status: number, body: unknown, head
   send(exchange, status, headers, status === 204 ? undefined : JSON.stringify(body), true);
 }
 
-export function sendError(exchange: Exchange, err: AppError, headers: Headers = {}): void {
-  sendJson(exchange, err.status, err.body(), headers);
-}
-
 /**
  * The error a client may see: as it is when sentAsIs(status); anything else
  * as the one fixed `internal` body, with the details (a stack, a path, a

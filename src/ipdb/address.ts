@@ -168,19 +168,3 @@ export function formatIPv6(a: Uint8Array, at = 0): string {
   if (bestStart < 0) return hex(0, 8);
   return `${hex(0, bestStart)}::${hex(bestStart + bestLen, 8)}`;
 }
-
-/** 16 bytes as a bigint (big-endian). */
-export function bytesToBigInt(a: Uint8Array, at = 0): bigint {
-  let hi = 0n;
-  for (let k = 0; k < 16; k += 4) {
-    hi = (hi << 32n) | BigInt(((a[at + k] << 24) | (a[at + k + 1] << 16) | (a[at + k + 2] << 8) | a[at + k + 3]) >>> 0);
-  }
-  return hi;
-}
-
-export function bigIntToBytes(v: bigint, out: Uint8Array, at = 0): void {
-  for (let k = 15; k >= 0; k--) {
-    out[at + k] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-}

@@ -63,14 +63,14 @@ export interface Downloaded {
   validators: Validators;
 }
 
-export class FetchError extends Error {
+class FetchError extends Error {
   constructor(url: string, reason: string) {
     super(`${url}: ${reason}`);
     this.name = 'FetchError';
   }
 }
 
-export function sourceParts(location: string): string[] {
+function sourceParts(location: string): string[] {
   return location.split('|').map((s) => s.trim()).filter(Boolean);
 }
 

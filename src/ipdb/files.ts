@@ -57,7 +57,10 @@ function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: 
   return { inputs, errors };
 }
 
-/** The most frequent organization of every ASN in the ASN data. */
+/**
+ * The most frequent organization of every ASN in the ASN data.
+ * @public scripts/compile-hosting-asns.js (through dist/)
+ */
 export function organizations(parsed: ParsedSources): Map<number, string> {
   const counts = new Map<number, Map<string, number>>();
   for (const row of [...parsed.v4, ...parsed.v6]) {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 
-export interface SectionInfo {
+interface SectionInfo {
   offset: number;
   size: number;
 }

@@ -24,12 +24,12 @@ import { type FeedDefinition, sourcesFor } from './feeds/registry.js';
 import { type FeedFile, feedFiles } from './feeds/state.js';
 import { dueFeeds, type FeedOutcome, updateFeeds } from './feeds/update.js';
 
-export { databaseGeneration, lastRefresh, nextRefreshAt, type RefreshRecord } from './refresh-state.js';
+export { databaseGeneration, nextRefreshAt, type RefreshRecord } from './refresh-state.js';
 
 /** A new database must keep at least this share of the current one's ranges (per family). */
-export const MIN_RANGE_FRACTION = 0.5;
+const MIN_RANGE_FRACTION = 0.5;
 /** Addresses any complete ASN database resolves; a candidate that misses one is refused. */
-export const WELL_KNOWN = ['8.8.8.8', '1.1.1.1', '9.9.9.9', '2001:4860:4860::8888', '2606:4700:4700::1111'];
+const WELL_KNOWN = ['8.8.8.8', '1.1.1.1', '9.9.9.9', '2001:4860:4860::8888', '2606:4700:4700::1111'];
 
 const WORKER_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'build.worker.js');
 
@@ -316,7 +316,7 @@ export function foldsOtherFeeds(file: string, files: readonly FeedFile[]): boole
   }
 }
 
-export function installedDamage(file: string): string | null {
+function installedDamage(file: string): string | null {
   if (!existsSync(file)) return 'ipdb_missing';
   try {
     IpDatabase.open(file).close();

@@ -9,9 +9,9 @@ import { gunzipSync } from 'node:zlib';
 import { AppError } from '../errors.js';
 import { parseIPv4, parseIPv6 } from './address.js';
 
-export const MAX_MALFORMED_SHARE = 0.01;
+const MAX_MALFORMED_SHARE = 0.01;
 /** Decompressed size cap: the real data is ~35 MB; anything past this is refused (gzip bombs). */
-export const MAX_SOURCE_BYTES = 512 * 1024 * 1024;
+const MAX_SOURCE_BYTES = 512 * 1024 * 1024;
 
 export interface Row {
   start: bigint;
@@ -22,7 +22,7 @@ export interface Row {
   order: number;
 }
 
-export interface MalformedLine {
+interface MalformedLine {
   source: string;
   line: number;
   reason: string;

@@ -45,8 +45,6 @@ export const RULE_VPN_PROXY = 3;
 /** Passed because the carrier whitelist cancelled a keyword hit. */
 export const RULE_CARRIER_WHITELIST = 4;
 export const RULE_RANGE_FEED = 5;
-/** Decided by the user agent (the redirect's rule; never in the per-record table). */
-export const RULE_CRAWLER = 6;
 
 /** The level index from which a range feed label intercepts (relay: only at high, and nothing else applies). */
 const FEED_LEVEL: Record<FeedLabel, number> = { tor: 1, vpn: 1, crawler: 1, cloud: 2, hosting: 2, relay: 3 };

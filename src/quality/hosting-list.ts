@@ -27,9 +27,9 @@
 import { AppError } from '../errors.js';
 
 /** The lists the union is made of, by their id in the `sources` column. */
-export const HOSTING_SOURCES = ['brianhama', 'x4b-dc', 'x4b-vpn', 'oxl-hosting', 'oxl-vpn'] as const;
+const HOSTING_SOURCES = ['brianhama', 'x4b-dc', 'x4b-vpn', 'oxl-hosting', 'oxl-vpn'] as const;
 /** Lists that are evidence against: an ASN on them is held. */
-export const NEGATIVE_SOURCES = ['oxl-isp', 'oxl-education'] as const;
+const NEGATIVE_SOURCES = ['oxl-isp', 'oxl-education'] as const;
 export type HostingListSource = (typeof HOSTING_SOURCES)[number] | (typeof NEGATIVE_SOURCES)[number];
 /** What the `sources` column of a row may name: a list, or `sibling` (rule 6). */
 export const ROW_SOURCES = [...HOSTING_SOURCES, 'sibling'] as const;
@@ -53,7 +53,7 @@ export interface HostingListInput {
   review: ReadonlyMap<number, ReviewDecision>;
 }
 
-export interface HostingListEntry {
+interface HostingListEntry {
   asn: number;
   name: string;
   category: 'hosting' | 'vpn';

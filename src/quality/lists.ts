@@ -49,8 +49,8 @@ export interface Keywords {
   outweigh_carrier: string[];
 }
 
-export const HOSTING_ASN_CATEGORIES = ['hosting', 'vpn'] as const;
-export type HostingAsnCategory = (typeof HOSTING_ASN_CATEGORIES)[number];
+const HOSTING_ASN_CATEGORIES = ['hosting', 'vpn'] as const;
+type HostingAsnCategory = (typeof HOSTING_ASN_CATEGORIES)[number];
 
 /** A row of hosting-asns.csv: a hosting or VPN ASN from the public lists. */
 export interface HostingAsn {
@@ -137,6 +137,7 @@ function checkFalseFriends(raw: unknown): string[] {
  * The fields of one CSV line: comma-separated, a field may be in double
  * quotes (a doubled quote inside is one quote). Null when the quotes do not
  * close or text follows a closing quote.
+ * @public bench/detection.js (through dist/)
  */
 export function csvFields(line: string): string[] | null {
   const out: string[] = [];

@@ -34,7 +34,7 @@ function split(url: string): [string, string, boolean] {
   return [base, hash < 0 ? '' : url.slice(hash), base.includes('?')];
 }
 
-export function compileRoute(r: Route): CompiledRoute {
+function compileRoute(r: Route): CompiledRoute {
   const [aBase, aFragment, aHasQuery] = split(r.pageA);
   const [bBase, bFragment, bHasQuery] = split(r.pageB);
   return {

@@ -10,7 +10,7 @@
 // of the Set-Cookie value (NewVisitors), which uWS copies out synchronously.
 import { randomFillSync } from 'node:crypto';
 
-export const VISITOR_COOKIE = 'sg_vid';
+const VISITOR_COOKIE = 'sg_vid';
 const NAME = `${VISITOR_COOKIE}=`;
 export const ID_LENGTH = 22; // 16 random bytes, base64url
 const COOKIE_ATTRIBUTES = '; Max-Age=31536000; Path=/; HttpOnly; Secure; SameSite=Lax';

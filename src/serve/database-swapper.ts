@@ -17,7 +17,7 @@ import type { ServerThreads } from './threads.js';
 const GENERATION_POLL_MS = 1000;
 
 /** The keyword tables of a database file (cached on disk), shared with every thread. */
-export function tablesFor(file: string, dataDir: string): KeywordTables {
+function tablesFor(file: string, dataDir: string): KeywordTables {
   const db = IpDatabase.open(file);
   try {
     return keywordTablesFor(db, builtInLists(), path.join(dataDir, 'ipdb'));

@@ -11,7 +11,7 @@ import type { FeedReader } from './feed.js';
 export const DEFAULT_QUOTA = 1000;
 const KEY_PREFIX = 'sg_';
 
-export function hashKey(token: string): string {
+function hashKey(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
@@ -182,7 +182,7 @@ export class KeyCache {
 // Passwords: scrypt with N = 2^15, r = 8, p = 1 (about 32 MiB and 50-100 ms).
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
-export function hashPassword(password: string): string {
+function hashPassword(password: string): string {
   const salt = randomBytes(16);
   const hash = scryptSync(password, salt, 32, SCRYPT);
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;

@@ -27,7 +27,7 @@ export interface Route {
 export type RouteSettings = Pick<Route, 'name' | 'pageA' | 'pageB' | 'splitRatio' | 'defaultGroup' | 'interceptLevel'>;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-export const CODE_LENGTH = 8;
+const CODE_LENGTH = 8;
 
 /** 8 characters of [0-9A-Za-z], uniformly random (rejection sampling keeps the bias out). */
 export function newCode(): string {

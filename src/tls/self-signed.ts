@@ -90,7 +90,7 @@ export function generateSelfSigned(hosts: string[], days = 825): { cert: string;
 }
 
 /** The host names a certificate must cover for this configuration. */
-export function servedHosts(urls: string[]): string[] {
+function servedHosts(urls: string[]): string[] {
   const hosts = ['localhost', '127.0.0.1', '::1', hostname()];
   for (const u of urls) hosts.push(new URL(u).hostname.replace(/^\[|\]$/g, ''));
   return hosts;

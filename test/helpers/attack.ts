@@ -60,7 +60,7 @@ export async function endpointFamilies(server: TestServer): Promise<Family[]> {
 }
 
 /** A TLS connection over a TCP socket the caller can reset. */
-export function connect(port: number, localAddress?: string): Promise<{ tcp: net.Socket; tls: tls.TLSSocket }> {
+function connect(port: number, localAddress?: string): Promise<{ tcp: net.Socket; tls: tls.TLSSocket }> {
   return new Promise((resolve, reject) => {
     const tcp = net.connect({ host: '127.0.0.1', port, localAddress });
     tcp.on('error', () => {});

@@ -11,8 +11,8 @@ import { expect } from 'vitest';
 import { ROOT } from './ipdb-cache.js';
 import { readBootstrap, type TestServer } from './server.js';
 
-export const CHROMIUM = process.env.SPLITGUARD_TEST_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_FLAGS = [
+const CHROMIUM = process.env.SPLITGUARD_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -26,9 +26,9 @@ export const CHROMIUM_FLAGS = [
  * links) only when asked (`npm run screenshots`), so that a test run leaves
  * the working tree as it found it; a temporary directory otherwise.
  */
-export const SHOTS = process.env.SPLITGUARD_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs', 'console') : path.join(os.tmpdir(), 'splitguard-console-shots');
+const SHOTS = process.env.SPLITGUARD_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs', 'console') : path.join(os.tmpdir(), 'splitguard-console-shots');
 
-export const DESKTOP = { width: 1280, height: 800 };
+const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
 export function launchChromium(): Promise<Browser> {

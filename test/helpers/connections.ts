@@ -56,7 +56,7 @@ export function holdConnection(port: number, ca: string, localAddress: string, t
 }
 
 /** The value of one sample in Prometheus text, e.g. sample(text, 'splitguard_connections'). */
-export function sample(text: string, series: string): number {
+function sample(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   if (!line) throw new Error(`no sample ${series} in:\n${text}`);
   return Number(line.slice(series.length + 1));

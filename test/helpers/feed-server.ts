@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type FeedReply =
+type FeedReply =
   | { body: string | Buffer; etag?: string }
   | { status: number }
   | 'refuse';

@@ -31,7 +31,7 @@ function wideRows(): string {
   return Array.from({ length: 40 }, (_, i) => `172.16.${2 * i}.0,172.16.${2 * i}.255,${64520 + (i % 3)},Wide ${i % 3}`).join('\n');
 }
 
-export const FIXTURE_CSV = `\
+const FIXTURE_CSV = `\
 1.0.0.0,1.0.0.255,13335,Cloudflare
 8.8.8.0,8.8.8.255,15169,Google LLC
 10.20.0.0,10.20.63.255,64500,Alpha Net
@@ -61,7 +61,7 @@ const v6 = (a: string, b: string): [bigint, bigint] => {
 };
 
 /** Feeds in the fixture, in priority order (slot = index + 1). */
-export const FIXTURE_FEEDS: FeedInput[] = [
+const FIXTURE_FEEDS: FeedInput[] = [
   {
     name: 'fixture-cloud',
     label: 'cloud',

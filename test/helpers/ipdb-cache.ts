@@ -24,7 +24,7 @@ export function embeddedPackageVersion(): string {
 }
 
 /** Where the cached file lives: keyed by the package version, the builder's code, the feeds' snapshots and the built-in lists. */
-export function cachedDatabasePath(): string {
+function cachedDatabasePath(): string {
   const builder = createHash('sha256');
   for (const name of ['build.js', 'format.js', 'sources.js', 'files.js', 'current.js', 'feeds/registry.js', 'feeds/parse.js', 'feeds/state.js']) {
     builder.update(readFileSync(path.join(ROOT, 'dist', 'ipdb', name)));

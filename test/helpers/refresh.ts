@@ -48,7 +48,7 @@ export function serverWithValidSource(options: { threads?: number; env?: Env } =
   return ctx;
 }
 
-export type { SourceOutcome, RefreshRecord } from '../../src/ipdb/refresh-state.js';
+export type { RefreshRecord } from '../../src/ipdb/refresh-state.js';
 import type { RefreshRecord } from '../../src/ipdb/refresh-state.js';
 
 export interface DatabaseStatus {

@@ -29,11 +29,11 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from './ipdb-cache.js';
 
-export type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang';
+type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang';
 
 export const FILES = ['asn-ipv4.csv', 'asn-ipv6.csv'] as const;
 
-export interface SourceRequest {
+interface SourceRequest {
   mode: string;
   file: string;
   ifNoneMatch: string | undefined;
@@ -76,7 +76,7 @@ function firstLines(data: Buffer, n: number): Buffer {
 
 /** Decompresses past the parser's 512 MiB cap: 600 gzip members of 1 MiB of zeros (RFC 1952 allows members back to back). */
 let bomb: Buffer | null = null;
-export function gzipBomb(): Buffer {
+function gzipBomb(): Buffer {
   bomb ??= Buffer.concat(Array(600).fill(gzipSync(Buffer.alloc(1 << 20), { level: 9 })));
   return bomb;
 }

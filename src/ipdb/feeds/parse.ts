@@ -32,11 +32,11 @@ import { AppError } from '../../errors.js';
 import { parseIp } from '../address.js';
 import { decodeSource } from '../sources.js';
 
-export const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'ipverse-json', 'onionoo-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
+const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'ipverse-json', 'onionoo-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
 export type FeedFormat = (typeof FEED_FORMATS)[number];
 export const ASN_FORMATS: readonly FeedFormat[] = ['asn-lines', 'asn-csv'];
 
-export const MAX_MALFORMED_SHARE = 0.01;
+const MAX_MALFORMED_SHARE = 0.01;
 
 export interface ParsedFeed {
   /** Range feeds: inclusive ranges per family, as found (overlaps are the builder's to resolve). */

@@ -16,7 +16,7 @@ import type { FeedLabel } from '../format.js';
 import type { HostingListSource } from '../../quality/hosting-list.js';
 import type { FeedFormat } from './parse.js';
 
-export interface FeedSnapshot {
+interface FeedSnapshot {
   /** Files under feeds/snapshots/, read together. */
   files: string[];
   format: FeedFormat;
@@ -115,7 +115,7 @@ export const FEEDS: readonly FeedDefinition[] = [
 ];
 
 /** feeds/snapshots/, from src/ipdb/feeds and dist/ipdb/feeds alike. */
-export const SNAPSHOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../feeds/snapshots');
+const SNAPSHOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../feeds/snapshots');
 
 export function snapshotFiles(feed: FeedDefinition): string[] {
   return (feed.snapshot?.files ?? []).map((f) => path.join(SNAPSHOT_DIR, f));

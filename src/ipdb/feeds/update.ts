@@ -16,9 +16,9 @@ import type { FeedDefinition } from './registry.js';
 import { EMPTY_STATE, feedDir, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
 
 /** A new download must keep at least this share of the last good data's entries. */
-export const MIN_ENTRY_FRACTION = 0.5;
+const MIN_ENTRY_FRACTION = 0.5;
 /** A feed file is larger than any publisher's list by far past this (iCloud Private Relay's CSV is ~10 MB). */
-export const FEED_MAX_BYTES = 64 * 1024 * 1024;
+const FEED_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface FeedOutcome {
   feed: string;

@@ -18,6 +18,7 @@
 // new user agent with every request costs one pattern match each, never
 // memory.
 import { isbotMatch } from 'isbot';
+import { FNV_OFFSET, fnvStep } from '../fnv.js';
 
 export interface UserAgentVerdict {
   crawler: boolean;
@@ -61,9 +62,9 @@ export class UserAgentCache {
     const n = ua.length;
     if (n === 0) return false;
     // The length, the last character and eight spread over the string.
-    let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
-    h = Math.imul(h ^ ua.charCodeAt(n - 1), 0x01000193);
-    for (let k = 1; k < 16; k += 2) h = Math.imul(h ^ ua.charCodeAt((n * k) >>> 4), 0x01000193);
+    let h = fnvStep(FNV_OFFSET, n);
+    h = fnvStep(h, ua.charCodeAt(n - 1));
+    for (let k = 1; k < 16; k += 2) h = fnvStep(h, ua.charCodeAt((n * k) >>> 4));
     h ^= h >>> 15;
     h = Math.imul(h, 0x2c1b3c6d);
     const set = ((h ^ (h >>> 12)) & (SETS - 1)) * WAYS;

@@ -9,6 +9,7 @@
 // (cookieBucket), and a new visitor's id is written straight into the bytes
 // of the Set-Cookie value (NewVisitors), which uWS copies out synchronously.
 import { randomFillSync } from 'node:crypto';
+import { FNV_OFFSET, fnvStep } from '../fnv.js';
 
 const VISITOR_COOKIE = 'sg_vid';
 const NAME = `${VISITOR_COOKIE}=`;
@@ -58,7 +59,7 @@ export function cookieBucket(routeId: number, header: string): number {
   for (let i = start; i < start + ID_LENGTH; i++) {
     const c = header.charCodeAt(i);
     if (c > 127 || ID_CHAR[c] === 0) return -1;
-    h = Math.imul(h ^ c, 0x01000193);
+    h = fnvStep(h, c);
   }
   return finish(h);
 }
@@ -72,11 +73,10 @@ export function visitorFromCookie(header: string): string {
 // FNV-1a over the route id's 4 bytes, then over the id's characters; FNV's
 // low bits mix poorly for short inputs, so a murmur3 avalanche finishes it.
 function seed(routeId: number): number {
-  let h = 0x811c9dc5;
-  h = Math.imul(h ^ (routeId & 0xff), 0x01000193);
-  h = Math.imul(h ^ ((routeId >>> 8) & 0xff), 0x01000193);
-  h = Math.imul(h ^ ((routeId >>> 16) & 0xff), 0x01000193);
-  return Math.imul(h ^ (routeId >>> 24), 0x01000193);
+  let h = fnvStep(FNV_OFFSET, routeId & 0xff);
+  h = fnvStep(h, (routeId >>> 8) & 0xff);
+  h = fnvStep(h, (routeId >>> 16) & 0xff);
+  return fnvStep(h, routeId >>> 24);
 }
 
 function finish(h: number): number {
@@ -91,14 +91,14 @@ function finish(h: number): number {
 /** The visitor's bucket in [0, 1) for a route. */
 export function bucket(routeId: number, visitorId: string): number {
   let h = seed(routeId);
-  for (let i = 0; i < visitorId.length; i++) h = Math.imul(h ^ visitorId.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < visitorId.length; i++) h = fnvStep(h, visitorId.charCodeAt(i));
   return finish(h);
 }
 
 /** bucket(routeId, id) for the id at header[start, start + ID_LENGTH) (from visitorAt). */
 export function bucketAt(routeId: number, header: string, start: number): number {
   let h = seed(routeId);
-  for (let i = start; i < start + ID_LENGTH; i++) h = Math.imul(h ^ header.charCodeAt(i), 0x01000193);
+  for (let i = start; i < start + ID_LENGTH; i++) h = fnvStep(h, header.charCodeAt(i));
   return finish(h);
 }
 
@@ -137,7 +137,7 @@ export class NewVisitors {
     out[o++] = BASE64URL[pool[p] >>> 2];
     out[o] = BASE64URL[(pool[p] & 3) << 4];
     let h = seed(routeId);
-    for (let i = NAME.length; i < NAME.length + ID_LENGTH; i++) h = Math.imul(h ^ out[i], 0x01000193);
+    for (let i = NAME.length; i < NAME.length + ID_LENGTH; i++) h = fnvStep(h, out[i]);
     return finish(h);
   }
 

@@ -3,10 +3,13 @@
 // (parseSources + buildDatabase), then opened from a temporary file by the
 // real reader. Tests choose the organization names and ASNs, so each one
 // exercises the classifier's rules on a name of its choice.
+import { afterAll, beforeAll } from 'vitest';
 import { IpDatabase } from '../../src/ipdb/database.js';
 import { buildDatabase } from '../../src/ipdb/build.js';
 import { parseSources } from '../../src/ipdb/sources.js';
-import { writeTemp } from './fixture.js';
+import { Classifier, type CheckResult } from '../../src/quality/classifier.js';
+import type { BuiltInLists, Level } from '../../src/quality/lists.js';
+import { removeTemps, writeTemp } from './fixture.js';
 
 export interface SyntheticOrg {
   asn: number;
@@ -43,5 +46,32 @@ export function syntheticDatabase(orgs: readonly SyntheticOrg[]): SyntheticDatab
     db,
     ipOf: (o) => `11.0.${index(o)}.1`,
     rangeOf: (o) => ({ start: `11.0.${index(o)}.0`, end: `11.0.${index(o)}.255` }),
+  };
+}
+
+/**
+ * For a test file: a database of these organization names (ASNs from
+ * `firstAsn` up), built before its tests and removed after them, and the
+ * classifier over it with `lists`. check(name, level) classifies an
+ * address of that organization.
+ */
+export function classifierOverNames(names: readonly string[], firstAsn: number, lists: BuiltInLists): { check(name: string, level: Level): CheckResult } {
+  const orgs = names.map((org, i) => ({ asn: firstAsn + i, org }));
+  let synthetic: SyntheticDatabase | undefined;
+  let classifier: Classifier;
+  beforeAll(() => {
+    synthetic = syntheticDatabase(orgs);
+    classifier = new Classifier(synthetic.db, lists, lists.blacklist);
+  });
+  afterAll(() => {
+    synthetic?.db.close();
+    removeTemps();
+  });
+  return {
+    check(name, level) {
+      const org = orgs.find((o) => o.org === name);
+      if (!org) throw new Error(`classifierOverNames: ${name} is not one of the names`);
+      return classifier.check(synthetic!.ipOf(org), level)!;
+    },
   };
 }

@@ -3,12 +3,11 @@
 // something else are not intercepted at any level, through the real lists and
 // the real classifier. Names as ip-location-db spells them; ASNs from the
 // private range (so the name alone decides) unless the point is the real ASN.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Classifier } from '../../../src/quality/classifier.js';
 import { KeywordSet, words } from '../../../src/quality/keywords.js';
 import { builtInLists } from '../../../src/quality/lists.js';
-import { removeTemps } from '../../helpers/fixture.js';
-import { type SyntheticDatabase, syntheticDatabase, type SyntheticOrg } from '../../helpers/synthetic-ipdb.js';
+import { classifierOverNames, syntheticDatabase } from '../../helpers/synthetic-ipdb.js';
 
 const lists = builtInLists();
 const kw = lists.keywords;
@@ -46,21 +45,7 @@ const FRIENDS: [string, string, string][] = [
   ['Midcontinent Communications', 'AS11232', '"midcontinent", a cable carrier (no *idc* stem)'],
 ];
 
-const orgs: SyntheticOrg[] = FRIENDS.map(([org], i) => ({ asn: 64800 + i, org }));
-const orgOf = (name: string) => orgs.find((o) => o.org === name)!;
-
-let synthetic: SyntheticDatabase;
-let classifier: Classifier;
-
-beforeAll(() => {
-  synthetic = syntheticDatabase(orgs);
-  classifier = new Classifier(synthetic.db, lists, lists.blacklist);
-});
-
-afterAll(() => {
-  synthetic?.db.close();
-  removeTemps();
-});
+const named = classifierOverNames(FRIENDS.map(([org]) => org), 64800, lists);
 
 describe('false friends', () => {
   it.each(FRIENDS)('%s (%s) is not intercepted at any level: %s', (name) => {
@@ -68,7 +53,7 @@ describe('false friends', () => {
     expect(new KeywordSet(kw.strong, kw.false_friends).match(ws)).toBeNull();
     expect(new KeywordSet(kw.weak, kw.false_friends).match(ws)).toBeNull();
     expect(new KeywordSet(kw.vpn_proxy, kw.false_friends).match(ws)).toBeNull();
-    const r = classifier.check(synthetic.ipOf(orgOf(name)), 'high')!;
+    const r = named.check(name, 'high');
     expect(r.intercept).toEqual(NEVER);
     expect(r.signals.org_keyword).toBeNull();
     expect(r.signals.vpn_proxy).toBeNull();

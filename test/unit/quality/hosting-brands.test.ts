@@ -3,12 +3,10 @@
 // through the real lists and the real classifier; a carrier word still
 // spares a name, and the brands are whole words, never stems.
 // Organizations carry an ASN from the private range, so the name alone decides.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Classifier } from '../../../src/quality/classifier.js';
+import { describe, expect, it } from 'vitest';
 import { KeywordSet, words } from '../../../src/quality/keywords.js';
 import { builtInLists } from '../../../src/quality/lists.js';
-import { removeTemps } from '../../helpers/fixture.js';
-import { type SyntheticDatabase, syntheticDatabase, type SyntheticOrg } from '../../helpers/synthetic-ipdb.js';
+import { classifierOverNames } from '../../helpers/synthetic-ipdb.js';
 
 const lists = builtInLists();
 const kw = lists.keywords;
@@ -35,32 +33,18 @@ const SPARED: [string, string, string][] = [
   ['Steadfast Financial LP', 'AS10661', 'no "steadfast"'],
 ];
 
-const orgs: SyntheticOrg[] = [...BRANDED, ...SPARED].map(([org], i) => ({ asn: 64800 + i, org }));
-const orgOf = (name: string) => orgs.find((o) => o.org === name)!;
-
-let synthetic: SyntheticDatabase;
-let classifier: Classifier;
-
-beforeAll(() => {
-  synthetic = syntheticDatabase(orgs);
-  classifier = new Classifier(synthetic.db, lists, lists.blacklist);
-});
-
-afterAll(() => {
-  synthetic?.db.close();
-  removeTemps();
-});
+const named = classifierOverNames([...BRANDED, ...SPARED].map(([org]) => org), 64800, lists);
 
 describe('hosting brands', () => {
   it.each(BRANDED)('%s (%s) is intercepted from medium by %s', (name, _asn, brand) => {
-    const r = classifier.check(synthetic.ipOf(orgOf(name)), 'medium')!;
+    const r = named.check(name, 'medium');
     expect(r.intercept).toEqual({ low: false, medium: true, high: true });
     expect(r.category).toBe('datacenter');
     expect(r.signals.org_keyword).toBe(brand);
   });
 
   it.each(SPARED)('%s (%s) is not intercepted: %s', (name) => {
-    const r = classifier.check(synthetic.ipOf(orgOf(name)), 'medium')!;
+    const r = named.check(name, 'medium');
     expect(r.intercept).toEqual({ low: false, medium: false, high: false });
   });
 

@@ -4,12 +4,10 @@
 // word stems of keywords.json, through the real lists and the real
 // classifier, each reporting the stem that fired. Organizations carry an ASN
 // from the private range, so the name alone decides.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Classifier } from '../../../src/quality/classifier.js';
+import { describe, expect, it } from 'vitest';
 import { KeywordSet, words } from '../../../src/quality/keywords.js';
 import { builtInLists } from '../../../src/quality/lists.js';
-import { removeTemps } from '../../helpers/fixture.js';
-import { type SyntheticDatabase, syntheticDatabase, type SyntheticOrg } from '../../helpers/synthetic-ipdb.js';
+import { classifierOverNames } from '../../helpers/synthetic-ipdb.js';
 
 const lists = builtInLists();
 const kw = lists.keywords;
@@ -48,26 +46,12 @@ const VPN: [string, string, string][] = [
   ['ProxyOmega LTD', 'AS200927', 'proxy*'],
 ];
 
-const orgs: SyntheticOrg[] = [...HOSTERS, ...VPN].map(([org], i) => ({ asn: 64700 + i, org }));
-const orgOf = (name: string) => orgs.find((o) => o.org === name)!;
-
-let synthetic: SyntheticDatabase;
-let classifier: Classifier;
-
-beforeAll(() => {
-  synthetic = syntheticDatabase(orgs);
-  classifier = new Classifier(synthetic.db, lists, lists.blacklist);
-});
-
-afterAll(() => {
-  synthetic?.db.close();
-  removeTemps();
-});
+const named = classifierOverNames([...HOSTERS, ...VPN].map(([org]) => org), 64700, lists);
 
 describe('hosting names with the hosting word inside a word', () => {
   it.each(HOSTERS)('%s (%s) is intercepted from medium by %s', (name, _asn, stem) => {
     expect(new KeywordSet(kw.strong.filter((k) => !k.includes('*'))).match(words(name)), 'no whole word catches it').toBeNull();
-    const r = classifier.check(synthetic.ipOf(orgOf(name)), 'medium')!;
+    const r = named.check(name, 'medium');
     expect(r.intercept).toEqual({ low: false, medium: true, high: true });
     expect(r.category).toBe('datacenter');
     expect(r.signals).toEqual({ asn_blacklist: false, org_keyword: stem, vpn_proxy: null, carrier_whitelist: null, range_feed: null, user_agent: null });
@@ -76,7 +60,7 @@ describe('hosting names with the hosting word inside a word', () => {
 
 describe('VPN and proxy names with the word inside a word', () => {
   it.each(VPN)('%s (%s) is intercepted from medium by %s', (name, _asn, stem) => {
-    const r = classifier.check(synthetic.ipOf(orgOf(name)), 'medium')!;
+    const r = named.check(name, 'medium');
     expect(r.intercept).toEqual({ low: false, medium: true, high: true });
     expect(r.category).toBe('vpn_proxy');
     expect(r.signals.vpn_proxy).toBe(stem);

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpDatabase } from '../../src/ipdb/database.js';
 import { embeddedSource } from '../../src/ipdb/embedded.js';
 import { buildFromFiles, installDatabaseFile } from '../../src/ipdb/files.js';
+import { TEST_SEED } from '../helpers/seeded.js';
 
 const RANDOM_V4 = 100_000;
 const RANDOM_V6 = 100_000;
@@ -29,10 +30,6 @@ const V4_MAX = 0xffffffffn;
 const V6_MAX = (1n << 128n) - 1n;
 
 // --- seeded PRNG -------------------------------------------------------------
-
-const SEED = process.env.SPLITGUARD_TEST_SEED !== undefined
-  ? Number(process.env.SPLITGUARD_TEST_SEED) >>> 0
-  : (Date.now() ^ (process.pid << 16)) >>> 0;
 
 /** xorshift128 (Marsaglia), state filled from the seed by splitmix32. */
 function xorshift128(seed: number): () => number {
@@ -58,7 +55,7 @@ function xorshift128(seed: number): () => number {
   };
 }
 
-const next32 = xorshift128(SEED);
+const next32 = xorshift128(TEST_SEED);
 const randomBelow = (n: number) => Math.floor((next32() / 0x1_0000_0000) * n);
 const random128 = () =>
   (BigInt(next32()) << 96n) | (BigInt(next32()) << 64n) | (BigInt(next32()) << 32n) | BigInt(next32());
@@ -250,7 +247,7 @@ let oracle4: Oracle;
 let oracle6: Oracle;
 
 beforeAll(() => {
-  console.log(`differential seed: ${SEED} (replay with SPLITGUARD_TEST_SEED=${SEED})`);
+  console.log(`differential seed: ${TEST_SEED} (replay with SPLITGUARD_TEST_SEED=${TEST_SEED})`);
   const source = embeddedSource();
   dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-differential-'));
   const { bytes } = buildFromFiles(source.files, { sourceName: source.name, dataVersion: source.version });
@@ -294,7 +291,7 @@ function disagreement(address: string, answers: Answers, want: CsvRow | null): s
 function expectNoDisagreement(what: string, problems: string[], checked: number): void {
   expect(
     problems.slice(0, MAX_REPORTED),
-    `${problems.length} of ${checked} ${what} disagree with the CSV (seed ${SEED})`,
+    `${problems.length} of ${checked} ${what} disagree with the CSV (seed ${TEST_SEED})`,
   ).toEqual([]);
 }
 
@@ -493,7 +490,7 @@ describe('lookups agree with an independent reading of the ip-location-db CSV', 
       check(family, x);
     }
     for (let ip = 3607101000; ip < 3607168300; ip += 997) check(4, BigInt(ip)); // across the DoD overlap
-    expect(problems.slice(0, MAX_REPORTED), `${problems.length} range disagreements (seed ${SEED})`).toEqual([]);
+    expect(problems.slice(0, MAX_REPORTED), `${problems.length} range disagreements (seed ${TEST_SEED})`).toEqual([]);
     expect(found).toBeGreaterThan(RANGE_SAMPLE / 2);
   });
 });

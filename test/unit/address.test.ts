@@ -6,21 +6,7 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { formatIPv4, formatIPv6, mappedIPv4, parseIp, parseIPv4, parseIPv6 } from '../../src/ipdb/address.js';
-
-const SEED = process.env.SPLITGUARD_TEST_SEED !== undefined
-  ? Number(process.env.SPLITGUARD_TEST_SEED) >>> 0
-  : (Date.now() ^ (process.pid << 16)) >>> 0;
-
-/** xorshift32 with a non-zero state derived from the seed. */
-function prng(seed: number): () => number {
-  let s = (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) >>> 0) || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>>= 0);
-  };
-}
+import { TEST_SEED, xorshift32 } from '../helpers/seeded.js';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
@@ -138,7 +124,7 @@ describe('address text is accepted exactly when it is a strict IPv4 or IPv6 addr
   });
 
   it('agrees with net.isIPv4 / net.isIPv6 on random and mutated strings', () => {
-    const next = prng(SEED);
+    const next = xorshift32(TEST_SEED);
     const pick = <T>(xs: readonly T[]) => xs[next() % xs.length];
     const group = () => (next() % 0x10000).toString(16).padStart(next() % 5, '0');
     const octet = () => pick(['0', '00', '01', '9', '10', '99', '100', '255', '256', '999', String(next() % 256)]);
@@ -179,7 +165,7 @@ describe('address text is accepted exactly when it is a strict IPv4 or IPv6 addr
         problems.push(`${JSON.stringify(s)}: ours ${ours}, node ${net.isIP(s)}`);
       }
     }
-    expect(problems.slice(0, 20), `${problems.length} disagreements with Node (seed ${SEED})`).toEqual([]);
+    expect(problems.slice(0, 20), `${problems.length} disagreements with Node (seed ${TEST_SEED})`).toEqual([]);
     expect(accepted).toBeGreaterThan(total / 5);
     expect(accepted).toBeLessThan(total - total / 5);
   });
@@ -187,7 +173,7 @@ describe('address text is accepted exactly when it is a strict IPv4 or IPv6 addr
 
 describe('IPv6 text round trips through bytes in RFC 5952 form', () => {
   it('random bytes -> formatIPv6 -> parseIPv6 gives the bytes back, and the text is canonical', () => {
-    const next = prng(SEED + 1);
+    const next = xorshift32(TEST_SEED + 1);
     const bytes = new Uint8Array(16);
     const back = new Uint8Array(16);
     const problems: string[] = [];
@@ -209,7 +195,7 @@ describe('IPv6 text round trips through bytes in RFC 5952 form', () => {
         problems.push(`${hex(bytes)}: formatIPv6 ${JSON.stringify(text)}, URL ${JSON.stringify(canonical)}, parsed ${ok ? hex(back) : 'invalid'}`);
       }
     }
-    expect(problems.slice(0, 20), `${problems.length} failures (seed ${SEED})`).toEqual([]);
+    expect(problems.slice(0, 20), `${problems.length} failures (seed ${TEST_SEED})`).toEqual([]);
   });
 
   it('formatIPv6 reads 16 bytes at the given offset', () => {
@@ -256,7 +242,7 @@ describe('IPv6 text round trips through bytes in RFC 5952 form', () => {
 
 describe('IPv4 text and IPv4-mapped IPv6', () => {
   it('formatIPv4 and parseIPv4 are inverse on random addresses', () => {
-    const next = prng(SEED + 2);
+    const next = xorshift32(TEST_SEED + 2);
     for (let i = 0; i < 20_000; i++) {
       const v = next() >>> (next() % 32); // small values too
       const text = formatIPv4(v);

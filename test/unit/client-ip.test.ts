@@ -7,20 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type Cidr, parseCidr } from '../../src/config.js';
 import { ClientAddressReader, clientAddress, inCidrs, normalizeAddress } from '../../src/http/client-ip.js';
 import { parseIp, writeMapped } from '../../src/ipdb/address.js';
-
-const SEED = process.env.SPLITGUARD_TEST_SEED !== undefined
-  ? Number(process.env.SPLITGUARD_TEST_SEED) >>> 0
-  : (Date.now() ^ (process.pid << 16)) >>> 0;
-
-function prng(seed: number): () => number {
-  let s = (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) >>> 0) || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>>= 0);
-  };
-}
+import { TEST_SEED, xorshift32 } from '../helpers/seeded.js';
 
 /** The reading ClientAddressReader replaced (16-byte peer in, 16 bytes out). */
 function reference(peer: Uint8Array, forwardedFor: string, trusted: readonly Cidr[]): Uint8Array {
@@ -114,8 +101,8 @@ describe('ClientAddressReader', () => {
     }
   });
 
-  it(`agrees with the reference reading on random headers (seed ${SEED})`, () => {
-    const rand = prng(SEED);
+  it(`agrees with the reference reading on random headers (seed ${TEST_SEED})`, () => {
+    const rand = xorshift32(TEST_SEED);
     const pick = <T>(xs: readonly T[]): T => xs[rand() % xs.length];
     const hops = ['3.5.0.1', '80.128.0.1', '10.0.0.1', '10.255.255.255', '127.0.0.1', '192.168.1.129', '192.168.1.127', '0.0.0.0',
       '255.255.255.255', '1.2.3', '1.2.3.4.5', '01.2.3.4', '256.1.1.1', '::1', 'fd00::1', '2001:db8::1', '::ffff:10.0.0.1',

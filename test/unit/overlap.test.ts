@@ -13,6 +13,7 @@ import { parseIp } from '../../src/ipdb/address.js';
 import { buildDatabase } from '../../src/ipdb/build.js';
 import { IpDatabase } from '../../src/ipdb/database.js';
 import { parseSources } from '../../src/ipdb/sources.js';
+import { TEST_SEED, xorshift32 } from '../helpers/seeded.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-overlap-'));
 const opened: IpDatabase[] = [];
@@ -200,19 +201,6 @@ describe('IPv6: the same rule', () => {
 });
 
 describe('random overlapping rows agree with a brute-force reading of the rule', () => {
-  const SEED = process.env.SPLITGUARD_TEST_SEED !== undefined
-    ? Number(process.env.SPLITGUARD_TEST_SEED) >>> 0
-    : (Date.now() ^ (process.pid << 16)) >>> 0;
-
-  function prng(seed: number): () => number {
-    let s = (Math.imul(seed ^ 0x2545f491, 0x9e3779b1) >>> 0) || 1;
-    return () => {
-      s ^= s << 13;
-      s ^= s >>> 17;
-      s ^= s << 5;
-      return (s >>>= 0);
-    };
-  }
 
   interface Row { lo: number; hi: number; asn: number; org: string; line: number }
 
@@ -250,7 +238,7 @@ describe('random overlapping rows agree with a brute-force reading of the rule',
 
   /** Runs the random trials in one family; `text(x)` spells address x of the 4096-address space. */
   function trials(family: string, count: number, seed: number, text: (x: number) => string, bytes: (x: number, out: Uint8Array) => void) {
-    const next = prng(seed);
+    const next = xorshift32(seed, 0x2545f491);
     const problems: string[] = [];
     const all = new Uint8Array(16 * 4096);
     for (let x = 0; x < 4096; x++) bytes(x, all.subarray(16 * x, 16 * x + 16));
@@ -283,12 +271,12 @@ describe('random overlapping rows agree with a brute-force reading of the rule',
       db.close();
       opened.splice(opened.indexOf(db), 1);
     }
-    expect(problems, `seed ${SEED}`).toEqual([]);
+    expect(problems, `seed ${TEST_SEED}`).toEqual([]);
   }
 
   it('IPv4: 150 random sets of rows in 10.0.0.0/20', () => {
     const text = (x: number) => `10.0.${x >> 8}.${x & 255}`;
-    trials('IPv4', 150, SEED, text, (x, out) => {
+    trials('IPv4', 150, TEST_SEED, text, (x, out) => {
       out.fill(0, 0, 10);
       out.set([0xff, 0xff, 10, 0, x >> 8, x & 255], 10);
     });
@@ -296,7 +284,7 @@ describe('random overlapping rows agree with a brute-force reading of the rule',
 
   it('IPv6: 80 random sets of rows in 2001:db8:1:2:3:4:5:0/116', () => {
     const text = (x: number) => `2001:db8:1:2:3:4:5:${x.toString(16)}`;
-    trials('IPv6', 80, SEED + 1, text, (x, out) => {
+    trials('IPv6', 80, TEST_SEED + 1, text, (x, out) => {
       out.set([0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, x >> 8, x & 255]);
     });
   });

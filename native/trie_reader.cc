@@ -520,6 +520,24 @@ void LookupBatch16(const TrieView& v, const uint8_t* addrs, size_t n, uint32_t* 
   for (; base < n; base++) out[base] = Lookup16(v, addrs + 16 * base);
 }
 
+namespace {
+
+// fstat of an opened database file and the checks made before it is mapped
+// or copied: a regular file (not a FIFO or a device), at least a header
+// long, at most kMaxFileSize. Sets *err only when fstat itself fails.
+Status StatDatabaseFile(int fd, struct stat* st, int* err) {
+  if (::fstat(fd, st) != 0) {
+    *err = errno;
+    return Status::kOpenFailed;
+  }
+  if (!S_ISREG(st->st_mode)) return Status::kNotAFile;
+  if (static_cast<uint64_t>(st->st_size) < kHeaderSize) return Status::kTruncated;
+  if (static_cast<uint64_t>(st->st_size) > kMaxFileSize) return Status::kTooLarge;
+  return Status::kOk;
+}
+
+}  // namespace
+
 Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int* err, struct stat* st_out) {
   *err = 0;
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
@@ -530,18 +548,9 @@ Status MappedFile::Open(const char* path, std::unique_ptr<MappedFile>* out, int*
     return Status::kOpenFailed;
   }
   struct stat st;
-  Status s = Status::kOk;
   void* p = MAP_FAILED;
-  if (::fstat(fd, &st) != 0) {
-    *err = errno;
-    s = Status::kOpenFailed;
-  } else if (!S_ISREG(st.st_mode)) {
-    s = Status::kNotAFile;
-  } else if (static_cast<uint64_t>(st.st_size) < kHeaderSize) {
-    s = Status::kTruncated;
-  } else if (static_cast<uint64_t>(st.st_size) > kMaxFileSize) {
-    s = Status::kTooLarge;
-  } else {
+  Status s = StatDatabaseFile(fd, &st, err);
+  if (s == Status::kOk) {
     p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       *err = errno;
@@ -565,17 +574,7 @@ Status MappedFile::SealedCopy(const char* path, int* fd_out, int* err) {
     return Status::kOpenFailed;
   }
   struct stat st;
-  Status s = Status::kOk;
-  if (::fstat(src, &st) != 0) {
-    *err = errno;
-    s = Status::kOpenFailed;
-  } else if (!S_ISREG(st.st_mode)) {
-    s = Status::kNotAFile;
-  } else if (static_cast<uint64_t>(st.st_size) < kHeaderSize) {
-    s = Status::kTruncated;
-  } else if (static_cast<uint64_t>(st.st_size) > kMaxFileSize) {
-    s = Status::kTooLarge;
-  }
+  Status s = StatDatabaseFile(src, &st, err);
   int dst = -1;
   if (s == Status::kOk) {
     dst = ::memfd_create("splitguard-ipdb", MFD_CLOEXEC | MFD_ALLOW_SEALING);

@@ -67,7 +67,13 @@ const base = {
   database_unavailable: { status: 503, message: fixed('no IP database is loaded yet; try again shortly') },
 
   // The data directory's LMDB store cannot be opened (read-only, no permission, ...).
-  storage_unavailable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
+  storage_unusable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
+  // Cluster mode (contract §9): PostgreSQL cannot be reached, so a write is
+  // refused (with Retry-After); reads, redirects and key checks go on from
+  // the node's replica.
+  storage_unavailable: { status: 503, message: fixed('the cluster storage is unreachable; the change was not made, try again shortly') },
+  // Cluster mode: the cluster's PostgreSQL schema is newer than this splitguard.
+  cluster_schema_newer: { status: 500, message: fixed('the cluster database cannot be used') },
   port_in_use: { status: 500, message: fixed('the address is already in use (another splitguard or another server listens there)') },
 
   // Writing a database file (ipdb build --out, a refresh's install) failed.

@@ -171,7 +171,7 @@ function storageError(dir: string, err: unknown): AppError {
   } catch (probe) {
     reason = (probe as Error).message;
   }
-  return new AppError('storage_unavailable', `${dir}: ${reason}`, null, { cause: err });
+  return new AppError('storage_unusable', `${dir}: ${reason}`, null, { cause: err });
 }
 
 /**

@@ -46,6 +46,16 @@ export interface Config {
   maxConnections: number | null;
   /** A connection whose client has acknowledged nothing for this long while data waits for it is closed; 0 = never. */
   stallSeconds: number;
+  /**
+   * Cluster mode (contract §9, docs/cluster.md): PostgreSQL is the source of
+   * truth and the data directory's LMDB the node's replica. Null on a single
+   * node. Set together with redisUrl.
+   */
+  databaseUrl: string | null;
+  /** The cluster's Redis (cluster-wide limits); null on a single node. */
+  redisUrl: string | null;
+  /** This node's name in logs, metrics and `cluster status` (default: the host name). */
+  nodeName: string;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -168,6 +178,33 @@ function feedSources(env: NodeJS.ProcessEnv, name: string): Config['feedSources'
   return out;
 }
 
+/** A connection URL of one of `schemes` (e.g. postgres:, postgresql:), with a host. */
+function serviceUrl(env: NodeJS.ProcessEnv, name: string, schemes: readonly string[], example: string): string | null {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `a URL such as ${example}`, redact(raw));
+  }
+  if (!schemes.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, `a ${schemes.join(' or ')}// URL with a host, such as ${example}`, redact(raw));
+  return raw;
+}
+
+/** A URL as it may appear in a message: without its password. */
+function redact(raw: string): string {
+  return raw.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+/** SPLITGUARD_NODE_NAME: 1-64 characters of [A-Za-z0-9._-]; default the host name. */
+function nodeName(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = (env[name] ?? '').trim();
+  const value = raw === '' ? os.hostname() : raw;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(value)) throw new ConfigError(name, '1 to 64 characters of letters, digits, ".", "_" and "-"', value);
+  return value;
+}
+
 function file(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
@@ -212,6 +249,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (tlsCert !== null && tlsKey !== null) checkTlsPair(env, tlsCert, tlsKey);
   // Unset (-1 here): the default depends on the open-file limit, known at start.
   const maxConnections = integer(env, 'SPLITGUARD_MAX_CONNECTIONS', -1, 0, 10_000_000);
+  const databaseUrl = serviceUrl(env, 'SPLITGUARD_DATABASE_URL', ['postgres:', 'postgresql:'], 'postgres://splitguard@db.example.com/splitguard');
+  const redisUrl = serviceUrl(env, 'SPLITGUARD_REDIS_URL', ['redis:', 'rediss:'], 'redis://cache.example.com:6379');
+  // Cluster mode needs both (contract §9): one alone is a half-configured cluster.
+  if ((databaseUrl === null) !== (redisUrl === null)) {
+    const [missing, other] = databaseUrl === null ? ['SPLITGUARD_DATABASE_URL', 'SPLITGUARD_REDIS_URL'] : ['SPLITGUARD_REDIS_URL', 'SPLITGUARD_DATABASE_URL'];
+    throw new ConfigError(missing, `set together with ${other} (cluster mode needs both)`, '');
+  }
   return Object.freeze({
     port,
     host,
@@ -233,5 +277,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerAddress: integer(env, 'SPLITGUARD_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 10_000_000),
     maxConnections: maxConnections === -1 ? null : maxConnections,
     stallSeconds: integer(env, 'SPLITGUARD_STALL_SECONDS', 10, 0, 3600),
+    databaseUrl,
+    redisUrl,
+    nodeName: nodeName(env, 'SPLITGUARD_NODE_NAME'),
   });
 }

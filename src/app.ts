@@ -41,6 +41,12 @@ export interface AppDeps {
   /** Requests whose answer is still being computed; shutdown waits for 0. */
   inflight: { count: number };
   redirector: Redirector;
+  /**
+   * Cluster mode: whether this node is connected to PostgreSQL and its
+   * replica caught up (GET /readyz, contract §9). Null on a single node,
+   * which has no /readyz.
+   */
+  readiness: (() => { ready: boolean; lag_ms: number; database: string; reason?: string }) | null;
   /** The web console under /console; absent, the paths answer 404. */
   console?: ConsoleDeps;
 }
@@ -171,6 +177,18 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     }
     sendJson(x, 200, { status: 'ok', database: { version: db.info.version, built_at: db.info.builtAt } });
   });
+
+  // A readiness check for load balancers: 503 takes the node out of the
+  // rotation while it cannot reach PostgreSQL or its replica lags, though it
+  // still answers redirects (it is alive: /healthz).
+  const readiness = deps.readiness;
+  if (readiness) {
+    routes.get('/readyz', (res) => {
+      const x = exchange(res);
+      const state = readiness();
+      sendJson(x, state.ready ? 200 : 503, state, { 'Cache-Control': 'no-store' });
+    });
+  }
 
   routes.get('/metrics', (res) => {
     const x = exchange(res);

@@ -15,7 +15,11 @@ import { allocateSharedMemory } from './serve/shared-memory.js';
 import { assertPortFree, bootstrapOnce, prepareDatabaseFile, prepareTls } from './serve/startup.js';
 import { ServerThreads } from './serve/threads.js';
 import { prepareDataDir } from './store/db.js';
+import { ClusterNode, ClusterStatus } from './store/pg/node.js';
 import { openStorage } from './store/storage.js';
+
+/** Connections to PostgreSQL the main thread's storage may hold (bootstrap, refresh state). */
+const MAIN_POOL_SIZE = 2;
 
 export interface RunningServer {
   ports: number[];
@@ -31,8 +35,31 @@ export async function serve(config: Config, options: { announce?: (text: string)
   cleanRefreshLeftovers(config.dataDir);
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
-  const storage = openStorage(config.dataDir, { signal: shared.feed });
-  await bootstrapOnce(storage, config.dataDir, options.announce);
+  const clusterStatus = new ClusterStatus(shared.cluster);
+  const storage = openStorage(config.dataDir, {
+    signal: shared.feed,
+    cluster: config.databaseUrl === null ? null : { databaseUrl: config.databaseUrl, nodeName: config.nodeName, poolSize: MAIN_POOL_SIZE, connected: () => clusterStatus.connected },
+  });
+  // Cluster mode: the schema migrated and the replica caught up before
+  // anything reads it; the first node of a new cluster bootstraps it (under
+  // the migration lock, so that nodes starting together bootstrap once).
+  let node: ClusterNode | null = null;
+  if (storage.cluster) {
+    node = new ClusterNode(storage, shared.cluster, {
+      ipdb: () => ({ version: null, sha256: null }),
+      redis: () => 'unknown',
+      ready: () => clusterStatus.readiness().ready,
+    });
+    try {
+      await node.start(() => bootstrapOnce(storage, config.dataDir, options.announce));
+    } catch (err) {
+      await node.stop();
+      await storage.close();
+      throw err;
+    }
+  } else {
+    await bootstrapOnce(storage, config.dataDir, options.announce);
+  }
   const tls = prepareTls(config);
 
   const metrics = new Metrics(shared.metrics, config.threads);
@@ -54,6 +81,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
       log('info', 'shutting_down', {});
       const cleanThreads = await threads.stop();
       await refresh.close();
+      await node?.stop();
       await storage.close();
       log('info', 'stopped', { cleanThreads });
     })());

@@ -24,7 +24,11 @@ import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
 import { KeyCache } from './store/accounts-store.js';
 import { handleStorageCommitErrors } from './store/commit-errors.js';
+import { ClusterStatus } from './store/pg/node.js';
 import { openStorage } from './store/storage.js';
+
+/** Connections to PostgreSQL each server thread may hold (writes, statistics). */
+const THREAD_POOL_SIZE = 4;
 
 export interface WorkerInput {
   thread: number;
@@ -46,6 +50,8 @@ export interface WorkerInput {
     feed: SharedArrayBuffer;
     /** BigInt64: when the running (or just requested) refresh started, in ms; 0 when none. */
     refresh: SharedArrayBuffer;
+    /** Cluster mode: the node's link to PostgreSQL as the main thread sees it (store/pg/node.ts ClusterStatus). */
+    cluster: SharedArrayBuffer;
   };
   /** Keyword tables of dbFile, computed once by the main thread. */
   tables: KeywordTables | null;
@@ -65,7 +71,16 @@ const port = parentPort!;
 setLogThread(input.thread);
 handleStorageCommitErrors();
 
-const storage = openStorage(input.config.dataDir, { signal: input.shared.feed });
+const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);
+const storage = openStorage(input.config.dataDir, {
+  signal: input.shared.feed,
+  cluster: clusterStatus && {
+    databaseUrl: input.config.databaseUrl!,
+    nodeName: input.config.nodeName,
+    poolSize: THREAD_POOL_SIZE,
+    connected: () => clusterStatus.connected,
+  },
+});
 let database: IpDatabase | null = null;
 try {
   database = IpDatabase.open(input.dbFile);
@@ -117,6 +132,7 @@ const deps: AppDeps = {
   tls: input.tls,
   keyUse,
   inflight,
+  readiness: clusterStatus && (() => clusterStatus.readiness()),
   redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy),
   console: {
     config: input.config,

@@ -22,6 +22,11 @@ const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 4000;
 /** A node whose heartbeat is older than this is not counted live. */
 export const NODE_STALE_S = 10;
+/**
+ * Changes kept in the log: a node further behind than this (stopped for a
+ * long while) takes a snapshot instead (replica.ts).
+ */
+export const CHANGES_KEPT = 100_000;
 /** A replica this far behind the head is not ready. */
 const READY_LAG_MS = 5000;
 
@@ -201,6 +206,8 @@ export class ClusterNode {
         ],
       );
       this.#status[LIVE] = rows[0].live;
+      // Every node trims; the primary key makes it a short range delete.
+      await this.#link.pool.query('DELETE FROM changes WHERE seq <= (SELECT seq FROM change_head) - $1', [CHANGES_KEPT]);
     } catch (err) {
       if (!isUnavailable(err)) log('warn', 'cluster_heartbeat_failed', { error: err });
     }

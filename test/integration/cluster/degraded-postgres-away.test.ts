@@ -1,0 +1,67 @@
+// Cluster mode, PostgreSQL stopped (contract §9 "degraded, not down"):
+// every node keeps answering redirects, key checks and IP checks from its
+// replica; API writes answer 503 storage_unavailable with Retry-After at
+// once (no hang); /readyz says 503 with the reason while /healthz stays 200.
+// PostgreSQL started again, the nodes recover by themselves: ready again,
+// writes accepted, and replication between them works again.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { call } from '../../helpers/client.js';
+import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { api, createRoute, NO_RATE_LIMIT, RedirectClient, waitUntil } from '../../helpers/routes.js';
+
+const skip = clusterSkipReason();
+let cluster: TestCluster;
+let clients: RedirectClient[];
+beforeAll(async () => {
+  if (skip) return;
+  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
+  clients = [0, 1].map((i) => new RedirectClient(cluster.node(i)));
+});
+afterAll(async () => {
+  for (const c of clients ?? []) c.close();
+  await cluster?.close();
+});
+
+const readyz = (i: number) => call(cluster.nodes[i].ports[0], cluster.nodes[i].ca, 'GET', '/readyz');
+
+it.skipIf(skip)('serves from the replicas while PostgreSQL is stopped, refuses writes with 503, and recovers by itself', async () => {
+  const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
+  await waitUntil(() => clients[1].visit(route.code), (v) => v.status === 302, 1000, 10);
+  for (const i of [0, 1]) expect((await readyz(i)).json).toMatchObject({ ready: true, database: 'connected' });
+
+  cluster.pg.stop();
+
+  // Both nodes notice (the listener's connection ends).
+  for (const i of [0, 1]) {
+    const r = await waitUntil(() => readyz(i), (v) => v.status === 503, 5000);
+    expect(r.value.json).toMatchObject({ ready: false, database: 'unreachable' });
+    expect(typeof r.value.json.reason).toBe('string');
+    expect((await call(cluster.nodes[i].ports[0], cluster.nodes[i].ca, 'GET', '/healthz')).status).toBe(200);
+  }
+  for (const i of [0, 1]) {
+    for (let n = 0; n < 20; n++) expect((await clients[i].visit(route.code)).status).toBe(302);
+    expect((await api(cluster.node(i), 'GET', '/v1/account')).status).toBe(200);
+    expect((await api(cluster.node(i), 'GET', '/v1/ip/check?ip=8.8.8.8')).status).toBe(200);
+    expect((await api(cluster.node(i), 'GET', '/v1/routes')).json.pagination.total).toBe(1);
+
+    const started = performance.now();
+    const refused = await api(cluster.node(i), 'POST', '/v1/routes', { name: 'while away', page_a: 'https://a.example.com/', page_b: 'https://b.example.com/' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(refused.status).toBe(503);
+    expect(refused.json).toMatchObject({ code: 'storage_unavailable', field: null });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const put = await api(cluster.node(i), 'PUT', `/v1/routes/${route.id}`, { name: 'renamed' });
+    expect(put.status).toBe(503);
+    expect((await api(cluster.node(i), 'DELETE', `/v1/routes/${route.id}`)).status).toBe(503);
+  }
+
+  cluster.pg.start();
+
+  for (const i of [0, 1]) await waitUntil(() => readyz(i), (v) => v.status === 200, 10_000, 100);
+  const after = await createRoute(cluster.node(1), { intercept_level: 'off' });
+  const seen = await waitUntil(() => clients[0].visit(after.code), (v) => v.status === 302, 1000, 10);
+  expect(seen.ms).toBeLessThan(1000);
+  // The refused writes left no trace.
+  expect((await api(cluster.node(0), 'GET', `/v1/routes/${route.id}`)).json.name).toBe('test route');
+  expect((await api(cluster.node(0), 'GET', '/v1/routes')).json.pagination.total).toBe(2);
+});

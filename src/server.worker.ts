@@ -78,6 +78,8 @@ const storage = openStorage(input.config.dataDir, {
     databaseUrl: input.config.databaseUrl!,
     nodeName: input.config.nodeName,
     poolSize: THREAD_POOL_SIZE,
+    // Slot 0 is the main thread's (which records no clicks).
+    slot: input.thread + 1,
     connected: () => clusterStatus.connected,
   },
 });

@@ -43,6 +43,8 @@ export interface Storage {
 export interface ClusterSettings {
   databaseUrl: string;
   nodeName: string;
+  /** Which server thread this is (its click batches' writer, `<node>/<slot>`); 0 elsewhere. */
+  slot?: number;
   /** Connections this process (thread) may open to PostgreSQL. */
   poolSize?: number;
   /** Whether the node is connected to PostgreSQL now (pg/node.ts): while not, writes fail fast with storage_unavailable. */
@@ -65,7 +67,7 @@ function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | nu
     sessions: new SessionStore(stores, backend),
     routes: new Routes(stores, backend),
     blacklist: new BlacklistChanges(stores, backend),
-    stats: new Stats(backend),
+    stats: new Stats(backend, cluster && stores, cluster && { name: `${cluster.config.nodeName}/${cluster.config.slot ?? 0}`, slot: cluster.config.slot ?? 0 }),
     state: new StateStore(stores, backend),
     feed: new FeedReader(stores),
     cluster,

@@ -275,14 +275,24 @@ export class PgBackend implements Backend {
     });
   }
 
-  async addClicks(days: readonly DayCounts[]): Promise<void> {
+  /**
+   * One statement: the writer's claim on `batch.seq` in click_flushes and
+   * the counters, added only when the claim succeeded (the sequence is newer
+   * than the last one taken), so a batch sent again is counted once.
+   */
+  async addClicks(days: readonly DayCounts[], batch?: { writer: string; seq: number }): Promise<void> {
     const columns = DAY_FIELDS.map((f) => days.map((d) => d.c[f]));
     const add = DAY_FIELDS.map((f) => `${f} = route_days.${f} + EXCLUDED.${f}`).join(', ');
+    const n = DAY_FIELDS.length + 2;
     await this.#query(
-      `INSERT INTO route_days (route_id, day, ${DAY_FIELDS.join(', ')})
+      `WITH claim AS (
+         INSERT INTO click_flushes (node, seq) SELECT $${n + 1}::text, $${n + 2}::bigint WHERE $${n + 1}::text IS NOT NULL
+         ON CONFLICT (node) DO UPDATE SET seq = EXCLUDED.seq WHERE click_flushes.seq < EXCLUDED.seq RETURNING 1)
+       INSERT INTO route_days (route_id, day, ${DAY_FIELDS.join(', ')})
        SELECT * FROM unnest($1::bigint[], $2::int[], ${DAY_FIELDS.map((_, i) => `$${i + 3}::bigint[]`).join(', ')})
+        WHERE $${n + 1}::text IS NULL OR EXISTS (SELECT 1 FROM claim)
        ON CONFLICT (route_id, day) DO UPDATE SET ${add}`,
-      [days.map((d) => d.routeId), days.map((d) => d.day), ...columns],
+      [days.map((d) => d.routeId), days.map((d) => d.day), ...columns, batch?.writer ?? null, batch?.seq ?? null],
     );
   }
 

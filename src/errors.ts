@@ -71,7 +71,7 @@ const base = {
   // Cluster mode (contract §9): PostgreSQL cannot be reached, so a write is
   // refused (with Retry-After); reads, redirects and key checks go on from
   // the node's replica.
-  storage_unavailable: { status: 503, message: fixed('the cluster storage is unreachable; nothing was changed, try again shortly') },
+  storage_unavailable: { status: 503, message: fixed('the cluster storage is unreachable; try again shortly') },
   // Cluster mode: the cluster's PostgreSQL schema is newer than this splitguard.
   cluster_schema_newer: { status: 500, message: fixed('the cluster database cannot be used') },
   port_in_use: { status: 500, message: fixed('the address is already in use (another splitguard or another server listens there)') },

@@ -61,8 +61,15 @@ export function isUnavailable(err: unknown): boolean {
 }
 
 /** The refusal of a write while PostgreSQL is away: 503 storage_unavailable with Retry-After. */
-export function unavailable(cause?: unknown): AppError {
-  return new AppError('storage_unavailable', '', null, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } });
+export function unavailable(cause?: unknown, detail = ''): AppError {
+  return new AppError('storage_unavailable', detail, null, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } });
+}
+
+/** A connection failure in a few words for a log line or a start-up message (never a password: pg's messages carry none). */
+export function describe(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
+  return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }
 
 /** storage_unavailable (with Retry-After) for an unreachable PostgreSQL; any other error as it is. */

@@ -13,7 +13,7 @@
 import { log } from '../../log.js';
 import type { Storage } from '../storage.js';
 import { CHANNEL } from './changes.js';
-import { type Client, connect, isUnavailable } from './client.js';
+import { type Client, connect, describe, isUnavailable, unavailable } from './client.js';
 import { migrate } from './migrations.js';
 
 const POLL_MS = 1000;
@@ -120,7 +120,9 @@ export class ClusterNode {
       });
     } catch (err) {
       this.#status[CONNECTED] = 0;
-      if (!isUnavailable(err) || this.#link.replica.applied === 0) throw err;
+      if (!isUnavailable(err)) throw err;
+      // Nothing to serve from: a node's first start needs PostgreSQL.
+      if (this.#link.replica.applied === 0) throw unavailable(err, `a new node needs PostgreSQL to start (${describe(err)})`);
       log('error', 'cluster_start_degraded', { node: this.#link.config.nodeName, applied: this.#link.replica.applied, error: err });
     }
     this.#status[APPLIED] = this.#link.replica.applied;

@@ -198,13 +198,23 @@ export function buildApp(deps: AppDeps): TemplatedApp {
       return;
     }
     const db = deps.database();
-    const gauges = db
+    const gauges: { name: string; help: string; value: number; labels?: Record<string, string> }[] = db
       ? [
           { name: 'splitguard_database_age_seconds', help: 'Seconds since the serving database was built', value: Math.round((Date.now() - Date.parse(db.info.builtAt)) / 1000) },
           { name: 'splitguard_database_ranges', help: 'Ranges in the serving database', value: db.info.ranges.v4, labels: { family: 'ipv4' } },
           { name: 'splitguard_database_ranges', help: 'Ranges in the serving database', value: db.info.ranges.v6, labels: { family: 'ipv6' } },
         ]
       : [];
+    if (deps.readiness) {
+      // Cluster mode: which node this is, and its link to PostgreSQL.
+      const state = deps.readiness();
+      const node = { node: config.nodeName };
+      gauges.push(
+        { name: 'splitguard_cluster_database_connected', help: 'Whether this node reaches PostgreSQL (1) or serves from its replica alone (0)', value: state.database === 'connected' ? 1 : 0, labels: node },
+        { name: 'splitguard_cluster_replication_lag_ms', help: 'How long the replica has been behind the change log (0 when caught up)', value: state.lag_ms, labels: node },
+        { name: 'splitguard_cluster_ready', help: 'What GET /readyz says (1 ready, 0 not)', value: state.ready ? 1 : 0, labels: node },
+      );
+    }
     send(x, 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }, metrics.render(gauges));
   });
 

@@ -7,7 +7,7 @@
 import type { Config } from './config.js';
 import { prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
 import { cleanRefreshLeftovers } from './ipdb/refresh.js';
-import { log } from './log.js';
+import { log, setLogNode } from './log.js';
 import { Metrics } from './metrics.js';
 import { DatabaseSwapper } from './serve/database-swapper.js';
 import { RefreshScheduler } from './serve/refresh-scheduler.js';
@@ -29,6 +29,7 @@ export interface RunningServer {
 
 export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
   const started = performance.now();
+  if (config.databaseUrl !== null) setLogNode(config.nodeName);
   prepareDataDir(config.dataDir);
   // Before anything opens descriptors: the soft open-file limit up to the hard one.
   const connectionLimits = prepareConnectionLimits(config);

@@ -15,7 +15,7 @@ import { BLACKLIST_POLL_MS, QualityState } from './quality/state.js';
 import { type AppDeps, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { IpDatabase } from './ipdb/database.js';
-import { log, setLogThread } from './log.js';
+import { log, setLogNode, setLogThread } from './log.js';
 import { M, Metrics } from './metrics.js';
 import { FailureLimiter } from './http/failure-limiter.js';
 import { SharedRateLimiter } from './http/rate-limit.js';
@@ -69,6 +69,7 @@ export type MainMessage = { type: 'shutdown' } | { type: 'swap'; file: string; t
 const input = workerData as WorkerInput;
 const port = parentPort!;
 setLogThread(input.thread);
+if (input.config.databaseUrl !== null) setLogNode(input.config.nodeName);
 handleStorageCommitErrors();
 
 const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);

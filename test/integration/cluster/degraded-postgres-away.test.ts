@@ -37,6 +37,11 @@ it.skipIf(skip)('serves from the replicas while PostgreSQL is stopped, refuses w
     expect(r.value.json).toMatchObject({ ready: false, database: 'unreachable' });
     expect(typeof r.value.json.reason).toBe('string');
     expect((await call(cluster.nodes[i].ports[0], cluster.nodes[i].ca, 'GET', '/healthz')).status).toBe(200);
+    const metrics = (await call(cluster.nodes[i].ports[0], cluster.nodes[i].ca, 'GET', '/metrics')).body;
+    expect(metrics).toContain(`splitguard_cluster_database_connected{node="node-${i}"} 0`);
+    expect(metrics).toContain(`splitguard_cluster_ready{node="node-${i}"} 0`);
+    // The logs say which node lost it.
+    expect(cluster.nodes[i].logs().some((l) => l.event === 'cluster_database_lost' && l.node === `node-${i}`)).toBe(true);
   }
   for (const i of [0, 1]) {
     for (let n = 0; n < 20; n++) expect((await clients[i].visit(route.code)).status).toBe(302);
@@ -58,6 +63,7 @@ it.skipIf(skip)('serves from the replicas while PostgreSQL is stopped, refuses w
   cluster.pg.start();
 
   for (const i of [0, 1]) await waitUntil(() => readyz(i), (v) => v.status === 200, 10_000, 100);
+  expect((await call(cluster.nodes[0].ports[0], cluster.nodes[0].ca, 'GET', '/metrics')).body).toContain('splitguard_cluster_database_connected{node="node-0"} 1');
   const after = await createRoute(cluster.node(1), { intercept_level: 'off' });
   const seen = await waitUntil(() => clients[0].visit(after.code), (v) => v.status === 302, 1000, 10);
   expect(seen.ms).toBeLessThan(1000);

@@ -43,6 +43,8 @@ export interface ClusterOptions {
   env?: Env;
   /** Put nginx in front (default true). */
   nginx?: boolean;
+  /** Server threads per node (default 1). */
+  threads?: number;
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
@@ -69,7 +71,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
     pg.close();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   };
-  const start = (i: number) => startServer({ env: env(i), dataDir: dataDirs[i] });
+  const start = (i: number) => startServer({ env: env(i), dataDir: dataDirs[i], threads: options.threads });
   try {
     nodes.push(await start(0));
     nodes.push(...(await Promise.all(Array.from({ length: count - 1 }, (_, i) => start(i + 1)))));

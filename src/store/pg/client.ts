@@ -28,8 +28,17 @@ const LIMITS = {
   keepAlive: true,
 };
 
+/**
+ * How long a pooled query may wait for a connection: under a burst of
+ * writes most of that is the wait for a free one (pg-pool times the queue
+ * and the connecting alike), which is load, not an outage. A PostgreSQL that
+ * is away is known sooner: refused connections fail at once, and the node's
+ * link (node.ts) marks it unreachable, which refuses writes before they queue.
+ */
+const POOL_WAIT_MS = 15_000;
+
 export function createPool(url: string, name: string, max: number): Pool {
-  const pool = new pg.Pool({ connectionString: url, application_name: name, max, idleTimeoutMillis: 30_000, ...LIMITS });
+  const pool = new pg.Pool({ connectionString: url, application_name: name, max, idleTimeoutMillis: 30_000, ...LIMITS, connectionTimeoutMillis: POOL_WAIT_MS });
   // An idle connection that breaks (PostgreSQL restarted) is dropped from
   // the pool; the next query opens another. Unhandled, it would end the thread.
   pool.on('error', () => {});

@@ -93,6 +93,7 @@ export class ClusterNode {
   #head = 0;
   #behindSince = 0;
   #stopped = false;
+  #beating = false;
 
   constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport) {
     this.#storage = storage;
@@ -192,6 +193,9 @@ export class ClusterNode {
   }
 
   async #beat(): Promise<void> {
+    // One at a time: against an unresponsive PostgreSQL a beat waits out its query timeout.
+    if (this.#beating) return;
+    this.#beating = true;
     const ipdb = this.#report.ipdb();
     try {
       const { rows } = await this.#link.pool.query<{ live: number }>(
@@ -212,6 +216,11 @@ export class ClusterNode {
       await this.#link.pool.query('DELETE FROM changes WHERE seq <= (SELECT seq FROM change_head) - $1', [CHANGES_KEPT]);
     } catch (err) {
       if (!isUnavailable(err)) log('warn', 'cluster_heartbeat_failed', { error: err });
+      // PostgreSQL unreachable though the listening connection has not
+      // noticed (a network split sends no reset): start over from listening.
+      else if (this.#listener !== null) this.#lost(this.#listener, err);
+    } finally {
+      this.#beating = false;
     }
   }
 

@@ -7,14 +7,17 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
 import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { consoleSession } from '../../helpers/console-session.js';
 import { api, createRoute, NO_RATE_LIMIT, RedirectClient, waitUntil } from '../../helpers/routes.js';
+import { readBootstrap } from '../../helpers/server.js';
 
 const skip = clusterSkipReason();
 let cluster: TestCluster;
 let clients: RedirectClient[];
 beforeAll(async () => {
   if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
+  // Sessions idle out after 12 s, so one is touched (rewritten) every 3 s: also while PostgreSQL is away.
+  cluster = await startCluster({ nodes: 2, nginx: false, env: { ...NO_RATE_LIMIT, SPLITGUARD_SESSION_IDLE_MINUTES: '0.2' } });
   clients = [0, 1].map((i) => new RedirectClient(cluster.node(i)));
 });
 afterAll(async () => {
@@ -28,6 +31,10 @@ it.skipIf(skip)('serves from the replicas while PostgreSQL is stopped, refuses w
   const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
   await waitUntil(() => clients[1].visit(route.code), (v) => v.status === 302, 1000, 10);
   for (const i of [0, 1]) expect((await readyz(i)).json).toMatchObject({ ready: true, database: 'connected' });
+
+  const boot = readBootstrap(cluster.nodes[0].dataDir);
+  const session = await consoleSession(cluster.nodes[0], boot.admin_email, boot.admin_password);
+  const signedInAt = Date.now();
 
   cluster.pg.stop();
 
@@ -59,6 +66,14 @@ it.skipIf(skip)('serves from the replicas while PostgreSQL is stopped, refuses w
     expect(put.status).toBe(503);
     expect((await api(cluster.node(i), 'DELETE', `/v1/routes/${route.id}`)).status).toBe(503);
   }
+
+  // The console reads from the replica too, though the session's touch cannot be written; its
+  // changes are refused like the API's.
+  await new Promise((r) => setTimeout(r, Math.max(0, 3500 - (Date.now() - signedInAt))));
+  expect((await session.call('GET', '/keys')).status).toBe(200);
+  const keyRefused = await session.call('POST', '/keys', { name: 'while away' });
+  expect(keyRefused.status).toBe(503);
+  expect(keyRefused.json.code).toBe('storage_unavailable');
 
   cluster.pg.start();
 

@@ -95,8 +95,6 @@ export class Replica {
   readonly #pool: Pool;
   #running: Promise<void> | null = null;
   #queued: Promise<void> | null = null;
-  /** Wall time (ms) of the newest change applied, as PostgreSQL stamped it; 0 before any. */
-  lastChangeAt = 0;
 
   constructor(stores: Stores, pool: Pool) {
     this.#stores = stores;
@@ -137,8 +135,8 @@ export class Replica {
     for (;;) {
       const from = this.applied;
       // One statement, one snapshot: the head and the changes after `from` agree.
-      const { rows } = await this.#pool.query<ChangeRow & { head: number; at: Date | null }>(
-        `SELECT h.seq AS head, c.seq, c.kind, c.key, c.record, c.at
+      const { rows } = await this.#pool.query<ChangeRow & { head: number }>(
+        `SELECT h.seq AS head, c.seq, c.kind, c.key, c.record
            FROM change_head h LEFT JOIN LATERAL (SELECT * FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true`,
         [from, BATCH],
       );
@@ -159,7 +157,6 @@ export class Replica {
         }
         this.#stores.meta.put(META_APPLIED, at);
       });
-      this.lastChangeAt = changes[changes.length - 1].at?.getTime() ?? Date.now();
       announce(this.#stores);
       if (changes.length < BATCH) return;
     }
@@ -189,7 +186,6 @@ export class Replica {
       client.release();
     }
     await this.#stores.root.transaction(() => this.#replaceAll(data));
-    this.lastChangeAt = Date.now();
     announce(this.#stores);
   }
 

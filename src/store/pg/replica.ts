@@ -14,6 +14,7 @@
 // A replica that is behind the oldest change kept (or ahead of the head: a
 // different database) takes a snapshot: every replicated record, read in one
 // repeatable-read transaction with the head's sequence.
+import { log } from '../../log.js';
 import type { Account, ApiKey, BlacklistChange, ConsoleSession, Stores, User } from '../db.js';
 import { announce, type ChangeKind, recordChange, resetFeed } from '../feed.js';
 import type { Route } from '../routes-store.js';
@@ -187,6 +188,7 @@ export class Replica {
     }
     await this.#stores.root.transaction(() => this.#replaceAll(data));
     announce(this.#stores);
+    log('info', 'replica_snapshot', { seq: data.head[0].seq, routes: data.routes.length, keys: data.keys.length });
   }
 
   #replaceAll(data: Record<string, Record<string, unknown>[]>): void {

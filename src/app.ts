@@ -33,6 +33,12 @@ export interface AppDeps {
   /** Requests whose answer is still being computed; shutdown waits for 0. */
   inflight: { count: number };
   redirector: Redirector;
+  /**
+   * Cluster mode: whether this node is connected to PostgreSQL and its
+   * replica caught up (GET /readyz, contract §9). Null on a single node,
+   * which has no /readyz.
+   */
+  readiness: (() => { ready: boolean; lag_ms: number; database: string; reason?: string }) | null;
   /** The web console under /console; absent, the paths answer 404. */
   console?: ConsoleDeps;
 }

@@ -47,13 +47,21 @@ export interface Config {
   /** A connection whose client has acknowledged nothing for this long while data waits for it is closed; 0 = never. */
   stallSeconds: number;
   /**
-   * SPLITGUARD_REDIS_URL: the Redis that makes the account rate limit and the
-   * failure throttles cluster-wide (limits/redis-limits.ts); null = each node
-   * counts alone, in memory shared by its threads.
+   * Cluster mode (contract §9, docs/cluster.md): PostgreSQL is the source of
+   * truth and the data directory's LMDB the node's replica. Null on a single
+   * node. Set together with redisUrl.
+   */
+  databaseUrl: string | null;
+  /**
+   * The cluster's Redis: the account rate limit and the failure throttles
+   * are cluster-wide through it (limits/redis-limits.ts); null on a single
+   * node, whose threads count together in shared memory.
    */
   redisUrl: string | null;
   /** How long an API request may wait on Redis before this node decides alone (SPLITGUARD_REDIS_TIMEOUT_MS). */
   redisTimeoutMs: number;
+  /** This node's name in logs, metrics and `cluster status` (default: the host name). */
+  nodeName: string;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -176,11 +184,25 @@ function feedSources(env: NodeJS.ProcessEnv, name: string): Config['feedSources'
   return out;
 }
 
+/** A connection URL of one of `schemes` (e.g. postgres:, postgresql:), with a host. */
+function serviceUrl(env: NodeJS.ProcessEnv, name: string, schemes: readonly string[], example: string): string | null {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `a URL such as ${example}`, redact(raw));
+  }
+  if (!schemes.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, `a ${schemes.join(' or ')}// URL with a host, such as ${example}`, redact(raw));
+  return raw;
+}
+
 /**
  * SPLITGUARD_REDIS_URL: redis://[user:password@]host[:port][/db] or the same
  * with rediss:// (TLS), as ioredis reads it.
  */
-function redisUrl(env: NodeJS.ProcessEnv, name: string): string | null {
+function redisUrlOf(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return null;
   const expected = 'a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0';
@@ -199,6 +221,19 @@ function redisUrl(env: NodeJS.ProcessEnv, name: string): string | null {
     throw new ConfigError(name, `${expected} (the path, if any, a database number)`, shown);
   }
   return url.href;
+}
+
+/** A URL as it may appear in a message: without its password. */
+function redact(raw: string): string {
+  return raw.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+/** SPLITGUARD_NODE_NAME: 1-64 characters of [A-Za-z0-9._-]; default the host name. */
+function nodeName(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = (env[name] ?? '').trim();
+  const value = raw === '' ? os.hostname() : raw;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(value)) throw new ConfigError(name, '1 to 64 characters of letters, digits, ".", "_" and "-"', value);
+  return value;
 }
 
 function file(env: NodeJS.ProcessEnv, name: string): string | null {
@@ -245,6 +280,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (tlsCert !== null && tlsKey !== null) checkTlsPair(env, tlsCert, tlsKey);
   // Unset (-1 here): the default depends on the open-file limit, known at start.
   const maxConnections = integer(env, 'SPLITGUARD_MAX_CONNECTIONS', -1, 0, 10_000_000);
+  const databaseUrl = serviceUrl(env, 'SPLITGUARD_DATABASE_URL', ['postgres:', 'postgresql:'], 'postgres://splitguard@db.example.com/splitguard');
+  const redisUrl = redisUrlOf(env, 'SPLITGUARD_REDIS_URL');
+  // Cluster mode needs both (contract §9): one alone is a half-configured cluster.
+  if ((databaseUrl === null) !== (redisUrl === null)) {
+    const [missing, other] = databaseUrl === null ? ['SPLITGUARD_DATABASE_URL', 'SPLITGUARD_REDIS_URL'] : ['SPLITGUARD_REDIS_URL', 'SPLITGUARD_DATABASE_URL'];
+    throw new ConfigError(missing, `set together with ${other} (cluster mode needs both)`, '');
+  }
   return Object.freeze({
     port,
     host,
@@ -266,11 +308,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerAddress: integer(env, 'SPLITGUARD_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 10_000_000),
     maxConnections: maxConnections === -1 ? null : maxConnections,
     stallSeconds: integer(env, 'SPLITGUARD_STALL_SECONDS', 10, 0, 3600),
-    // Contract §9: SPLITGUARD_DATABASE_URL and SPLITGUARD_REDIS_URL come
-    // together, one without the other being a configuration error. This branch
-    // has no DATABASE_URL yet, so REDIS_URL alone is accepted; the pairing
-    // check belongs here, next to both parsers, once DATABASE_URL is read.
-    redisUrl: redisUrl(env, 'SPLITGUARD_REDIS_URL'),
+    databaseUrl,
+    redisUrl,
+    nodeName: nodeName(env, 'SPLITGUARD_NODE_NAME'),
     redisTimeoutMs: integer(env, 'SPLITGUARD_REDIS_TIMEOUT_MS', 50, 1, 10_000),
   });
 }

@@ -67,7 +67,13 @@ const base = {
   database_unavailable: { status: 503, message: fixed('no IP database is loaded yet; try again shortly') },
 
   // The data directory's LMDB store cannot be opened (read-only, no permission, ...).
-  storage_unavailable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
+  storage_unusable: { status: 500, message: fixed('the storage in the data directory cannot be opened') },
+  // Cluster mode (contract §9): PostgreSQL cannot be reached, so a write is
+  // refused (with Retry-After); reads, redirects and key checks go on from
+  // the node's replica.
+  storage_unavailable: { status: 503, message: fixed('the cluster storage is unreachable; try again shortly') },
+  // Cluster mode: the cluster's PostgreSQL schema is newer than this splitguard.
+  cluster_schema_newer: { status: 500, message: fixed('the cluster database cannot be used') },
   // The cluster-wide limits' Redis did not answer in SPLITGUARD_REDIS_TIMEOUT_MS
   // (limits/redis-link.ts): logged; the node then decides alone, no client sees it.
   redis_timeout: { status: 500, message: fixed('Redis did not answer within the limits\' timeout') },

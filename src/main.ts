@@ -7,7 +7,7 @@
 import type { Config } from './config.js';
 import { prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
 import { cleanRefreshLeftovers } from './ipdb/refresh.js';
-import { log } from './log.js';
+import { log, setLogNode } from './log.js';
 import { Metrics } from './metrics.js';
 import { DatabaseSwapper } from './serve/database-swapper.js';
 import { RefreshScheduler } from './serve/refresh-scheduler.js';
@@ -15,7 +15,12 @@ import { allocateSharedMemory } from './serve/shared-memory.js';
 import { assertPortFree, bootstrapOnce, prepareDatabaseFile, prepareTls } from './serve/startup.js';
 import { ServerThreads } from './serve/threads.js';
 import { prepareDataDir } from './store/db.js';
+import { PublishedDatabase, REFRESH_REQUEST, RefreshLeader, type RefreshRequest } from './store/pg/ipdb.js';
+import { ClusterNode, ClusterStatus } from './store/pg/node.js';
 import { openStorage } from './store/storage.js';
+
+/** Connections to PostgreSQL the main thread's storage may hold (bootstrap, refresh state). */
+const MAIN_POOL_SIZE = 2;
 
 export interface RunningServer {
   ports: number[];
@@ -24,6 +29,7 @@ export interface RunningServer {
 
 export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
   const started = performance.now();
+  if (config.databaseUrl !== null) setLogNode(config.nodeName);
   prepareDataDir(config.dataDir);
   // Before anything opens descriptors: the soft open-file limit up to the hard one.
   const connectionLimits = prepareConnectionLimits(config);
@@ -31,8 +37,32 @@ export async function serve(config: Config, options: { announce?: (text: string)
   cleanRefreshLeftovers(config.dataDir);
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
-  const storage = openStorage(config.dataDir, { signal: shared.feed });
-  await bootstrapOnce(storage, config.dataDir, options.announce);
+  const clusterStatus = new ClusterStatus(shared.cluster);
+  const storage = openStorage(config.dataDir, {
+    signal: shared.feed,
+    cluster: config.databaseUrl === null ? null : { databaseUrl: config.databaseUrl, nodeName: config.nodeName, poolSize: MAIN_POOL_SIZE, connected: () => clusterStatus.connected },
+  });
+  // Cluster mode: the schema migrated and the replica caught up before
+  // anything reads it; the first node of a new cluster bootstraps it (under
+  // the migration lock, so that nodes starting together bootstrap once).
+  let node: ClusterNode | null = null;
+  let published: PublishedDatabase | null = null;
+  if (storage.cluster) {
+    node = new ClusterNode(storage, shared.cluster, {
+      ipdb: () => published?.serving() ?? { version: null, sha256: null },
+      redis: () => 'unknown',
+      ready: () => clusterStatus.readiness().ready,
+    });
+    try {
+      await node.start(() => bootstrapOnce(storage, config.dataDir, options.announce));
+    } catch (err) {
+      await node.stop();
+      await storage.close();
+      throw err;
+    }
+  } else {
+    await bootstrapOnce(storage, config.dataDir, options.announce);
+  }
   const tls = prepareTls(config);
 
   const metrics = new Metrics(shared.metrics, config.threads);
@@ -40,8 +70,44 @@ export async function serve(config: Config, options: { announce?: (text: string)
   // serving, redirects fail open, /healthz says 503, and a repair starts below.
   const database = new DatabaseSwapper(currentFile, config.dataDir, storage);
   database.publishInitial();
-  const refresh = new RefreshScheduler(config, storage.state, metrics, shared.refresh, (result) => database.swapToCurrent(result.tables));
+  // Cluster mode: one refresh leader; every node installs what it publishes.
+  const leader = config.databaseUrl === null ? null : new RefreshLeader(config.databaseUrl, config.nodeName);
+  if (storage.cluster) published = new PublishedDatabase(storage, currentFile, () => database.swapToCurrent(null));
+  const refresh = new RefreshScheduler(
+    config,
+    storage.state,
+    metrics,
+    shared.refresh,
+    async (result) => {
+      published?.installedLocally();
+      await database.swapToCurrent(result.tables);
+    },
+    leader ? () => leader.isLeader : undefined,
+  );
   const threads = new ServerThreads();
+  // A trigger this node's API took (the account's allowance is spent) runs
+  // here on a single node or the leader, else on the leader, asked through
+  // the replicated state.
+  const refreshRequested = (accountId: number) => {
+    const trigger = `api (account ${accountId})`;
+    if (!leader || leader.isLeader) {
+      void refresh.run(trigger);
+      return;
+    }
+    Atomics.store(new BigInt64Array(shared.refresh), 0, 0n);
+    const request: RefreshRequest = { at: Date.now(), trigger: `${trigger} via ${config.nodeName}` };
+    storage.state.put(REFRESH_REQUEST, request).catch((err: unknown) => log('error', 'ipdb_refresh_request_failed', { error: err }));
+  };
+  let requestSeen = storage.state.get<RefreshRequest>(REFRESH_REQUEST)?.at ?? 0;
+  if (leader) {
+    storage.feed.on(['state'], (keys) => {
+      if (keys !== null && !keys.has(REFRESH_REQUEST)) return;
+      const request = storage.state.get<RefreshRequest>(REFRESH_REQUEST);
+      if (!request || request.at <= requestSeen) return;
+      requestSeen = request.at;
+      if (leader.isLeader) void refresh.run(request.trigger);
+    });
+  }
 
   let stopping: Promise<void> | null = null;
   let guard: { stop(): void } | null = null;
@@ -49,11 +115,13 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       refresh.halt();
+      await leader?.stop();
       database.stop();
       guard?.stop();
       log('info', 'shutting_down', {});
       const cleanThreads = await threads.stop();
       await refresh.close();
+      await node?.stop();
       await storage.close();
       log('info', 'stopped', { cleanThreads });
     })());
@@ -61,7 +129,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const inputs = Array.from({ length: config.threads }, (_, thread) => ({ thread, config, dbFile: database.serving?.path ?? '', tls, shared, tables: database.tables }));
   try {
     await threads.start(inputs, {
-      onRefreshRequest: (accountId) => void refresh.run(`api (account ${accountId})`),
+      onRefreshRequest: refreshRequested,
       onCrash: (thread, code) => {
         log('error', 'thread_exited', { thread, code });
         process.exitCode = 1;
@@ -75,7 +143,14 @@ export async function serve(config: Config, options: { announce?: (text: string)
     throw err;
   }
   database.attach(threads, () => refresh.busy || stopping !== null);
-  await refresh.start();
+  if (leader) {
+    // Elected later (the leader died): the schedule's first due time is set then.
+    leader.onElected = () => void refresh.start().catch((err: unknown) => log('error', 'ipdb_schedule_failed', { error: err }));
+    await leader.start();
+    // What the cluster serves, if this node has another file (it was away, or is new).
+    void published?.follow();
+  }
+  if (!leader) await refresh.start();
   guard = startConnectionGuard(threads.ports, connectionLimits.limits, metrics);
   log('info', 'listening', { host: config.host, ports: threads.ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
   // Serving without a database: repair it now from the configured sources

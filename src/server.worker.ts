@@ -15,7 +15,7 @@ import { BLACKLIST_POLL_MS, QualityState } from './quality/state.js';
 import { type AppDeps, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { IpDatabase } from './ipdb/database.js';
-import { log, setLogThread } from './log.js';
+import { log, setLogNode, setLogThread } from './log.js';
 import { Metric, Metrics } from './metrics.js';
 import { localLimits, localTables } from './limits/limits.js';
 import { RedisLink } from './limits/redis-link.js';
@@ -25,7 +25,11 @@ import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
 import { KeyCache } from './store/accounts-store.js';
 import { handleStorageCommitErrors } from './store/commit-errors.js';
+import { ClusterStatus } from './store/pg/node.js';
 import { openStorage } from './store/storage.js';
+
+/** Connections to PostgreSQL each server thread may hold (writes, statistics). */
+const THREAD_POOL_SIZE = 4;
 
 export interface WorkerInput {
   thread: number;
@@ -47,6 +51,8 @@ export interface WorkerInput {
     feed: SharedArrayBuffer;
     /** BigInt64: when the running (or just requested) refresh started, in ms; 0 when none. */
     refresh: SharedArrayBuffer;
+    /** Cluster mode: the node's link to PostgreSQL as the main thread sees it (store/pg/node.ts ClusterStatus). */
+    cluster: SharedArrayBuffer;
   };
   /** Keyword tables of dbFile, computed once by the main thread. */
   tables: KeywordTables | null;
@@ -64,9 +70,21 @@ export type MainMessage = { type: 'shutdown' } | { type: 'swap'; file: string; t
 const input = workerData as WorkerInput;
 const port = parentPort!;
 setLogThread(input.thread);
+if (input.config.databaseUrl !== null) setLogNode(input.config.nodeName);
 handleStorageCommitErrors();
 
-const storage = openStorage(input.config.dataDir, { signal: input.shared.feed });
+const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);
+const storage = openStorage(input.config.dataDir, {
+  signal: input.shared.feed,
+  cluster: clusterStatus && {
+    databaseUrl: input.config.databaseUrl!,
+    nodeName: input.config.nodeName,
+    poolSize: THREAD_POOL_SIZE,
+    // Slot 0 is the main thread's (which records no clicks).
+    slot: input.thread + 1,
+    connected: () => clusterStatus.connected,
+  },
+});
 let database: IpDatabase | null = null;
 try {
   database = IpDatabase.open(input.dbFile);
@@ -125,6 +143,7 @@ const deps: AppDeps = {
   tls: input.tls,
   keyUse,
   inflight,
+  readiness: clusterStatus && (() => clusterStatus.readiness()),
   redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy),
   console: {
     config: input.config,

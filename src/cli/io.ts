@@ -2,7 +2,7 @@
 // commands in-process and the entry point stays thin.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AppError } from '../errors.js';
-import { openStorage, type Storage } from '../store/storage.js';
+import { type ClusterSettings, openStorage, type Storage } from '../store/storage.js';
 
 export interface Io {
   dataDir: string;
@@ -11,13 +11,15 @@ export interface Io {
   err(line: string): void;
   /** True when stderr is a terminal: progress is shown only there. */
   interactive: boolean;
+  /** Cluster mode: writes go to PostgreSQL (and then into the local replica). */
+  cluster?: ClusterSettings | null;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** Runs `fn` with the data directory's storage open, and closes it after. */
 export async function withStorage<T>(io: Io, fn: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = openStorage(io.dataDir);
+  const storage = openStorage(io.dataDir, { cluster: io.cluster });
   try {
     return await fn(storage);
   } finally {

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { loadConfig } from '../config.js';
 import { accountCommand, adminUsage, keyCommand, userCommand } from './admin.js';
 import { backupCommand, backupUsage, restoreCommand } from './backup.js';
+import { clusterCommand, clusterUsage } from './cluster.js';
 import { ipdbCommand, ipdbUsage } from './ipdb.js';
 import { serveCommand } from './serve.js';
 import type { Io } from './io.js';
@@ -15,6 +16,7 @@ Usage:
   splitguard serve                                     the HTTPS server (npm start)
 ${adminUsage}
 ${backupUsage}
+${clusterUsage}
 ${ipdbUsage.replace(/^Usage:\n/, '')}
 
 Environment: SPLITGUARD_DATA_DIR (default ./data) and the variables in docs/operations.md.`;
@@ -27,7 +29,9 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
       return command === undefined ? 2 : 0;
     }
     const config = loadConfig(env);
-    const full: Io = { ...io, dataDir: config.dataDir };
+    // Cluster mode: the commands write through PostgreSQL (the local store is a replica).
+    const cluster = config.databaseUrl === null ? null : { databaseUrl: config.databaseUrl, nodeName: `${config.nodeName}-cli`, poolSize: 1 };
+    const full: Io = { ...io, dataDir: config.dataDir, cluster };
     switch (command) {
       case 'serve':
         return await serveCommand(full, rest, config);
@@ -43,6 +47,8 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
         return await restoreCommand(full, rest);
       case 'ipdb':
         return await ipdbCommand(full, rest, config);
+      case 'cluster':
+        return await clusterCommand(full, rest, config);
       default:
         throw new AppError('cli_usage', `unknown command "${command}"\n\n${usage}`);
     }

@@ -8,6 +8,7 @@
 // Each session has its own CSRF token, which the console sends back in
 // X-CSRF-Token on every request that changes something.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import type { ConsoleSession } from '../store/db.js';
 import type { SessionStore } from '../store/sessions-store.js';
@@ -65,7 +66,14 @@ export class Sessions {
       // Awaited, so the next request (on any thread) sees the new time; it
       // happens at most once a minute per session.
       const touched = { ...session, lastSeenAt: now };
-      await this.#store.put(key, touched);
+      try {
+        await this.#store.put(key, touched);
+      } catch (err) {
+        // Cluster mode with PostgreSQL away: the session goes on as it was
+        // (reads answer from the replica); the next request touches it again.
+        if (err instanceof AppError && err.code === 'storage_unavailable') return { key, session };
+        throw err;
+      }
       return { key, session: touched };
     }
     return { key, session };

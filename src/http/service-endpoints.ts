@@ -1,12 +1,13 @@
-// /healthz (liveness and the serving database) and /metrics (Prometheus
-// text, to the addresses in SPLITGUARD_METRICS_FROM or loopback).
+// /healthz (liveness and the serving database), /readyz in cluster mode
+// (readiness), and /metrics (Prometheus text, to the addresses in
+// SPLITGUARD_METRICS_FROM or loopback).
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './client-ip.js';
 import type { Endpoints } from './framing.js';
 import { openExchange, JSON_TYPE, send, sendJson } from './respond.js';
 
-export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDeps, 'config' | 'metrics' | 'database'>): void {
+export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDeps, 'config' | 'metrics' | 'database' | 'readiness'>): void {
   const { config, metrics } = deps;
   endpoints.get('/healthz', (res) => {
     const exchange = openExchange(res);
@@ -18,6 +19,18 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
     sendJson(exchange, 200, { status: 'ok', database: { version: db.info.version, built_at: db.info.builtAt } });
   });
 
+  // A readiness check for load balancers: 503 takes the node out of the
+  // rotation while it cannot reach PostgreSQL or its replica lags, though it
+  // still answers redirects (it is alive: /healthz).
+  const readiness = deps.readiness;
+  if (readiness) {
+    endpoints.get('/readyz', (res) => {
+      const exchange = openExchange(res);
+      const state = readiness();
+      sendJson(exchange, state.ready ? 200 : 503, state, { 'Cache-Control': 'no-store' });
+    });
+  }
+
   endpoints.get('/metrics', (res) => {
     const exchange = openExchange(res);
     const peer = normalizeAddress(res.getRemoteAddress());
@@ -26,13 +39,23 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
       return;
     }
     const db = deps.database();
-    const gauges = db
+    const gauges: { name: string; help: string; value: number; labels?: Record<string, string> }[] = db
       ? [
           { name: 'splitguard_database_age_seconds', help: 'Seconds since the serving database was built', value: Math.round((Date.now() - Date.parse(db.info.builtAt)) / 1000) },
           { name: 'splitguard_database_ranges', help: 'Ranges in the serving database', value: db.info.ranges.v4, labels: { family: 'ipv4' } },
           { name: 'splitguard_database_ranges', help: 'Ranges in the serving database', value: db.info.ranges.v6, labels: { family: 'ipv6' } },
         ]
       : [];
+    if (readiness) {
+      // Cluster mode: which node this is, and its link to PostgreSQL.
+      const state = readiness();
+      const node = { node: config.nodeName };
+      gauges.push(
+        { name: 'splitguard_cluster_database_connected', help: 'Whether this node reaches PostgreSQL (1) or serves from its replica alone (0)', value: state.database === 'connected' ? 1 : 0, labels: node },
+        { name: 'splitguard_cluster_replication_lag_ms', help: 'How long the replica has been behind the change log (0 when caught up)', value: state.lag_ms, labels: node },
+        { name: 'splitguard_cluster_ready', help: 'What GET /readyz says (1 ready, 0 not)', value: state.ready ? 1 : 0, labels: node },
+      );
+    }
     send(exchange, 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }, metrics.render(gauges));
   });
 }

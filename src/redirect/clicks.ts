@@ -1,11 +1,11 @@
 // Click statistics without storage on the redirect path: each thread adds to
 // in-memory counters per (route, UTC day), and a timer hands them to the
-// statistics store (store/stats-store.ts) once a second, which adds them to
-// what is stored. Shutdown flushes too. A failed flush keeps its counts for
-// the next one.
+// statistics store (store/stats-store.ts) once a second as a batch, which
+// it sends to the back end exactly once (retried as it is after a failure,
+// kept, spilled past a bound, while the back end is away). Shutdown flushes too.
 import type { DayCounts } from '../store/backend.js';
 import type { DayStats } from '../store/db.js';
-import { addDay, DAY_MS, type Stats, zeroDay } from '../store/stats-store.js';
+import { DAY_MS, type Stats, zeroDay } from '../store/stats-store.js';
 
 export const FLUSH_MS = 1000;
 
@@ -38,24 +38,16 @@ export class ClickRecorder {
 
   /** Writes everything pending; concurrent calls queue behind each other. */
   flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#write());
+    // After a failed flush (its caller has the error) the next one runs all the same.
+    this.#flushing = this.#flushing.catch(() => {}).then(() => this.#write());
     return this.#flushing;
   }
 
   async #write(): Promise<void> {
     const batch = this.#pending;
     this.#pending = new Map();
-    try {
-      await this.#stats.add([...batch.values()]);
-      this.lastFlushAt = Date.now();
-    } catch (err) {
-      // Keep the counts: merge them back for the next attempt.
-      for (const [key, p] of batch) {
-        const now = this.#pending.get(key);
-        if (now) addDay(now.c, p.c);
-        else this.#pending.set(key, p);
-      }
-      throw err;
-    }
+    this.#stats.enqueue([...batch.values()]);
+    await this.#stats.drain();
+    this.lastFlushAt = Date.now();
   }
 }

@@ -66,16 +66,20 @@ export class DatabaseSwapper {
    */
   attach(threads: ServerThreads, isBusy: () => boolean): void {
     this.#threads = threads;
+    // The main thread's feed reader is polled here for every listener (in
+    // cluster mode also the published database's, store/pg/ipdb.ts, which
+    // then installs the announced file and calls swapToCurrent).
+    this.#poll = setInterval(() => {
+      if (!isBusy()) this.#storage.feed.poll(Date.now());
+    }, GENERATION_POLL_MS);
+    this.#poll.unref();
+    if (this.#storage.cluster) return;
     // An entry's key is the generation it installed; this process's own
     // refreshes have swapped already (swapToCurrent).
     this.#storage.feed.on(['ipdb'], (keys) => {
       if (keys !== null && Math.max(...[...keys].map(Number)) <= this.#generation) return;
       this.swapToCurrent(null).catch((err) => log('error', 'ipdb_swap_failed', { error: err }));
     });
-    this.#poll = setInterval(() => {
-      if (!isBusy()) this.#storage.feed.poll(Date.now());
-    }, GENERATION_POLL_MS);
-    this.#poll.unref();
   }
 
   /** Publishes current.trie and moves every thread to it; swaps run one at a time. */

@@ -19,6 +19,8 @@ import type { StateStore } from '../store/state-store.js';
 
 /** How often to look for feeds whose refresh is due. */
 const FEED_POLL_MS = 60_000;
+/** How often a node that may not refresh (cluster mode, not the leader) looks again. */
+const GATE_POLL_MS = 5000;
 /** setTimeout's longest wait; a later due time is re-armed when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -32,8 +34,18 @@ export class RefreshScheduler {
   #daily: NodeJS.Timeout | undefined;
   #feedPoll: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** Whether this process may refresh now: always on a single node; in cluster mode only the leader (store/pg/ipdb.ts). */
+  readonly #mayRun: () => boolean;
 
-  constructor(config: Config, state: StateStore, metrics: Metrics, runningSince: SharedArrayBuffer, onInstalled: (result: BuildResult) => Promise<void>) {
+  constructor(
+    config: Config,
+    state: StateStore,
+    metrics: Metrics,
+    runningSince: SharedArrayBuffer,
+    onInstalled: (result: BuildResult) => Promise<void>,
+    mayRun: () => boolean = () => true,
+  ) {
+    this.#mayRun = mayRun;
     this.#config = config;
     this.#state = state;
     this.#metrics = metrics;
@@ -51,11 +63,18 @@ export class RefreshScheduler {
    * asks for (SPLITGUARD_FEEDS changed) gets them folded in now.
    */
   async start(): Promise<void> {
+    if (!this.#mayRun()) {
+      // Not the leader (yet): the schedule waits (#arm looks again).
+      this.#arm();
+      return;
+    }
     if (nextRefreshAt(this.#state) === null) await storeNextDue(this.#state, nextDue(Date.now(), this.#config.ipdbRefreshHours));
     this.#arm();
     if (foldsOtherFeeds(currentDatabasePath(this.#config.dataDir), feedFiles(this.#config.feeds, this.#state))) void this.run('configured feeds changed', 'refold');
+    // Started again after a new election (cluster mode): one poll only.
+    clearInterval(this.#feedPoll);
     this.#feedPoll = setInterval(() => {
-      if (this.busy || this.#stopped || this.#config.feedSources === 'off') return;
+      if (this.busy || this.#stopped || this.#config.feedSources === 'off' || !this.#mayRun()) return;
       if (dueFeeds(this.#config.feeds, this.#state, Date.now(), (f) => sourcesFor(this.#config.feedSources, f)).length > 0) void this.run('feed schedule', 'feeds');
     }, FEED_POLL_MS);
     this.#feedPoll.unref();
@@ -63,7 +82,7 @@ export class RefreshScheduler {
 
   /** Starts a refresh (or joins the running one); never rejects. */
   run(trigger: string, scope: RefreshScope = 'all'): Promise<unknown> {
-    if (this.#stopped) return Promise.resolve();
+    if (this.#stopped || !this.#mayRun()) return Promise.resolve();
     const run = this.#refresher.start(trigger, scope);
     // An API trigger already claimed the slot with its own time; keep it.
     if (scope === 'all') Atomics.compareExchange(this.#runningSince, 0, 0n, BigInt(Date.now()));
@@ -87,6 +106,11 @@ export class RefreshScheduler {
   #arm(): void {
     clearTimeout(this.#daily);
     if (this.#stopped) return;
+    if (!this.#mayRun()) {
+      this.#daily = setTimeout(() => this.#arm(), GATE_POLL_MS);
+      this.#daily.unref();
+      return;
+    }
     const due = nextRefreshAt(this.#state) ?? 0;
     this.#daily = setTimeout(
       () => {

@@ -5,6 +5,7 @@ import { PasswordWork } from '../console/password-work.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { SharedRateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics.js';
+import { ClusterStatus } from '../store/pg/node.js';
 import type { WorkerInput } from '../server.worker.js';
 
 export function allocateSharedMemory(config: Config): WorkerInput['shared'] {
@@ -21,5 +22,6 @@ export function allocateSharedMemory(config: Config): WorkerInput['shared'] {
     metrics: Metrics.allocate(config.threads + 1),
     feed: new SharedArrayBuffer(4),
     refresh: new SharedArrayBuffer(8),
+    cluster: ClusterStatus.allocate(),
   };
 }

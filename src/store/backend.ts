@@ -67,8 +67,13 @@ export interface Backend {
    */
   databaseInstalled(file: string, state?: Readonly<Record<string, unknown>>): Promise<void>;
 
-  /** Adds the counters to the stored days (a flush of the click recorders). */
-  addClicks(days: readonly DayCounts[]): Promise<void>;
+  /**
+   * Adds the counters to the stored days (a flush of the click recorders).
+   * With `batch` (cluster mode), only if this writer's batch `seq` is newer
+   * than the last one taken, decided in the same transaction: a batch sent
+   * twice is counted once.
+   */
+  addClicks(days: readonly DayCounts[], batch?: { writer: string; seq: number }): Promise<void>;
   /** A route's stored days from `from` to `to` (UTC day numbers, inclusive); missing days are absent. */
   readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>>;
 

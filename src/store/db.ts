@@ -9,6 +9,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
+import type { DayCounts } from './backend.js';
 import type { Change } from './feed.js';
 import type { Route } from './routes-store.js';
 
@@ -100,6 +101,8 @@ export interface Stores {
   sessions: Database<ConsoleSession, string>;
   /** The change feed's recent entries by sequence number (feed.ts). */
   feed: Database<Change, number>;
+  /** Cluster mode: click batches waiting for PostgreSQL, by [writer slot, batch seq] (stats-store.ts). */
+  clickSpill: Database<readonly DayCounts[], [number, number]>;
   /**
    * The server's feed signal (SharedArrayBuffer, shared by its threads):
    * moved after every committed change, so every thread's caches look at
@@ -171,7 +174,7 @@ function storageError(dir: string, err: unknown): AppError {
   } catch (probe) {
     reason = (probe as Error).message;
   }
-  return new AppError('storage_unavailable', `${dir}: ${reason}`, null, { cause: err });
+  return new AppError('storage_unusable', `${dir}: ${reason}`, null, { cause: err });
 }
 
 /**
@@ -203,6 +206,7 @@ export function openStores(dataDir: string): Stores {
       stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
       sessions: root.openDB<ConsoleSession, string>({ name: 'sessions' }),
       feed: root.openDB<Change, number>({ name: 'feed' }),
+      clickSpill: root.openDB<readonly DayCounts[], [number, number]>({ name: 'click_spill' }),
       signal: null,
     };
   } catch (err) {

@@ -42,6 +42,17 @@ export function recordChange(stores: Stores, kind: ChangeKind, key: string | num
   if (seq > FEED_RING) stores.feed.remove(seq - FEED_RING);
 }
 
+/**
+ * "Anything may have changed": every entry goes and the sequence jumps past
+ * the ring, so each reader finds a gap it cannot read across and tells its
+ * listeners null. For a replica replaced by a snapshot (pg/replica.ts);
+ * call inside that write transaction.
+ */
+export function resetFeed(stores: Stores): void {
+  for (const key of stores.feed.getKeys()) stores.feed.remove(key);
+  stores.meta.put(SEQ, feedSeq(stores) + FEED_RING + 1);
+}
+
 /** After a commit: moves the signal, so every thread of this process looks at the feed on its next read. */
 export function announce(stores: Stores): void {
   if (stores.signal) Atomics.add(stores.signal, 0, 1);

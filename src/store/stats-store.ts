@@ -1,9 +1,20 @@
 // Click statistics: per route and UTC day, the counters of contract §4
-// (redirect/clicks.ts gathers them in memory and adds them here once a
+// (redirect/clicks.ts gathers them in memory and hands them here once a
 // second). Read from the source of truth: the local store on a single node,
 // PostgreSQL in cluster mode.
+//
+// Exactly once: each hand-over becomes a batch with a sequence number that
+// only grows (per writer: a node's thread), and the batches are sent oldest
+// first, each retried as it is until the back end has taken it. PostgreSQL
+// keeps each writer's last sequence taken (click_flushes) and adds a batch
+// only when its sequence is newer, in the same statement: a batch whose
+// commit was not acknowledged (the connection broke) and is sent again is
+// not counted twice. While the back end is away, batches wait in memory,
+// and past SPILL_DAYS route-days in the local LMDB (click_spill, under
+// [slot, seq]), where they also outlive a restart of the node.
+import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
-import type { DayStats } from './db.js';
+import type { DayStats, Stores } from './db.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -20,15 +31,97 @@ export function addDay(into: DayStats, from: DayStats): void {
   for (const f in from) into[f as keyof DayStats] += from[f as keyof DayStats];
 }
 
+/** Route-days kept in memory while the back end is away; beyond, batches go to the local LMDB. */
+export const SPILL_DAYS = 50_000;
+
+/** Who hands batches over: the name PostgreSQL knows it by, and its slot in the local spill. */
+export interface ClickWriter {
+  name: string;
+  slot: number;
+}
+
+/** A batch of counters under its sequence number (for the back end's exactly-once check). */
+export interface ClickBatch {
+  seq: number;
+  days: readonly DayCounts[];
+}
+
 export class Stats {
   readonly #backend: Backend;
+  readonly #stores: Stores | null;
+  readonly #writer: ClickWriter | null;
+  readonly #spillDays: number;
+  readonly #queue: ClickBatch[] = [];
+  #queuedDays = 0;
+  #lastSeq = 0;
 
-  constructor(backend: Backend) {
+  /** `stores` and `writer`: cluster mode, where batches may wait (and spill) while PostgreSQL is away. */
+  constructor(backend: Backend, stores: Stores | null = null, writer: ClickWriter | null = null, spillDays = SPILL_DAYS) {
     this.#backend = backend;
+    this.#stores = stores;
+    this.#writer = writer;
+    this.#spillDays = spillDays;
   }
 
+  /**
+   * Queues counters as the next batch (synchronous: the caller's memory is
+   * free once this returns). Sequence numbers are microseconds of the wall
+   * clock, at least one more than the last: they grow across restarts too.
+   */
+  enqueue(days: readonly DayCounts[]): void {
+    if (days.length === 0) return;
+    const seq = Math.max(this.#lastSeq + 1, Date.now() * 1000);
+    this.#lastSeq = seq;
+    if (this.#stores && this.#writer && this.#queuedDays + days.length > this.#spillDays) {
+      this.#stores.clickSpill.putSync([this.#writer.slot, seq], days);
+      return;
+    }
+    this.#queue.push({ seq, days });
+    this.#queuedDays += days.length;
+  }
+
+  /** Route-days waiting in memory (not spilled). */
+  get queuedDays(): number {
+    return this.#queuedDays;
+  }
+
+  /**
+   * Sends every queued batch, oldest first (spilled ones included, from this
+   * run or an earlier one); rejects at the first the back end refuses,
+   * which stays queued, as it is, for the next call.
+   */
+  async drain(): Promise<void> {
+    for (;;) {
+      const spilled = this.#oldestSpilled();
+      const memory = this.#queue[0];
+      if (!spilled && !memory) return;
+      const next = !memory || (spilled && spilled.seq < memory.seq) ? spilled! : memory;
+      await this.#backend.addClicks(next.days, this.#writer ? { writer: this.#writer.name, seq: next.seq } : undefined);
+      if (next === memory) {
+        this.#queue.shift();
+        this.#queuedDays -= memory.days.length;
+      } else {
+        // Taken by PostgreSQL: were this removal lost (a crash right now), the
+        // batch would be sent again after the restart and refused as already taken.
+        await this.#stores!.clickSpill.remove([this.#writer!.slot, next.seq]);
+        log('info', 'click_spill_merged', { seq: next.seq, days: next.days.length });
+      }
+    }
+  }
+
+  #oldestSpilled(): ClickBatch | undefined {
+    if (!this.#stores || !this.#writer) return undefined;
+    const slot = this.#writer.slot;
+    for (const { key, value } of this.#stores.clickSpill.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER], limit: 1 })) {
+      return { seq: key[1], days: value };
+    }
+    return undefined;
+  }
+
+  /** Counters added at once (the CLI's import, tests): one batch, sent now. */
   add(days: readonly DayCounts[]): Promise<void> {
-    return days.length === 0 ? Promise.resolve() : this.#backend.addClicks(days);
+    this.enqueue(days);
+    return this.drain();
   }
 
   /** The last `days` UTC days of a route's counters up to `today`, oldest first, zero-filled. */

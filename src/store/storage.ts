@@ -14,6 +14,9 @@ import { BlacklistChanges } from './blacklist-changes.js';
 import { openStores, type Stores } from './db.js';
 import { FeedReader } from './feed.js';
 import { LmdbBackend } from './lmdb-backend.js';
+import { PgBackend } from './pg/backend.js';
+import { createPool, type Pool } from './pg/client.js';
+import { Replica } from './pg/replica.js';
 import { Routes } from './routes-store.js';
 import { SessionStore } from './sessions-store.js';
 import { StateStore } from './state-store.js';
@@ -31,12 +34,31 @@ export interface Storage {
   readonly state: StateStore;
   /** This thread's reader of the change feed, shared by its caches. */
   readonly feed: FeedReader;
+  /** Cluster mode: this thread's link to PostgreSQL and the replica it feeds; null on a single node. */
+  readonly cluster: ClusterLink | null;
   /** Waits for pending writes and closes the back end and the local store. */
   close(): Promise<void>;
 }
 
+export interface ClusterSettings {
+  databaseUrl: string;
+  nodeName: string;
+  /** Which server thread this is (its click batches' writer, `<node>/<slot>`); 0 elsewhere. */
+  slot?: number;
+  /** Connections this process (thread) may open to PostgreSQL. */
+  poolSize?: number;
+  /** Whether the node is connected to PostgreSQL now (pg/node.ts): while not, writes fail fast with storage_unavailable. */
+  connected?: () => boolean;
+}
+
+export interface ClusterLink {
+  readonly config: ClusterSettings;
+  readonly pool: Pool;
+  readonly replica: Replica;
+}
+
 /** The repositories over an open local store and a back end. */
-function storageOver(stores: Stores, backend: Backend): Storage {
+function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | null): Storage {
   return {
     backend: backend.kind,
     accounts: new Accounts(stores, backend),
@@ -45,9 +67,10 @@ function storageOver(stores: Stores, backend: Backend): Storage {
     sessions: new SessionStore(stores, backend),
     routes: new Routes(stores, backend),
     blacklist: new BlacklistChanges(stores, backend),
-    stats: new Stats(backend),
+    stats: new Stats(backend, cluster && stores, cluster && { name: `${cluster.config.nodeName}/${cluster.config.slot ?? 0}`, slot: cluster.config.slot ?? 0 }),
     state: new StateStore(stores, backend),
     feed: new FeedReader(stores),
+    cluster,
     close: async () => {
       await backend.close();
       // After a failed commit (storage read-only or full) this rejects; what
@@ -62,11 +85,19 @@ function storageOver(stores: Stores, backend: Backend): Storage {
 export interface StorageOptions {
   /** The server's feed signal (shared by its threads); absent in the CLI. */
   signal?: SharedArrayBuffer;
+  /** Cluster mode: PostgreSQL is the back end and the local store its replica. */
+  cluster?: ClusterSettings | null;
 }
 
 /** Opens the data directory's store (creating and migrating it) and the back end the configuration asks for. */
 export function openStorage(dataDir: string, options: StorageOptions = {}): Storage {
   const stores = openStores(dataDir);
   if (options.signal) stores.signal = new Int32Array(options.signal);
-  return storageOver(stores, new LmdbBackend(stores));
+  const settings = options.cluster;
+  if (!settings) return storageOver(stores, new LmdbBackend(stores), null);
+  // pg.Pool connects lazily: opening never waits on the network.
+  const pool = createPool(settings.databaseUrl, `splitguard ${settings.nodeName}`, settings.poolSize ?? 4);
+  const replica = new Replica(stores, pool);
+  const backend = new PgBackend(pool, replica, settings.nodeName, settings.connected ?? (() => true));
+  return storageOver(stores, backend, { config: settings, pool, replica });
 }

@@ -4,7 +4,7 @@
 // again on the same port on demand, removed at the end. A redis-server this
 // helper started is killed when the test process exits, however it exits, so
 // none outlives its test.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,15 @@ export interface TestRedis {
   start(): Promise<void>;
   /** Stops it and removes its directory. */
   close(): Promise<void>;
+}
+
+export function redisInstalled(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const running = new Set<ChildProcess>();

@@ -13,6 +13,9 @@ export const NO_RATE_LIMIT = { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000' };
 /** Believe X-Forwarded-For from loopback, so a test can choose the client address. */
 export const TRUST_LOOPBACK = { SPLITGUARD_TRUST_PROXY: '127.0.0.1/32,::1/128' };
 
+/** Where requests go: a server's threads, or anything in front of servers (the cluster tests' nginx). */
+export type Endpoint = Pick<TestServer, 'ports' | 'ca' | 'apiKey'>;
+
 export interface ApiOptions {
   /** The thread to ask (default 0). */
   thread?: number;
@@ -21,7 +24,7 @@ export interface ApiOptions {
 }
 
 /** One /v1 call with a JSON body (or none) and the server's key. */
-export function api(server: TestServer, method: string, path: string, json?: unknown, options: ApiOptions = {}): Promise<Response> {
+export function api(server: Endpoint, method: string, path: string, json?: unknown, options: ApiOptions = {}): Promise<Response> {
   return request({
     port: server.ports[options.thread ?? 0],
     ca: server.ca,
@@ -59,20 +62,20 @@ export const PAGE_A = 'https://a.example.com/landing';
 export const PAGE_B = 'https://b.example.com/landing';
 
 /** Creates a route (201 expected) with pages A and B unless overridden. */
-export async function createRoute(server: TestServer, fields: Record<string, unknown> = {}, options: ApiOptions = {}): Promise<RouteBody> {
+export async function createRoute(server: Endpoint, fields: Record<string, unknown> = {}, options: ApiOptions = {}): Promise<RouteBody> {
   const r = await api(server, 'POST', '/v1/routes', { name: 'test route', page_a: PAGE_A, page_b: PAGE_B, ...fields }, options);
   if (r.status !== 201) throw new Error(`creating a route answered ${r.status}: ${r.body}`);
   return r.json as RouteBody;
 }
 
-export async function updateRoute(server: TestServer, id: number, fields: Record<string, unknown>, options: ApiOptions = {}): Promise<RouteBody> {
+export async function updateRoute(server: Endpoint, id: number, fields: Record<string, unknown>, options: ApiOptions = {}): Promise<RouteBody> {
   const r = await api(server, 'PUT', `/v1/routes/${id}`, fields, options);
   if (r.status !== 200) throw new Error(`updating route ${id} answered ${r.status}: ${r.body}`);
   return r.json as RouteBody;
 }
 
 /** The detail's stats (200 expected). */
-export async function routeStats(server: TestServer, id: number, options: ApiOptions = {}): Promise<Stats> {
+export async function routeStats(server: Endpoint, id: number, options: ApiOptions = {}): Promise<Stats> {
   const r = await api(server, 'GET', `/v1/routes/${id}`, undefined, options);
   if (r.status !== 200) throw new Error(`reading route ${id} answered ${r.status}: ${r.body}`);
   return r.json.stats as Stats;
@@ -134,10 +137,10 @@ export function pageOf(v: Visit, pageA = PAGE_A, pageB = PAGE_B): 'a' | 'b' {
  * close() when done, so no socket outlives the test.
  */
 export class RedirectClient {
-  readonly #server: TestServer;
+  readonly #server: Endpoint;
   readonly #agents: https.Agent[];
 
-  constructor(server: TestServer, maxSockets = 16) {
+  constructor(server: Endpoint, maxSockets = 16) {
     this.#server = server;
     this.#agents = server.ports.map(() => new https.Agent({ keepAlive: true, maxSockets, ca: server.ca }));
   }

@@ -3,7 +3,7 @@
 // test can address one thread) and a fresh temporary data directory holding a
 // copy of the cached IP database.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { installTestDatabase, ROOT } from './ipdb-cache.js';
@@ -39,7 +39,7 @@ export interface TestServer {
   /** One port per thread, in thread order. */
   ports: number[];
   dataDir: string;
-  /** The bootstrap account's key, from bootstrap.json. */
+  /** The bootstrap account's key, from bootstrap.json ('' when the data directory has none). */
   apiKey: string;
   accountId: number;
   /** The server's certificate (PEM), for clients to trust. */
@@ -143,7 +143,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     throw err;
   });
 
-  const boot = readBootstrap(dataDir);
+  // A cluster node that found the cluster bootstrapped already has no bootstrap.json.
+  const boot = existsSync(path.join(dataDir, 'bootstrap.json')) ? readBootstrap(dataDir) : { api_key: '', account_id: 0 };
   let signalled = false;
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (running && !signalled) {

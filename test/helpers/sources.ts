@@ -28,6 +28,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from './ipdb-cache.js';
+import { freePort } from './ports.js';
 
 type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang';
 
@@ -184,9 +185,6 @@ export async function startSourceServer(): Promise<SourceServer> {
 
 /** A node on a loopback port that nothing listens on: connecting is refused. */
 export async function closedPortNode(): Promise<string> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const port = await freePort();
   return FILES.map((f) => `http://127.0.0.1:${port}/${f}`).join('|');
 }

@@ -2,10 +2,13 @@
 // URL (credentials and a database number allowed) switches them to Redis;
 // anything else stops start-up with a message naming the variable, and a
 // password in a refused value is not repeated. SPLITGUARD_REDIS_TIMEOUT_MS
-// (default 50) bounds an API request's wait on Redis.
+// (default 50) bounds an API request's wait on Redis. (Cluster mode takes
+// SPLITGUARD_DATABASE_URL with it: cluster-config.test.ts.)
 import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
+
+const PG = 'postgres://db.example.com/splitguard';
 
 it('is off when unset or empty, and defaults the timeout to 50 ms', () => {
   expect(loadConfig({}).redisUrl).toBeNull();
@@ -16,7 +19,7 @@ it('is off when unset or empty, and defaults the timeout to 50 ms', () => {
 
 it('takes redis:// and rediss:// URLs with credentials and a database number', () => {
   for (const url of ['redis://127.0.0.1:6379', 'redis://cache.internal:6380/2', 'rediss://user:s3cret@redis.example.com:6380/0', 'redis://[::1]:6379/']) {
-    expect(loadConfig({ SPLITGUARD_REDIS_URL: url }).redisUrl, url).toBe(new URL(url).href);
+    expect(loadConfig({ SPLITGUARD_DATABASE_URL: PG, SPLITGUARD_REDIS_URL: url }).redisUrl, url).toBe(new URL(url).href);
   }
 });
 
@@ -25,7 +28,7 @@ it('refuses other schemes, a missing host, a query and a path that is not a data
   for (const value of bad) {
     let err: unknown;
     try {
-      loadConfig({ SPLITGUARD_REDIS_URL: value });
+      loadConfig({ SPLITGUARD_DATABASE_URL: PG, SPLITGUARD_REDIS_URL: value });
     } catch (e) {
       err = e;
     }
@@ -39,7 +42,7 @@ it('refuses other schemes, a missing host, a query and a path that is not a data
 it('does not repeat the password of a refused URL', () => {
   let err: unknown;
   try {
-    loadConfig({ SPLITGUARD_REDIS_URL: 'http://admin:hunter2@cache:6379' });
+    loadConfig({ SPLITGUARD_DATABASE_URL: PG, SPLITGUARD_REDIS_URL: 'http://admin:hunter2@cache:6379' });
   } catch (e) {
     err = e;
   }

@@ -27,7 +27,7 @@ it('lists exactly the API error codes of src/errors.ts, each with its HTTP statu
   const schema = deref('/components/schemas/ErrorCode').node;
   // The catalogue also holds codes that never reach an API body: the command
   // line's (cli_*), the web console's (CONSOLE_CODES), and every server-side
-  // one (storage_unavailable, ipdb_*): publicError sends any error whose
+  // one (storage_unusable, ipdb_*): publicError sends any error whose
   // status is not sentAsIs as the one fixed `internal` body and logs the real code.
   const apiCodes = Object.keys(catalogue).filter((c) => {
     const { status } = catalogue[c as keyof typeof catalogue];

@@ -1,0 +1,307 @@
+// The cluster back end: every write is one PostgreSQL transaction that also
+// appends its changes to the change log (changes.ts); once it has committed,
+// the writer's own replica applies the log up to it (replica.ts) before the
+// promise resolves, so the writing node reads its write at once and every
+// other node within a second (they are woken by NOTIFY).
+//
+// Refusals are PostgreSQL's, in the writing transaction: the quota by a
+// conditional UPDATE of the account row (its row lock orders concurrent
+// creations), code uniqueness by route_codes' primary key, the refresh
+// allowance by a conditional upsert.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { AppError } from '../../errors.js';
+import { log } from '../../log.js';
+import type { Backend, DayCounts, NewAccount } from '../backend.js';
+import type { Account, ApiKey, BlacklistChange, ConsoleSession, DayStats, User } from '../db.js';
+import { newCode, type Route, type RouteSettings } from '../routes-store.js';
+import { appendChanges, type NewChange } from './changes.js';
+import { inTransaction, type Pool, type PoolClient, storageError, unavailable } from './client.js';
+import { accountOf, blacklistOf, DAY_FIELDS, dayOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
+import type { Replica } from './replica.js';
+
+/** Published database files kept in ipdb_files (the newest, and one to fall back on). */
+const IPDB_FILES_KEPT = 2;
+
+const ROUTE_COLUMNS: Record<keyof RouteSettings, string> = {
+  name: 'name', pageA: 'page_a', pageB: 'page_b', splitRatio: 'split_ratio', defaultGroup: 'default_group', interceptLevel: 'intercept_level',
+};
+
+type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
+
+export class PgBackend implements Backend {
+  readonly kind = 'postgres';
+  readonly #pool: Pool;
+  readonly #replica: Replica;
+  readonly #node: string;
+  readonly #connected: () => boolean;
+
+  constructor(pool: Pool, replica: Replica, node: string, connected: () => boolean) {
+    this.#pool = pool;
+    this.#replica = replica;
+    this.#node = node;
+    this.#connected = connected;
+  }
+
+  /** One transaction with its changes; resolves once the local replica holds them. */
+  async #write<T>(work: Work<T>): Promise<T> {
+    // Known to be away: refuse at once rather than after a connect timeout.
+    if (!this.#connected()) throw unavailable();
+    const { out, seq } = await inTransaction(this.#pool, async (c) => {
+      const done = await work(c);
+      return { out: done.out, seq: done.changes.length > 0 ? await appendChanges(c, done.changes) : 0 };
+    });
+    // Committed: a failure to read it back only delays it here (the log
+    // brings it later); the write itself must not be reported as failed.
+    if (seq > 0) await this.#replica.through(seq).catch((err: unknown) => log('warn', 'replica_catch_up_failed', { seq, error: err }));
+    return out;
+  }
+
+  async #query<R extends Record<string, unknown>>(sql: string, values: unknown[]): Promise<R[]> {
+    try {
+      return (await this.#pool.query<R>(sql, values)).rows;
+    } catch (err) {
+      throw storageError(err);
+    }
+  }
+
+  createAccount(input: NewAccount): Promise<Account> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query('INSERT INTO accounts (name, quota, admin) VALUES ($1, $2, $3) RETURNING *', [input.name, input.quota, input.admin]);
+      const account = accountOf(rows[0]);
+      return { out: account, changes: [{ kind: 'account', key: account.id, record: account }] };
+    });
+  }
+
+  updateAccount(id: number, change: Partial<Pick<Account, 'name' | 'quota'>>): Promise<Account | undefined> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query('UPDATE accounts SET name = coalesce($2, name), quota = coalesce($3, quota) WHERE id = $1 RETURNING *', [id, change.name ?? null, change.quota ?? null]);
+      if (rows.length === 0) return { out: undefined, changes: [] };
+      const account = accountOf(rows[0]);
+      return { out: account, changes: [{ kind: 'account', key: id, record: account }] };
+    });
+  }
+
+  createKey(key: ApiKey): Promise<void> {
+    return this.#write(async (c) => {
+      await c.query(
+        'INSERT INTO api_keys (id, hash, account_id, name, prefix, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [key.id, key.hash, key.accountId, key.name, key.prefix, key.admin, key.createdAt],
+      );
+      return { out: undefined, changes: [{ kind: 'key', key: key.hash, record: key }] };
+    });
+  }
+
+  revokeKey(id: string, at: string): Promise<ApiKey | undefined> {
+    return this.#write(async (c) => {
+      const revoked = await c.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING *', [id, at]);
+      if (revoked.rows.length > 0) {
+        const key = keyOf(revoked.rows[0]);
+        return { out: key, changes: [{ kind: 'key', key: key.hash, record: key }] };
+      }
+      const { rows } = await c.query('SELECT * FROM api_keys WHERE id = $1', [id]);
+      return { out: rows.length > 0 ? keyOf(rows[0]) : undefined, changes: [] };
+    });
+  }
+
+  recordKeyUse(used: ReadonlyMap<string, string>): Promise<void> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query(
+        `UPDATE api_keys k SET last_used_at = u.at FROM unnest($1::text[], $2::timestamptz[]) AS u(hash, at)
+          WHERE k.hash = u.hash AND (k.last_used_at IS NULL OR k.last_used_at < u.at) RETURNING k.*`,
+        [[...used.keys()], [...used.values()]],
+      );
+      return { out: undefined, changes: rows.map((r) => ({ kind: 'key' as const, key: r.hash as string, record: keyOf(r) })) };
+    });
+  }
+
+  createUser(user: User): Promise<boolean> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query(
+        'INSERT INTO users (email, password_hash, admin, account_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING RETURNING *',
+        [user.email, user.passwordHash, user.admin, user.accountId, user.createdAt],
+      );
+      if (rows.length === 0) return { out: false, changes: [] };
+      return { out: true, changes: [{ kind: 'user', key: user.email, record: userOf(rows[0]) }] };
+    });
+  }
+
+  putSession(hash: string, session: ConsoleSession): Promise<void> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query(
+        `INSERT INTO sessions (hash, email, csrf, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (hash) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at RETURNING *`,
+        [hash, session.email, session.csrf, session.createdAt, session.lastSeenAt],
+      );
+      return { out: undefined, changes: [{ kind: 'session', key: hash, record: sessionOf(rows[0]) }] };
+    });
+  }
+
+  deleteSessions(hashes: readonly string[]): Promise<void> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query('DELETE FROM sessions WHERE hash = ANY($1::text[]) RETURNING hash', [hashes]);
+      return { out: undefined, changes: rows.map((r) => ({ kind: 'session' as const, key: r.hash as string, record: null })) };
+    });
+  }
+
+  createRoute(accountId: number, settings: RouteSettings): Promise<Route> {
+    return this.#write(async (c) => {
+      const counted = await c.query(
+        'UPDATE accounts SET routes_created = routes_created + 1, routes_active = routes_active + 1 WHERE id = $1 AND routes_created < quota RETURNING *',
+        [accountId],
+      );
+      if (counted.rows.length === 0) {
+        const { rows } = await c.query('SELECT routes_created, quota FROM accounts WHERE id = $1', [accountId]);
+        throw new AppError('quota_exceeded', rows.length > 0 ? `${rows[0].routes_created} of ${rows[0].quota} routes created` : '');
+      }
+      let code = newCode();
+      while ((await c.query('INSERT INTO route_codes (code) VALUES ($1) ON CONFLICT DO NOTHING', [code])).rowCount === 0) code = newCode();
+      const now = new Date().toISOString();
+      const { rows } = await c.query(
+        `INSERT INTO routes (account_id, code, name, page_a, page_b, split_ratio, default_group, intercept_level, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *`,
+        [accountId, code, settings.name, settings.pageA, settings.pageB, settings.splitRatio, settings.defaultGroup, settings.interceptLevel, now],
+      );
+      const route = routeOf(rows[0]);
+      const account = accountOf(counted.rows[0]);
+      return { out: route, changes: [{ kind: 'route', key: code, record: route }, { kind: 'account', key: accountId, record: account }] };
+    });
+  }
+
+  updateRoute(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined> {
+    return this.#write(async (c) => {
+      const fields = Object.keys(changes) as (keyof RouteSettings)[];
+      const set = fields.map((f, i) => `${ROUTE_COLUMNS[f]} = $${i + 3}`);
+      const { rows } = await c.query(
+        `UPDATE routes SET ${[...set, `updated_at = $${fields.length + 3}`].join(', ')} WHERE id = $1 AND account_id = $2 RETURNING *`,
+        [id, accountId, ...fields.map((f) => changes[f]), new Date().toISOString()],
+      );
+      if (rows.length === 0) return { out: undefined, changes: [] };
+      const route = routeOf(rows[0]);
+      return { out: route, changes: [{ kind: 'route', key: route.code, record: route }] };
+    });
+  }
+
+  deleteRoute(accountId: number, id: number): Promise<boolean> {
+    return this.#write(async (c) => {
+      const deleted = await c.query('DELETE FROM routes WHERE id = $1 AND account_id = $2 RETURNING code', [id, accountId]);
+      if (deleted.rows.length === 0) return { out: false, changes: [] };
+      const { rows } = await c.query('UPDATE accounts SET routes_active = greatest(0, routes_active - 1) WHERE id = $1 RETURNING *', [accountId]);
+      return {
+        out: true,
+        changes: [{ kind: 'route', key: deleted.rows[0].code as string, record: null }, { kind: 'account', key: accountId, record: accountOf(rows[0]) }],
+      };
+    });
+  }
+
+  #blacklistValues(e: BlacklistChange): unknown[] {
+    return [e.asn, e.builtIn, e.disabled, e.provider, e.category, e.level, e.note, e.updatedAt];
+  }
+
+  addBlacklistEntry(change: BlacklistChange): Promise<boolean> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query(
+        'INSERT INTO blacklist VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (asn) DO NOTHING RETURNING *',
+        this.#blacklistValues(change),
+      );
+      if (rows.length === 0) return { out: false, changes: [] };
+      return { out: true, changes: [{ kind: 'blacklist', key: change.asn, record: blacklistOf(rows[0]) }] };
+    });
+  }
+
+  putBlacklistEntry(change: BlacklistChange): Promise<void> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query(
+        `INSERT INTO blacklist VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (asn) DO UPDATE SET
+           built_in = EXCLUDED.built_in, disabled = EXCLUDED.disabled, provider = EXCLUDED.provider, category = EXCLUDED.category,
+           level = EXCLUDED.level, note = EXCLUDED.note, updated_at = EXCLUDED.updated_at RETURNING *`,
+        this.#blacklistValues(change),
+      );
+      return { out: undefined, changes: [{ kind: 'blacklist', key: change.asn, record: blacklistOf(rows[0]) }] };
+    });
+  }
+
+  removeBlacklistEntry(asn: number): Promise<boolean> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query('DELETE FROM blacklist WHERE asn = $1 RETURNING asn', [asn]);
+      return { out: rows.length > 0, changes: rows.length > 0 ? [{ kind: 'blacklist', key: asn, record: null }] : [] };
+    });
+  }
+
+  putState(entries: Readonly<Record<string, unknown>>): Promise<void> {
+    return this.#write(async (c) => ({ out: undefined, changes: await this.#putState(c, entries) }));
+  }
+
+  async #putState(c: PoolClient, entries: Readonly<Record<string, unknown>>): Promise<NewChange[]> {
+    const changes: NewChange[] = [];
+    for (const [name, value] of Object.entries(entries)) {
+      if (value === null) await c.query('DELETE FROM state WHERE name = $1', [name]);
+      else await c.query('INSERT INTO state (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value', [name, JSON.stringify(value)]);
+      changes.push({ kind: 'state', key: name, record: value });
+    }
+    return changes;
+  }
+
+  claimRefreshTrigger(accountId: number, now: number, intervalMs: number): Promise<number> {
+    return this.#write(async (c) => {
+      // The upsert answers a row only when it took the allowance; a
+      // concurrent claim waits on the row and then finds it taken.
+      const taken = await c.query(
+        `INSERT INTO refresh_triggers (account_id, last_at) VALUES ($1, $2)
+         ON CONFLICT (account_id) DO UPDATE SET last_at = EXCLUDED.last_at WHERE refresh_triggers.last_at <= $2 - $3 RETURNING 1`,
+        [accountId, now, intervalMs],
+      );
+      if (taken.rows.length > 0) return { out: 0, changes: [] };
+      const { rows } = await c.query('SELECT last_at FROM refresh_triggers WHERE account_id = $1', [accountId]);
+      return { out: rows[0].last_at as number, changes: [] };
+    });
+  }
+
+  /** Publishes the file: the newest row of ipdb_files, announced by an 'ipdb' change every node follows (pg/ipdb.ts). */
+  databaseInstalled(file: string, state: Readonly<Record<string, unknown>> = {}): Promise<void> {
+    const data = readFileSync(file);
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    return this.#write(async (c) => {
+      const changes = await this.#putState(c, state);
+      const { rows } = await c.query(
+        `INSERT INTO ipdb_files (version, sha256, size, data, published_by)
+         SELECT coalesce(max(version), 0) + 1, $1, $2, $3, $4 FROM ipdb_files RETURNING version`,
+        [sha256, data.length, data, this.#node],
+      );
+      const version = rows[0].version as number;
+      await c.query('DELETE FROM ipdb_files WHERE version <= $1', [version - IPDB_FILES_KEPT]);
+      changes.push({ kind: 'ipdb', key: version, record: { version, sha256, size: data.length } });
+      return { out: undefined, changes };
+    });
+  }
+
+  /**
+   * One statement: the writer's claim on `batch.seq` in click_flushes and
+   * the counters, added only when the claim succeeded (the sequence is newer
+   * than the last one taken), so a batch sent again is counted once.
+   */
+  async addClicks(days: readonly DayCounts[], batch?: { writer: string; seq: number }): Promise<void> {
+    const columns = DAY_FIELDS.map((f) => days.map((d) => d.c[f]));
+    const add = DAY_FIELDS.map((f) => `${f} = route_days.${f} + EXCLUDED.${f}`).join(', ');
+    const n = DAY_FIELDS.length + 2;
+    await this.#query(
+      `WITH claim AS (
+         INSERT INTO click_flushes (node, seq) SELECT $${n + 1}::text, $${n + 2}::bigint WHERE $${n + 1}::text IS NOT NULL
+         ON CONFLICT (node) DO UPDATE SET seq = EXCLUDED.seq WHERE click_flushes.seq < EXCLUDED.seq RETURNING 1)
+       INSERT INTO route_days (route_id, day, ${DAY_FIELDS.join(', ')})
+       SELECT * FROM unnest($1::bigint[], $2::int[], ${DAY_FIELDS.map((_, i) => `$${i + 3}::bigint[]`).join(', ')})
+        WHERE $${n + 1}::text IS NULL OR EXISTS (SELECT 1 FROM claim)
+       ON CONFLICT (route_id, day) DO UPDATE SET ${add}`,
+      [days.map((d) => d.routeId), days.map((d) => d.day), ...columns, batch?.writer ?? null, batch?.seq ?? null],
+    );
+  }
+
+  async readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>> {
+    const rows = await this.#query('SELECT * FROM route_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);
+    return new Map(rows.map((r) => [r.day as number, dayOf(r)]));
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}

@@ -1,0 +1,112 @@
+// The one module that loads `pg`: pools and single connections to the
+// cluster's PostgreSQL, how their failures read, and transactions.
+//
+// Every failure that means "PostgreSQL cannot be reached or has gone away"
+// (refused or dropped connections, timeouts, an administrator's shutdown)
+// becomes storage_unavailable (503 with Retry-After): the node keeps serving
+// reads from its replica. Anything else (a constraint a query did not
+// expect) stays an internal error.
+import pg from 'pg';
+import { AppError } from '../../errors.js';
+
+// bigint (ids, sequences, counters) as numbers: every value splitguard
+// stores stays far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+export type Client = pg.Client;
+export type Queryable = Pick<pg.ClientBase, 'query'>;
+
+/** Seconds a client is told to wait before retrying a write refused while PostgreSQL is away. */
+export const RETRY_AFTER_S = 5;
+
+/** Limits shared by every connection: nothing may hang a request for long. */
+const LIMITS = {
+  connectionTimeoutMillis: 3000,
+  query_timeout: 10_000,
+  keepAlive: true,
+};
+
+/**
+ * How long a pooled query may wait for a connection: under a burst of
+ * writes most of that is the wait for a free one (pg-pool times the queue
+ * and the connecting alike), which is load, not an outage. A PostgreSQL that
+ * is away is known sooner: refused connections fail at once, and the node's
+ * link (node.ts) marks it unreachable, which refuses writes before they queue.
+ */
+const POOL_WAIT_MS = 15_000;
+
+export function createPool(url: string, name: string, max: number): Pool {
+  const pool = new pg.Pool({ connectionString: url, application_name: name, max, idleTimeoutMillis: 30_000, ...LIMITS, connectionTimeoutMillis: POOL_WAIT_MS });
+  // An idle connection that breaks (PostgreSQL restarted) is dropped from
+  // the pool; the next query opens another. Unhandled, it would end the thread.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** One connection of its own (LISTEN, advisory locks held for a session). */
+export async function connect(url: string, name: string): Promise<Client> {
+  const client = new pg.Client({ connectionString: url, application_name: name, ...LIMITS });
+  try {
+    await client.connect();
+  } catch (err) {
+    client.removeAllListeners();
+    throw storageError(err);
+  }
+  return client;
+}
+
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Whether `err` says PostgreSQL is unreachable, gone or shutting down (SQLSTATE classes 08 and 57P). */
+export function isUnavailable(err: unknown): boolean {
+  if (err instanceof AppError) return err.code === 'storage_unavailable';
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (UNAVAILABLE_ERRNO.has(code) || code.startsWith('08') || code.startsWith('57P')) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|Client was closed|not queryable/i.test(message);
+}
+
+/** The refusal of a write while PostgreSQL is away: 503 storage_unavailable with Retry-After. */
+export function unavailable(cause?: unknown, detail = ''): AppError {
+  return new AppError('storage_unavailable', detail, null, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } });
+}
+
+/** A connection failure in a few words for a log line or a start-up message (never a password: pg's messages carry none). */
+export function describe(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
+  return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/** storage_unavailable (with Retry-After) for an unreachable PostgreSQL; any other error as it is. */
+export function storageError(err: unknown): unknown {
+  if (err instanceof AppError || !isUnavailable(err)) return err;
+  return unavailable(err);
+}
+
+/** Runs `work` in one transaction on a pooled connection: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw storageError(err);
+  }
+  let broken: unknown;
+  try {
+    await client.query('BEGIN');
+    const out = await work(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    if (isUnavailable(err)) broken = err;
+    else await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
+    throw storageError(err);
+  } finally {
+    // A connection whose state is unknown is closed, not reused.
+    client.release(broken instanceof Error ? broken : undefined);
+  }
+}

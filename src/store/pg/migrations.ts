@@ -1,0 +1,182 @@
+// The cluster's PostgreSQL schema, as numbered migrations. Every node runs
+// migrate() at start: under one advisory lock (so two nodes starting
+// together do not both apply the same step), each step not yet recorded in
+// schema_migrations is applied in its own transaction together with its
+// record. A database migrated by a newer splitguard is refused.
+//
+// What lives where (docs/cluster.md): PostgreSQL holds everything; each
+// node's LMDB replica holds what the redirect and authentication read, fed
+// from `changes`:
+//
+//   change_head  one row: the sequence of the last change. A writing
+//                transaction moves it as its last statement; the row lock it
+//                takes orders commits, so sequences are gap-free and in
+//                commit order, and a reader that has seen seq N has seen
+//                every change up to N.
+//   changes      seq → (kind, key, record): the record as the replica stores
+//                it (store/db.ts types), null for a removal. Trimmed to the
+//                last RETAIN changes (pg/replica.ts); a node further behind
+//                takes a snapshot.
+import { AppError } from '../../errors.js';
+import type { Pool } from './client.js';
+
+/** Arbitrary, fixed: the advisory lock key under which migrations (and the first bootstrap) run. */
+export const MIGRATION_LOCK = 0x5347_0001;
+
+const MIGRATIONS: string[] = [
+  // 1: the initial schema.
+  `
+  CREATE SEQUENCE account_ids;
+  CREATE TABLE accounts (
+    id bigint PRIMARY KEY DEFAULT nextval('account_ids'),
+    name text NOT NULL,
+    admin boolean NOT NULL DEFAULT false,
+    quota integer NOT NULL CHECK (quota >= 0),
+    routes_created integer NOT NULL DEFAULT 0,
+    routes_active integer NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE TABLE api_keys (
+    id text PRIMARY KEY,
+    hash text NOT NULL UNIQUE,
+    account_id bigint NOT NULL REFERENCES accounts,
+    name text NOT NULL,
+    prefix text NOT NULL,
+    admin boolean NOT NULL,
+    created_at timestamptz NOT NULL,
+    last_used_at timestamptz,
+    revoked_at timestamptz
+  );
+  CREATE INDEX api_keys_account ON api_keys (account_id);
+  CREATE TABLE users (
+    email text PRIMARY KEY,
+    password_hash text NOT NULL,
+    admin boolean NOT NULL,
+    account_id bigint NOT NULL REFERENCES accounts,
+    created_at timestamptz NOT NULL
+  );
+  CREATE TABLE sessions (
+    hash text PRIMARY KEY,
+    email text NOT NULL,
+    csrf text NOT NULL,
+    created_at bigint NOT NULL,
+    last_seen_at bigint NOT NULL
+  );
+  -- Every code ever given out; never deleted, so a code is never reused.
+  CREATE TABLE route_codes (code text PRIMARY KEY);
+  CREATE SEQUENCE route_ids;
+  CREATE TABLE routes (
+    id bigint PRIMARY KEY DEFAULT nextval('route_ids'),
+    account_id bigint NOT NULL REFERENCES accounts,
+    code text NOT NULL UNIQUE REFERENCES route_codes,
+    name text NOT NULL,
+    page_a text NOT NULL,
+    page_b text NOT NULL,
+    split_ratio double precision NOT NULL,
+    default_group text NOT NULL,
+    intercept_level text NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  );
+  CREATE INDEX routes_account ON routes (account_id, id);
+  CREATE TABLE blacklist (
+    asn bigint PRIMARY KEY,
+    built_in boolean NOT NULL,
+    disabled boolean NOT NULL,
+    provider text NOT NULL,
+    category text NOT NULL,
+    level text NOT NULL,
+    note text NOT NULL,
+    updated_at text NOT NULL
+  );
+  -- Click counters per route and UTC day number (days since the epoch).
+  CREATE TABLE route_days (
+    route_id bigint NOT NULL,
+    day integer NOT NULL,
+    clicks bigint NOT NULL DEFAULT 0,
+    a bigint NOT NULL DEFAULT 0,
+    b bigint NOT NULL DEFAULT 0,
+    intercepted bigint NOT NULL DEFAULT 0,
+    asn_blacklist bigint NOT NULL DEFAULT 0,
+    org_keyword bigint NOT NULL DEFAULT 0,
+    vpn_proxy bigint NOT NULL DEFAULT 0,
+    carrier_whitelist bigint NOT NULL DEFAULT 0,
+    check_failed bigint NOT NULL DEFAULT 0,
+    range_feed bigint NOT NULL DEFAULT 0,
+    crawler bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (route_id, day)
+  );
+  -- The last click flush of each node that is in route_days (pg/clicks.ts).
+  CREATE TABLE click_flushes (node text PRIMARY KEY, seq bigint NOT NULL);
+  -- Each account's last refresh trigger (ms since the epoch).
+  CREATE TABLE refresh_triggers (account_id bigint PRIMARY KEY, last_at bigint NOT NULL);
+  -- Refresh and feed state by name (store/state-store.ts).
+  CREATE TABLE state (name text PRIMARY KEY, value jsonb NOT NULL);
+  -- Database files published by the refresh leader, newest kept (pg/ipdb.ts).
+  CREATE TABLE ipdb_files (
+    version bigint PRIMARY KEY,
+    sha256 text NOT NULL,
+    size bigint NOT NULL,
+    data bytea NOT NULL,
+    published_by text NOT NULL,
+    published_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE TABLE change_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), seq bigint NOT NULL);
+  INSERT INTO change_head VALUES (true, 0);
+  CREATE TABLE changes (
+    seq bigint PRIMARY KEY,
+    kind text NOT NULL,
+    key text NOT NULL,
+    record jsonb,
+    at timestamptz NOT NULL DEFAULT clock_timestamp()
+  );
+  -- What each node last reported (cluster status, the limiters' local share).
+  CREATE TABLE nodes (
+    name text PRIMARY KEY,
+    started_at timestamptz NOT NULL,
+    last_seen timestamptz NOT NULL,
+    applied_seq bigint NOT NULL,
+    lag_ms integer NOT NULL,
+    ready boolean NOT NULL,
+    ipdb_version text,
+    ipdb_sha256 text,
+    redis text NOT NULL
+  );
+  `,
+];
+
+/**
+ * Applies the migrations this database lacks, then runs `whileLocked` still
+ * under the lock (a first start's bootstrap, which must happen once however
+ * many nodes start together).
+ */
+export async function migrate(pool: Pool, whileLocked: () => Promise<void> = async () => {}): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+      const version = rows[0].v ?? 0;
+      if (version > MIGRATIONS.length) {
+        throw new AppError('cluster_schema_newer', `PostgreSQL holds schema version ${version}, newer than this splitguard (${MIGRATIONS.length}); upgrade splitguard`);
+      }
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        await client.query('BEGIN');
+        try {
+          await client.query(MIGRATIONS[v]);
+          await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        }
+      }
+      await whileLocked();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,240 @@
+// A node's link to the cluster, run by the server's main thread: the
+// replica kept current (LISTEN on the change channel, and a catch-up pass
+// every second in case a notification was missed), reconnection after
+// PostgreSQL went away, the node's heartbeat row in `nodes`, and the status
+// every server thread reads for /readyz and the limiters' local share.
+//
+// Status, one SharedArrayBuffer viewed as Float64Array:
+//
+//   [ connected | lag_ms | applied seq | live nodes ]
+//
+// written only by this module (plain stores of aligned 8-byte values, which
+// do not tear), read by the threads (ClusterStatus).
+import { log } from '../../log.js';
+import type { Storage } from '../storage.js';
+import { CHANNEL } from './changes.js';
+import { type Client, connect, describe, isUnavailable, unavailable } from './client.js';
+import { migrate } from './migrations.js';
+
+const POLL_MS = 1000;
+const HEARTBEAT_MS = 2000;
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 4000;
+/** A node whose heartbeat is older than this is not counted live. */
+export const NODE_STALE_S = 10;
+/**
+ * Changes kept in the log: a node further behind than this (stopped for a
+ * long while) takes a snapshot instead (replica.ts).
+ */
+export const CHANGES_KEPT = 100_000;
+/** A replica this far behind the head is not ready. */
+const READY_LAG_MS = 5000;
+
+const CONNECTED = 0;
+const LAG = 1;
+const APPLIED = 2;
+const LIVE = 3;
+
+/** The threads' view of the node's link (read-only). */
+export class ClusterStatus {
+  readonly #a: Float64Array;
+
+  static allocate(): SharedArrayBuffer {
+    const buffer = new SharedArrayBuffer(8 * 4);
+    new Float64Array(buffer)[LIVE] = 1;
+    return buffer;
+  }
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.#a = new Float64Array(buffer);
+  }
+
+  get connected(): boolean {
+    return this.#a[CONNECTED] === 1;
+  }
+
+  get lagMs(): number {
+    return this.#a[LAG];
+  }
+
+  /** Nodes with a recent heartbeat (at least 1: this one). */
+  get liveNodes(): number {
+    return Math.max(1, this.#a[LIVE]);
+  }
+
+  /** /readyz: connected to PostgreSQL and the replica caught up. */
+  readiness(): { ready: boolean; lag_ms: number; database: 'connected' | 'unreachable'; reason?: string } {
+    const lag = Math.round(this.lagMs);
+    if (!this.connected) return { ready: false, lag_ms: lag, database: 'unreachable', reason: 'PostgreSQL is unreachable' };
+    if (lag > READY_LAG_MS) return { ready: false, lag_ms: lag, database: 'connected', reason: 'the replica is catching up' };
+    return { ready: true, lag_ms: lag, database: 'connected' };
+  }
+}
+
+export interface NodeReport {
+  /** The IP database this node serves: version and SHA-256, or nulls. */
+  ipdb(): { version: string | null; sha256: string | null };
+  /** 'connected' or 'local' (limits enforced per node). */
+  redis(): string;
+  ready(): boolean;
+}
+
+export class ClusterNode {
+  readonly #storage: Storage;
+  readonly #status: Float64Array;
+  readonly #report: NodeReport;
+  readonly #started = new Date();
+  #listener: Client | null = null;
+  #reconnectMs = RECONNECT_MIN_MS;
+  #reconnect: NodeJS.Timeout | undefined;
+  #poll: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  /** The newest head announced; the replica is behind while it has applied less. */
+  #head = 0;
+  #behindSince = 0;
+  #stopped = false;
+  #beating = false;
+
+  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport) {
+    this.#storage = storage;
+    this.#status = new Float64Array(status);
+    this.#report = report;
+  }
+
+  get #link() {
+    return this.#storage.cluster!;
+  }
+
+  /**
+   * Migrates the schema and brings the replica up to date, then runs
+   * `whileLocked` (the first start's bootstrap) under the migration lock, so
+   * that nodes starting together bootstrap once. PostgreSQL unreachable: a
+   * node with a replica starts from it (degraded); one without cannot.
+   */
+  async start(whileLocked: () => Promise<void>): Promise<void> {
+    try {
+      await migrate(this.#link.pool, async () => {
+        // Reached: writes (the bootstrap's) may go ahead.
+        this.#status[CONNECTED] = 1;
+        await this.#link.replica.catchUp();
+        await whileLocked();
+      });
+    } catch (err) {
+      this.#status[CONNECTED] = 0;
+      if (!isUnavailable(err)) throw err;
+      // Nothing to serve from: a node's first start needs PostgreSQL.
+      if (this.#link.replica.applied === 0) throw unavailable(err, `a new node needs PostgreSQL to start (${describe(err)})`);
+      log('error', 'cluster_start_degraded', { node: this.#link.config.nodeName, applied: this.#link.replica.applied, error: err });
+    }
+    this.#status[APPLIED] = this.#link.replica.applied;
+    await this.#listen();
+    this.#poll = setInterval(() => void this.#catchUp(), POLL_MS);
+    this.#poll.unref();
+    this.#heartbeat = setInterval(() => void this.#beat(), HEARTBEAT_MS);
+    this.#heartbeat.unref();
+    await this.#beat();
+  }
+
+  async #listen(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      const client = await connect(this.#link.config.databaseUrl, `splitguard ${this.#link.config.nodeName} listener`);
+      client.on('notification', (n) => {
+        const head = Number(n.payload);
+        if (head > this.#head) this.#head = head;
+        void this.#catchUp();
+      });
+      client.on('error', (err) => this.#lost(client, err));
+      client.on('end', () => this.#lost(client, new Error('the connection ended')));
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.#listener = client;
+      this.#reconnectMs = RECONNECT_MIN_MS;
+      this.#connected(true);
+      // Changes committed while nobody listened.
+      await this.#catchUp();
+    } catch (err) {
+      this.#lost(null, err);
+    }
+  }
+
+  #lost(client: Client | null, err: unknown): void {
+    if (client !== null && client !== this.#listener) return;
+    this.#listener = null;
+    client?.removeAllListeners();
+    client?.on('error', () => {});
+    void client?.end().catch(() => {});
+    if (this.#status[CONNECTED] === 1) log('error', 'cluster_database_lost', { error: err });
+    this.#connected(false);
+    if (this.#stopped) return;
+    clearTimeout(this.#reconnect);
+    this.#reconnect = setTimeout(() => void this.#listen(), this.#reconnectMs);
+    this.#reconnect.unref();
+    this.#reconnectMs = Math.min(RECONNECT_MAX_MS, this.#reconnectMs * 2);
+  }
+
+  #connected(up: boolean): void {
+    const was = this.#status[CONNECTED] === 1;
+    this.#status[CONNECTED] = up ? 1 : 0;
+    if (up && !was) log('info', 'cluster_database_connected', { node: this.#link.config.nodeName });
+  }
+
+  async #catchUp(): Promise<void> {
+    const replica = this.#link.replica;
+    try {
+      if (this.#head > replica.applied && this.#behindSince === 0) this.#behindSince = Date.now();
+      await replica.catchUp();
+      this.#status[APPLIED] = replica.applied;
+      if (replica.applied >= this.#head) this.#behindSince = 0;
+    } catch (err) {
+      if (!isUnavailable(err)) log('error', 'replica_catch_up_failed', { error: err });
+      else if (this.#listener === null) this.#connected(false);
+    }
+    this.#status[LAG] = this.#behindSince === 0 ? 0 : Date.now() - this.#behindSince;
+  }
+
+  async #beat(): Promise<void> {
+    // One at a time: against an unresponsive PostgreSQL a beat waits out its query timeout.
+    if (this.#beating) return;
+    this.#beating = true;
+    const ipdb = this.#report.ipdb();
+    try {
+      const { rows } = await this.#link.pool.query<{ live: number }>(
+        `WITH me AS (
+           INSERT INTO nodes (name, started_at, last_seen, applied_seq, lag_ms, ready, ipdb_version, ipdb_sha256, redis)
+           VALUES ($1, $2, now(), $3, $4, $5, $6, $7, $8)
+           ON CONFLICT (name) DO UPDATE SET started_at = EXCLUDED.started_at, last_seen = now(), applied_seq = EXCLUDED.applied_seq,
+             lag_ms = EXCLUDED.lag_ms, ready = EXCLUDED.ready, ipdb_version = EXCLUDED.ipdb_version, ipdb_sha256 = EXCLUDED.ipdb_sha256,
+             redis = EXCLUDED.redis)
+         SELECT count(*)::int + 1 AS live FROM nodes WHERE name <> $1 AND last_seen > now() - make_interval(secs => $9)`,
+        [
+          this.#link.config.nodeName, this.#started, this.#link.replica.applied, Math.round(this.#status[LAG]), this.#report.ready(),
+          ipdb.version, ipdb.sha256, this.#report.redis(), NODE_STALE_S,
+        ],
+      );
+      this.#status[LIVE] = rows[0].live;
+      // Every node trims; the primary key makes it a short range delete.
+      await this.#link.pool.query('DELETE FROM changes WHERE seq <= (SELECT seq FROM change_head) - $1', [CHANGES_KEPT]);
+    } catch (err) {
+      if (!isUnavailable(err)) log('warn', 'cluster_heartbeat_failed', { error: err });
+      // PostgreSQL unreachable though the listening connection has not
+      // noticed (a network split sends no reset): start over from listening.
+      else if (this.#listener !== null) this.#lost(this.#listener, err);
+    } finally {
+      this.#beating = false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#reconnect);
+    clearInterval(this.#poll);
+    clearInterval(this.#heartbeat);
+    const client = this.#listener;
+    this.#listener = null;
+    if (client) {
+      client.removeAllListeners();
+      client.on('error', () => {});
+      await client.end().catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,216 @@
+// A node's LMDB replica of what the redirect and authentication read:
+// accounts, key hashes, users, sessions, routes and codes, blacklist edits
+// and the refresh state, fed from the change log (migrations.ts).
+//
+// Applying is idempotent and safe from any thread or process: a pass reads
+// the changes after the sequence the replica has applied (meta
+// `replica_seq`), and applies them in one LMDB write transaction that
+// re-reads that sequence first and applies only the changes that follow it,
+// in order. So the main thread (woken by NOTIFY) and a server thread (after
+// its own write: read-your-writes) can both apply without coordination; each
+// change is applied once, together with its change-feed entry (feed.ts), and
+// the process's threads are told when it has committed.
+//
+// A replica that is behind the oldest change kept (or ahead of the head: a
+// different database) takes a snapshot: every replicated record, read in one
+// repeatable-read transaction with the head's sequence.
+import { log } from '../../log.js';
+import type { Account, ApiKey, BlacklistChange, ConsoleSession, Stores, User } from '../db.js';
+import { announce, type ChangeKind, recordChange, resetFeed } from '../feed.js';
+import type { Route } from '../routes-store.js';
+import type { Pool } from './client.js';
+import { accountOf, blacklistOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
+
+/** The sequence of the last change the replica applied. */
+export const META_APPLIED = 'replica_seq';
+/** The database file the cluster serves (pg/ipdb.ts), as its 'ipdb' change carries it. */
+export const META_PUBLISHED = 'ipdb_published';
+const BATCH = 2000;
+
+export interface ChangeRow {
+  seq: number;
+  kind: ChangeKind;
+  key: string;
+  record: unknown;
+}
+
+export function appliedSeq(stores: Stores): number {
+  return (stores.meta.get(META_APPLIED) as number | undefined) ?? 0;
+}
+
+/** One change into the replica; inside its write transaction. */
+function apply(s: Stores, c: ChangeRow): void {
+  switch (c.kind) {
+    case 'account':
+      s.accounts.put(Number(c.key), c.record as Account);
+      break;
+    case 'key': {
+      const k = c.record as ApiKey;
+      s.keys.put(k.hash, k);
+      s.keyIds.put(k.id, k.hash);
+      break;
+    }
+    case 'user':
+      s.users.put(c.key, c.record as User);
+      break;
+    case 'session':
+      if (c.record === null) s.sessions.remove(c.key);
+      else s.sessions.put(c.key, c.record as ConsoleSession);
+      break;
+    case 'route':
+      applyRoute(s, c.key, c.record as Route | null);
+      break;
+    case 'blacklist':
+      if (c.record === null) s.blacklist.remove(Number(c.key));
+      else s.blacklist.put(Number(c.key), c.record as BlacklistChange);
+      break;
+    case 'state':
+      if (c.record === null) s.meta.remove(c.key);
+      else s.meta.put(c.key, c.record);
+      break;
+    case 'ipdb':
+      s.meta.put(META_PUBLISHED, c.record);
+      break;
+  }
+  recordChange(s, c.kind, c.key);
+}
+
+/** A route by its code: the record, or null once deleted (the code stays taken). */
+function applyRoute(s: Stores, code: string, route: Route | null): void {
+  if (route !== null) {
+    s.routes.put(route.id, route);
+    s.codes.put(code, route.id);
+    s.accountRoutes.put([route.accountId, route.id], 1);
+    return;
+  }
+  const id = s.codes.get(code);
+  const old = id === undefined ? undefined : s.routes.get(id);
+  if (old) {
+    s.routes.remove(old.id);
+    s.accountRoutes.remove([old.accountId, old.id]);
+  }
+}
+
+export class Replica {
+  readonly #stores: Stores;
+  readonly #pool: Pool;
+  #running: Promise<void> | null = null;
+  #queued: Promise<void> | null = null;
+
+  constructor(stores: Stores, pool: Pool) {
+    this.#stores = stores;
+    this.#pool = pool;
+  }
+
+  get applied(): number {
+    return appliedSeq(this.#stores);
+  }
+
+  /**
+   * Applies every change committed before the call. A pass already running
+   * may have read the log before that: the call then waits for the next
+   * pass, which every caller meanwhile shares.
+   */
+  catchUp(): Promise<void> {
+    if (this.#running === null) {
+      this.#running = this.#pass().finally(() => {
+        this.#running = null;
+      });
+      return this.#running;
+    }
+    this.#queued ??= this.#running
+      .catch(() => {})
+      .then(() => {
+        this.#queued = null;
+        return this.catchUp();
+      });
+    return this.#queued;
+  }
+
+  /** Resolves once the replica holds change `seq` (a write's own, for read-your-writes). */
+  async through(seq: number): Promise<void> {
+    while (this.applied < seq) await this.catchUp();
+  }
+
+  async #pass(): Promise<void> {
+    for (;;) {
+      const from = this.applied;
+      // One statement, one snapshot: the head and the changes after `from` agree.
+      const { rows } = await this.#pool.query<ChangeRow & { head: number }>(
+        `SELECT h.seq AS head, c.seq, c.kind, c.key, c.record
+           FROM change_head h LEFT JOIN LATERAL (SELECT * FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true`,
+        [from, BATCH],
+      );
+      const head = rows[0].head;
+      const changes = rows[0].seq === null ? [] : rows;
+      if (head === from) return;
+      if (head < from || changes.length === 0 || changes[0].seq !== from + 1) {
+        await this.snapshot();
+        return;
+      }
+      await this.#stores.root.transaction(() => {
+        let at = appliedSeq(this.#stores);
+        for (const c of changes) {
+          if (c.seq <= at) continue;
+          if (c.seq !== at + 1) break;
+          apply(this.#stores, c);
+          at = c.seq;
+        }
+        this.#stores.meta.put(META_APPLIED, at);
+      });
+      announce(this.#stores);
+      if (changes.length < BATCH) return;
+    }
+  }
+
+  /** Replaces every replicated record by PostgreSQL's, as of one moment. */
+  async snapshot(): Promise<void> {
+    const client = await this.#pool.connect();
+    const read = async (sql: string) => (await client.query(sql)).rows;
+    let data: Record<string, Record<string, unknown>[]>;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      data = {
+        head: await read('SELECT seq FROM change_head'),
+        accounts: await read('SELECT * FROM accounts'),
+        keys: await read('SELECT * FROM api_keys'),
+        users: await read('SELECT * FROM users'),
+        sessions: await read('SELECT * FROM sessions'),
+        routes: await read('SELECT * FROM routes'),
+        codes: await read('SELECT c.code, r.id FROM route_codes c LEFT JOIN routes r USING (code)'),
+        blacklist: await read('SELECT * FROM blacklist'),
+        state: await read('SELECT name, value FROM state'),
+        ipdb: await read('SELECT version, sha256, size FROM ipdb_files ORDER BY version DESC LIMIT 1'),
+      };
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await this.#stores.root.transaction(() => this.#replaceAll(data));
+    announce(this.#stores);
+    log('info', 'replica_snapshot', { seq: data.head[0].seq, routes: data.routes.length, keys: data.keys.length });
+  }
+
+  #replaceAll(data: Record<string, Record<string, unknown>[]>): void {
+    const s = this.#stores;
+    for (const db of [s.accounts, s.keys, s.keyIds, s.users, s.sessions, s.routes, s.codes, s.accountRoutes, s.blacklist] as const) {
+      for (const key of db.getKeys()) (db as { remove(k: unknown): unknown }).remove(key);
+    }
+    for (const r of data.accounts) s.accounts.put(r.id as number, accountOf(r));
+    for (const r of data.keys) {
+      const k = keyOf(r);
+      s.keys.put(k.hash, k);
+      s.keyIds.put(k.id, k.hash);
+    }
+    for (const r of data.users) s.users.put(r.email as string, userOf(r));
+    for (const r of data.sessions) s.sessions.put(r.hash as string, sessionOf(r));
+    for (const r of data.routes) applyRoute(s, r.code as string, routeOf(r));
+    // Codes of deleted routes stay known, with no route behind them (no route has id 0).
+    for (const r of data.codes) if (r.id === null) s.codes.put(r.code as string, 0);
+    for (const r of data.blacklist) s.blacklist.put(r.asn as number, blacklistOf(r));
+    for (const r of data.state) s.meta.put(r.name as string, r.value);
+    if (data.ipdb.length > 0) s.meta.put(META_PUBLISHED, data.ipdb[0]);
+    s.meta.put(META_APPLIED, data.head[0].seq as number);
+    resetFeed(s);
+  }
+}

@@ -1,0 +1,101 @@
+// A cluster on loopback for a test: a private PostgreSQL and Redis, N
+// splitguard nodes (one server thread each, their own data directories,
+// node-0 started first so that it migrates and bootstraps), and a real
+// nginx in front, which the nodes trust for X-Forwarded-For. Everything is
+// removed at close().
+import { postgresBin, startPostgres, type TestPostgres } from './postgres.js';
+import { nginxInstalled, startNginx, type TestNginx } from './nginx.js';
+import { redisInstalled, startRedis, type TestRedis } from './redis.js';
+import type { Endpoint } from './routes.js';
+import { rmSync } from 'node:fs';
+import { freePort } from './ports.js';
+import { type Env, startServer, tempDataDir, type TestServer } from './server.js';
+
+/** Why cluster tests cannot run here (a missing service binary), or null. */
+export function clusterSkipReason(): string | null {
+  if (postgresBin() === null) return 'PostgreSQL is not installed (/usr/lib/postgresql/<version>/bin)';
+  if (!redisInstalled()) return 'redis-server is not installed';
+  if (!nginxInstalled()) return 'nginx is not installed';
+  return null;
+}
+
+export interface TestCluster {
+  pg: TestPostgres;
+  redis: TestRedis;
+  nodes: TestServer[];
+  /** nginx, in front of every node. */
+  lb: Endpoint;
+  nginx: TestNginx;
+  /** The bootstrap account's key (node-0 made it). */
+  apiKey: string;
+  /** A node as an Endpoint with the cluster's key. */
+  node(i: number): Endpoint;
+  /** The environment node i runs with. */
+  env(i: number): Env;
+  /** Starts node i again (after it was stopped or killed) on its data directory and port. */
+  restart(i: number): Promise<TestServer>;
+  close(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  nodes?: number;
+  /** Extra environment for every node. */
+  env?: Env;
+  /** Put nginx in front (default true). */
+  nginx?: boolean;
+  /** Server threads per node (default 1). */
+  threads?: number;
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
+  const count = options.nodes ?? 3;
+  const pg = await startPostgres();
+  const redis = await startRedis();
+  const nodes: TestServer[] = [];
+  // Each node keeps its port and data directory across restarts (nginx's upstreams stay right).
+  const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+  const dataDirs = ports.map(() => tempDataDir());
+  let nginx: TestNginx | null = null;
+  const env = (i: number): Env => ({
+    PORT: String(ports[i]),
+    SPLITGUARD_DATABASE_URL: pg.url,
+    SPLITGUARD_REDIS_URL: redis.url,
+    SPLITGUARD_NODE_NAME: `node-${i}`,
+    SPLITGUARD_TRUST_PROXY: '127.0.0.1',
+    ...options.env,
+  });
+  const close = async () => {
+    await nginx?.close();
+    await Promise.all(nodes.map((n) => n.close()));
+    await redis.close();
+    pg.close();
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  };
+  const start = (i: number) => startServer({ env: env(i), dataDir: dataDirs[i], threads: options.threads });
+  try {
+    nodes.push(await start(0));
+    nodes.push(...(await Promise.all(Array.from({ length: count - 1 }, (_, i) => start(i + 1)))));
+    if (options.nginx !== false) nginx = await startNginx(ports, `${dataDirs[0]}/tls/cert.pem`, `${dataDirs[0]}/tls/key.pem`);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const apiKey = nodes[0].apiKey;
+  const endpoint = (server: Pick<TestServer, 'ports' | 'ca'>): Endpoint => ({ ports: server.ports, ca: server.ca, apiKey });
+  return {
+    pg,
+    redis,
+    nodes,
+    lb: nginx ? { ports: [nginx.port], ca: nodes[0].ca, apiKey } : endpoint(nodes[0]),
+    nginx: nginx!,
+    apiKey,
+    node: (i) => endpoint(nodes[i]),
+    env,
+    async restart(i) {
+      await nodes[i].close();
+      nodes[i] = await start(i);
+      return nodes[i];
+    },
+    close,
+  };
+}

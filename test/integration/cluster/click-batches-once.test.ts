@@ -1,0 +1,86 @@
+// Click batches reach PostgreSQL exactly once (store/stats-store.ts with the
+// PostgreSQL back end, against a real PostgreSQL and a real LMDB):
+// - a batch sent again (its first commit taken but not acknowledged) is
+//   not counted twice;
+// - while PostgreSQL is stopped, batches wait in memory and, past the
+//   bound, in the local LMDB; they survive a restart of the writer, and
+//   once PostgreSQL is back every one is added once, in order.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { DayCounts } from '../../../src/store/backend.js';
+import { openStores, type Stores } from '../../../src/store/db.js';
+import { PgBackend } from '../../../src/store/pg/backend.js';
+import { createPool, type Pool } from '../../../src/store/pg/client.js';
+import { migrate } from '../../../src/store/pg/migrations.js';
+import { Replica } from '../../../src/store/pg/replica.js';
+import { Stats, zeroDay } from '../../../src/store/stats-store.js';
+import { postgresBin, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+
+const skip = postgresBin() === null;
+let pg: TestPostgres;
+let dir: string;
+let stores: Stores;
+const pools: Pool[] = [];
+beforeAll(async () => {
+  if (skip) return;
+  pg = await startPostgres();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'sg-clicks-'));
+  stores = openStores(dir);
+});
+afterAll(async () => {
+  for (const p of pools) await p.end().catch(() => {});
+  await stores?.root.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  pg?.close();
+});
+
+function backend(): PgBackend {
+  const pool = createPool(pg.url, 'test', 2);
+  pools.push(pool);
+  return new PgBackend(pool, new Replica(stores, pool), 'test', () => true);
+}
+
+const day = (routeId: number, clicks: number): DayCounts => ({ routeId, day: 20_000, c: { ...zeroDay(), clicks, a: clicks } });
+const stored = async (routeId: number) =>
+  Number((await pg.query<{ clicks: string }>('SELECT clicks FROM route_days WHERE route_id = $1', [routeId]))[0]?.clicks ?? 0);
+
+it.skipIf(skip)('a batch sent twice is counted once; batches kept and spilled while PostgreSQL is away are each counted once when it returns', async () => {
+  const b = backend();
+  await migrate(createPoolFor());
+
+  await b.addClicks([day(1, 5)], { writer: 'n/1', seq: 10 });
+  await b.addClicks([day(1, 5)], { writer: 'n/1', seq: 10 });
+  await b.addClicks([day(1, 3)], { writer: 'n/1', seq: 9 });
+  expect(await stored(1)).toBe(5);
+  // Another writer's sequence is its own.
+  await b.addClicks([day(1, 2)], { writer: 'n/2', seq: 1 });
+  expect(await stored(1)).toBe(7);
+
+  const writer = { name: 'n/3', slot: 3 };
+  let stats = new Stats(b, stores, writer, 4);
+  pg.stop();
+  // Ten batches of one route-day each: 4 fit in memory, 6 spill to LMDB.
+  for (let i = 0; i < 10; i++) {
+    stats.enqueue([day(2, 1)]);
+    await expect(stats.drain()).rejects.toMatchObject({ code: 'storage_unavailable' });
+  }
+  expect(stats.queuedDays).toBe(4);
+  expect(stores.clickSpill.getCount({ start: [3, 0], end: [3, Number.MAX_SAFE_INTEGER] })).toBe(6);
+
+  // The writer restarts (its memory is gone, the spill stays), PostgreSQL returns.
+  stats = new Stats(backend(), stores, writer, 4);
+  pg.start();
+  await stats.drain();
+  expect(await stored(2)).toBe(6);
+  expect(stores.clickSpill.getCount({ start: [3, 0], end: [3, Number.MAX_SAFE_INTEGER] })).toBe(0);
+  await stats.drain();
+  expect(await stored(2)).toBe(6);
+});
+
+function createPoolFor(): Pool {
+  const pool = createPool(pg.url, 'migrate', 1);
+  pools.push(pool);
+  return pool;
+}

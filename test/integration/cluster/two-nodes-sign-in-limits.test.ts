@@ -11,26 +11,34 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EMAIL_DELAY_MS } from '../../../src/console/login.js';
 import { tally } from '../../helpers/attack.js';
 import { runCliJson } from '../../helpers/cli.js';
-import { nodeMetric, startNodes } from '../../helpers/cluster-nodes.js';
+import { type Nodes, nodeMetric, startNodes } from '../../helpers/cluster-nodes.js';
 import { signInRequest } from '../../helpers/console-session.js';
 import { startRedis, type TestRedis } from '../../helpers/redis.js';
 import type { TestServer } from '../../helpers/server.js';
 
+/** Signs in (from an address no test uses) until the user has reached the node's replica. */
+async function untilSignedIn(node: TestServer, email: string): Promise<void> {
+  for (const until = Date.now() + 5000; ; ) {
+    if ((await signInRequest(node, email, PASSWORD, { localAddress: '127.0.11.1' })).status === 200) return;
+    if (Date.now() > until) throw new Error(`${email} cannot sign in on the second node`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 let redis: TestRedis;
-let nodes: TestServer[] = [];
+let nodes: Nodes;
 const PASSWORD = 'the-right-one';
 beforeAll(async () => {
   redis = await startRedis();
   nodes = await startNodes(redis, 2, { env: { SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
-  // The same users on both nodes, as a shared database would have them.
-  for (const node of nodes) {
-    for (const email of ['pair@x.y', 'spread@x.y']) {
-      await runCliJson(['user', 'create', '--email', email, '--password', PASSWORD, '--account', String(node.accountId)], node.dataDir);
-    }
+  // The users, written through PostgreSQL by the CLI in cluster mode; both nodes serve them once replicated.
+  for (const email of ['pair@x.y', 'spread@x.y']) {
+    await runCliJson(['user', 'create', '--email', email, '--password', PASSWORD, '--account', String(nodes[0].accountId)], nodes[0].dataDir, nodes.env);
   }
+  for (const email of ['pair@x.y', 'spread@x.y']) await untilSignedIn(nodes[1], email);
 });
 afterAll(async () => {
-  await Promise.all(nodes.map((n) => n.close()));
+  await Promise.all((nodes ?? []).map((n) => n.close()));
   await redis?.close();
 });
 

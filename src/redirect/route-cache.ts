@@ -35,7 +35,7 @@ export function compileRoute(r: Route): CompiledRoute {
   const [aBase, aFragment, aHasQuery] = split(r.pageA);
   const [bBase, bFragment, bHasQuery] = split(r.pageB);
   return {
-    id: r.id, level: LEVEL_INDEX[r.interceptLevel], splitRatio: r.splitRatio, defaultA: r.defaultGroup === 'a',
+    id: r.id, level: LEVEL_INDEX[r.interceptLevel], splitRatio: r.splitRatio ?? 0.5, defaultA: r.defaultGroup === 'a',
     aBase, aFragment, aHasQuery, bBase, bFragment, bHasQuery, pageA: r.pageA, pageB: r.pageB,
   };
 }

@@ -11,7 +11,7 @@
 // has been told through the change feed (feed.ts). Refusals that depend on
 // stored state (quota_exceeded) are decided inside the writing transaction.
 import type { Account, ApiKey, BlacklistChange, ConsoleSession, DayStats, User } from './db.js';
-import type { Route, RouteSettings } from './routes-store.js';
+import type { Route, RouteChanges } from './routes-store.js';
 
 export interface NewAccount {
   name: string;
@@ -43,8 +43,9 @@ export interface Backend {
   deleteSessions(hashes: readonly string[]): Promise<void>;
 
   /** Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever. */
-  createRoute(accountId: number, settings: RouteSettings): Promise<Route>;
-  updateRoute(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined>;
+  /** `settings` resolved by applyRouteChanges (routes-store.ts) inside the transaction, as for updates. */
+  createRoute(accountId: number, settings: RouteChanges): Promise<Route>;
+  updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined>;
   deleteRoute(accountId: number, id: number): Promise<boolean>;
 
   /** False when the ASN already has an entry. */

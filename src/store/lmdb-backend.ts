@@ -8,7 +8,7 @@ import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
 import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
-import { newCode, type Route, type RouteSettings } from './routes-store.js';
+import { applyRouteChanges, newCode, type Route, type RouteChanges } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
 
 const triggerKey = (accountId: number) => `ipdb_trigger:${accountId}`;
@@ -109,7 +109,7 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  createRoute(accountId: number, settings: RouteSettings): Promise<Route> {
+  createRoute(accountId: number, settings: RouteChanges): Promise<Route> {
     return this.#write(() => {
       const account = this.#s.accounts.get(accountId)!;
       if (account.routesCreated >= account.quota) {
@@ -118,7 +118,8 @@ export class LmdbBackend implements Backend {
       let code = newCode();
       while (this.#s.codes.get(code) !== undefined) code = newCode();
       const now = new Date().toISOString();
-      const route: Route = { id: nextId(this.#s, 'route'), accountId, code, ...settings, status: 'active', createdAt: now, updatedAt: now };
+      const base = applyRouteChanges(undefined, settings, now);
+      const route: Route = { id: nextId(this.#s, 'route'), accountId, code, ...base, status: 'active', createdAt: now, updatedAt: now };
       this.#s.routes.put(route.id, route);
       this.#s.codes.put(code, route.id);
       this.#s.accountRoutes.put([accountId, route.id], 1);
@@ -133,11 +134,12 @@ export class LmdbBackend implements Backend {
     return route && route.accountId === accountId ? route : undefined;
   }
 
-  updateRoute(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined> {
+  updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined> {
     return this.#write(() => {
       const route = this.#ownRoute(accountId, id);
       if (!route) return undefined;
-      const updated: Route = { ...route, ...changes, updatedAt: new Date().toISOString() };
+      const now = new Date().toISOString();
+      const updated: Route = { ...route, ...applyRouteChanges(route, changes, now), updatedAt: now };
       this.#s.routes.put(id, updated);
       recordChange(this.#s, 'route', route.code);
       return updated;

@@ -77,8 +77,8 @@ describe('layouts', () => {
     let layout = initialLayout(weights);
     for (let step = 0; step < 300; step++) {
       const count = 2 + Math.floor(rnd() * 7);
-      const next = Array.from({ length: count }, () => (rnd() < 0.2 ? 0 : Math.floor(rnd() * 100)));
-      if (next.every((w) => w === 0)) next[0] = 1;
+      const next: number[] = Array.from({ length: count }, (): number => (rnd() < 0.2 ? 0 : Math.floor(rnd() * 100)));
+      if (!next.some((w) => w > 0)) next[0] = 1;
       const after = nextLayout(layout, next);
       // Shares are right, ends ascend, neighbours differ.
       layoutShares(after, count).forEach((s, i) => expect(s).toBeCloseTo(shares(next)[i], 12));

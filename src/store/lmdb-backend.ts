@@ -6,6 +6,8 @@
 import { AppError } from '../errors.js';
 import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
+import type { ConversionInput, VisitCounts } from './experiments-store.js';
+import { Hll } from '../experiments/hll.js';
 import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
 import { applyRouteChanges, newCode, type Route, type RouteChanges } from './routes-store.js';
@@ -241,6 +243,97 @@ export class LmdbBackend implements Backend {
       if (stored) out.set(d, stored);
     }
     return Promise.resolve(out);
+  }
+
+  /**
+   * Read-modify-write in one transaction, like addClicks: clicks add up,
+   * sketches merge register by register into the day's and the lifetime's.
+   */
+  async addVisits(batch: readonly VisitCounts[]): Promise<void> {
+    const { variantDays, sketches } = this.#s;
+    const merge = (key: [number, number, number], add: Hll) => {
+      const stored = sketches.get(key);
+      if (stored) add.merge(Hll.deserialize(stored));
+      sketches.put(key, add.serialize());
+    };
+    await this.#s.root.transaction(() => {
+      for (const v of batch) {
+        if (v.clicks.some((c) => c > 0)) {
+          const key: [number, number] = [v.routeId, v.day];
+          const day = variantDays.get(key) ?? { clicks: [] };
+          const clicks = [...day.clicks];
+          v.clicks.forEach((c, i) => (clicks[i] = (clicks[i] ?? 0) + c));
+          variantDays.put(key, { clicks });
+        }
+        v.sketches.forEach((bytes, variant) => {
+          if (!bytes) return;
+          merge([v.routeId, v.day, variant], Hll.deserialize(bytes));
+          merge([v.routeId, 0, variant], Hll.deserialize(bytes));
+        });
+      }
+    });
+  }
+
+  readVariantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    for (const { key, value } of this.#s.variantDays.getRange({ start: [routeId, from], end: [routeId, to + 1] })) {
+      out.set((key as [number, number])[1], value.clicks);
+    }
+    return Promise.resolve(out);
+  }
+
+  readSketches(routeId: number, days: readonly number[]): Promise<Map<number, (Uint8Array | undefined)[]>> {
+    const out = new Map<number, (Uint8Array | undefined)[]>();
+    for (const day of days) {
+      const row: (Uint8Array | undefined)[] = [];
+      for (const { key, value } of this.#s.sketches.getRange({ start: [routeId, day, 0], end: [routeId, day, 8] })) {
+        row[(key as [number, number, number])[2]] = value;
+      }
+      if (row.length > 0) out.set(day, row);
+    }
+    return Promise.resolve(out);
+  }
+
+  /** The check for a duplicate and the count are in one transaction, so racing requests count once. */
+  addConversions(items: readonly ConversionInput[]): Promise<boolean[]> {
+    const { conversions, conversionDays } = this.#s;
+    return this.#s.root.transaction(() =>
+      items.map((c) => {
+        const key: [number, string, string] = [c.routeId, c.goal, c.visitor];
+        if (conversions.get(key) !== undefined) return true;
+        conversions.put(key, { variant: c.variant, day: c.day, at: c.at, value: c.value });
+        const dayKey: [number, number, string] = [c.routeId, c.day, c.goal];
+        const stored = conversionDays.get(dayKey);
+        const count = stored ? [...stored.count] : [];
+        const value = stored ? [...stored.value] : [];
+        count[c.variant] = (count[c.variant] ?? 0) + 1;
+        value[c.variant] = (value[c.variant] ?? 0) + (c.value ?? 0);
+        conversionDays.put(dayKey, { count, value });
+        return false;
+      }),
+    );
+  }
+
+  readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
+    const out = new Map<number, Map<string, number[]>>();
+    for (const { key, value } of this.#s.conversionDays.getRange({ start: [routeId, from, ''], end: [routeId, to + 1, ''] })) {
+      const [, day, goal] = key as [number, number, string];
+      let goals = out.get(day);
+      if (!goals) out.set(day, (goals = new Map()));
+      goals.set(goal, value.count);
+    }
+    return Promise.resolve(out);
+  }
+
+  /** Secrets are nobody's cache: no feed entry (each thread reads its secret once, at start). */
+  async ensureSecret(name: string, value: Uint8Array): Promise<Uint8Array> {
+    const key = `secret:${name}`;
+    return this.#s.root.transaction(() => {
+      const stored = this.#s.meta.get(key) as Uint8Array | undefined;
+      if (stored) return new Uint8Array(stored);
+      this.#s.meta.put(key, value);
+      return value;
+    });
   }
 
   /** The store itself is the storage's to close. */

@@ -12,6 +12,7 @@ import type { Backend } from './backend.js';
 import { Accounts, Keys, Users } from './accounts-store.js';
 import { BlacklistChanges } from './blacklist-changes.js';
 import { openStores, type Stores } from './db.js';
+import { Experiments, Secrets } from './experiments-store.js';
 import { FeedReader } from './feed.js';
 import { LmdbBackend } from './lmdb-backend.js';
 import { Routes } from './routes-store.js';
@@ -29,6 +30,8 @@ export interface Storage {
   readonly blacklist: BlacklistChanges;
   readonly stats: Stats;
   readonly state: StateStore;
+  readonly experiments: Experiments;
+  readonly secrets: Secrets;
   /** This thread's reader of the change feed, shared by its caches. */
   readonly feed: FeedReader;
   /** Waits for pending writes and closes the back end and the local store. */
@@ -47,6 +50,8 @@ function storageOver(stores: Stores, backend: Backend): Storage {
     blacklist: new BlacklistChanges(stores, backend),
     stats: new Stats(backend),
     state: new StateStore(stores, backend),
+    experiments: new Experiments(backend),
+    secrets: new Secrets(stores, backend),
     feed: new FeedReader(stores),
     close: async () => {
       await backend.close();

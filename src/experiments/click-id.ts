@@ -1,0 +1,95 @@
+// Click ids (contract §10): stateless tokens the redirect appends as
+// sg_cid=<token> when a route asks for it, and POST /v1/conversions takes
+// back. Nothing is stored per click: the token carries what the conversion
+// needs, under a MAC keyed by the server secret.
+//
+// The secret is 32 random bytes made once per store (store/experiments-store.ts
+// Secrets, "click_id"): bytes 0-15 key the visitor hash, 16-31 the MAC.
+//
+// Token: 26 bytes, base64url without padding = 35 characters of [A-Za-z0-9_-]
+//
+//   0        version (high nibble, 1) | variant index 0-7 (low nibble)
+//   1-5      route id, 40 bits big-endian (ids up to 1.1e12)
+//   6-13     visitor hash: SipHash-2-4(secret[0..16], visitor id), hi then lo
+//   14-17    issue time, seconds since the epoch, uint32 big-endian
+//   18-25    MAC: SipHash-2-4(secret[16..32], bytes 0-17), hi then lo
+//
+// A token moved to another route or variant, or with any other byte changed,
+// fails the MAC; the visitor hash reveals nothing about the cookie (it is a
+// keyed hash), and the same visitor always has the same hash, which is what
+// makes a conversion count once per (visitor, route, goal).
+import { SipHash } from './siphash.js';
+
+export const CLICK_ID_PARAM = 'sg_cid';
+export const TOKEN_BYTES = 26;
+export const TOKEN_LENGTH = 35;
+const VERSION = 1;
+
+export interface ClickId {
+  routeId: number;
+  variant: number;
+  /** The visitor hash, 16 hex digits. */
+  visitor: string;
+  /** Issue time, seconds since the epoch. */
+  issuedAt: number;
+}
+
+export class ClickIds {
+  readonly #visitorKey: SipHash;
+  readonly #mac: SipHash;
+  /** Scratch for the visitor id's characters and for building a token (reused: no allocation per visit). */
+  readonly #chars = new Uint8Array(64);
+  readonly #token = Buffer.alloc(TOKEN_BYTES);
+  /** The last visitorHash(): read by the redirect right after the call. */
+  hi = 0;
+  lo = 0;
+
+  /** `secret`: 32 bytes. */
+  constructor(secret: Uint8Array) {
+    if (secret.length !== 32) throw new RangeError('the click-id secret is 32 bytes');
+    this.#visitorKey = new SipHash(secret.subarray(0, 16));
+    this.#mac = new SipHash(secret.subarray(16, 32));
+  }
+
+  /** The visitor's keyed 64-bit hash into (hi, lo). Visitor ids are ASCII (redirect/visitor.ts). */
+  visitorHash(visitorId: string): void {
+    const n = Math.min(visitorId.length, this.#chars.length);
+    for (let i = 0; i < n; i++) this.#chars[i] = visitorId.charCodeAt(i);
+    this.#visitorKey.hash(this.#chars, n);
+    this.hi = this.#visitorKey.hi;
+    this.lo = this.#visitorKey.lo;
+  }
+
+  /** A token for a visit; (hi, lo) is the visitor hash. Allocates only the returned string. */
+  issue(routeId: number, variant: number, hi: number, lo: number, nowSeconds: number): string {
+    const t = this.#token;
+    t[0] = (VERSION << 4) | variant;
+    const high = Math.floor(routeId / 0x100000000);
+    t[1] = high & 0xff;
+    t.writeUInt32BE(routeId >>> 0, 2);
+    t.writeUInt32BE(hi, 6);
+    t.writeUInt32BE(lo, 10);
+    t.writeUInt32BE(nowSeconds >>> 0, 14);
+    this.#mac.hash(t, 18);
+    t.writeUInt32BE(this.#mac.hi, 18);
+    t.writeUInt32BE(this.#mac.lo, 22);
+    return t.toString('base64url');
+  }
+
+  /** The click a token stands for, or null when it is malformed or its MAC does not match. */
+  verify(token: unknown): ClickId | null {
+    if (typeof token !== 'string' || token.length !== TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
+    const t = Buffer.from(token, 'base64url');
+    // Only the canonical spelling: the last character's two spare bits are 0.
+    if (t.length !== TOKEN_BYTES || t.toString('base64url') !== token) return null;
+    if (t[0] >> 4 !== VERSION || (t[0] & 0x0f) > 7) return null;
+    this.#mac.hash(t, 18);
+    if (t.readUInt32BE(18) !== this.#mac.hi || t.readUInt32BE(22) !== this.#mac.lo) return null;
+    return {
+      routeId: t[1] * 0x100000000 + t.readUInt32BE(2),
+      variant: t[0] & 0x0f,
+      visitor: t.toString('hex', 6, 14),
+      issuedAt: t.readUInt32BE(14),
+    };
+  }
+}

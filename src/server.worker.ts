@@ -8,6 +8,9 @@ import { registerIpRoutes } from './api/ip.js';
 import { registerIpdbRoutes } from './api/ipdb.js';
 import type { KeywordTables } from './quality/classifier.js';
 import { registerRouteRoutes } from './api/routes.js';
+import { registerConversionRoutes } from './api/conversions.js';
+import { ClickIds } from './experiments/click-id.js';
+import { randomBytes } from 'node:crypto';
 import { ClickRecorder, FLUSH_MS } from './redirect/clicks.js';
 import { Redirector } from './redirect/redirect.js';
 import { RouteCache } from './redirect/route-cache.js';
@@ -86,10 +89,14 @@ const clickTimer = setInterval(() => {
 }, FLUSH_MS);
 clickTimer.unref();
 
+// The click-id secret: made by the first thread (or process) that finds none, the same for every thread after.
+const clickIds = new ClickIds(await storage.secrets.get('click_id', () => randomBytes(32)));
+
 const keyUse = new Map<string, number>();
 const router = new Router();
 registerAccountRoutes(router, storage);
 registerRouteRoutes(router, storage, input.config.shortBase);
+registerConversionRoutes(router, storage, clickIds);
 registerIpRoutes(router, () => quality.classifier);
 registerBlacklistRoutes(router, storage.blacklist, () => quality.classifier?.listed ?? new Map());
 registerConsoleRoutes(router, storage, keyUse);

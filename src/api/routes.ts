@@ -8,6 +8,7 @@ import { type Route, type RouteChanges, VARIANT_KEYS, type VariantKey, variantsO
 import { DAY_MS } from '../store/stats-store.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody, pageParams, queryParams, stringField } from './validate.js';
+import { experimentReport } from '../experiments/report.js';
 
 const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'variants', 'append_click_id'] as const;
 const READ_ONLY = ['id', 'code', 'short_url', 'status', 'created_at', 'updated_at', 'stats', 'experiment'] as const;
@@ -98,7 +99,7 @@ function routeId(value: string): number {
 
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-export function registerRouteRoutes(router: Router, storage: Pick<Storage, 'routes' | 'stats'>, shortBase: string): void {
+export function registerRouteRoutes(router: Router, storage: Pick<Storage, 'routes' | 'stats' | 'experiments'>, shortBase: string): void {
   const { routes, stats } = storage;
   const view = (r: Route) => ({
     id: r.id,
@@ -135,7 +136,7 @@ export function registerRouteRoutes(router: Router, storage: Pick<Storage, 'rout
     const route = routes.get(req.account.id, id);
     if (!route) throw notFound(id);
     const today = Math.floor(Date.now() / DAY_MS);
-    const days = await stats.window(id, today);
+    const [days, experiment] = await Promise.all([stats.window(id, today), experimentReport(storage.experiments, route, today)]);
     const sum = (f: keyof (typeof days)[0]['stats']) => days.reduce((a, d) => a + d.stats[f], 0);
     return {
       status: 200,
@@ -156,6 +157,7 @@ export function registerRouteRoutes(router: Router, storage: Pick<Storage, 'rout
             crawler: sum('crawler'),
           },
         },
+        experiment,
       },
     };
   });

@@ -60,6 +60,22 @@ export class ClickIds {
     this.lo = this.#visitorKey.lo;
   }
 
+  /** visitorHash() of the ASCII id at bytes[offset, offset + length) (a new visitor's id, written into its Set-Cookie bytes). */
+  visitorHashBytes(bytes: Uint8Array, offset: number, length: number): void {
+    this.#visitorKey.hashAt(bytes, offset, length);
+    this.hi = this.#visitorKey.hi;
+    this.lo = this.#visitorKey.lo;
+  }
+
+  /** visitorHash() of the id at header[start, start + length) (a returning visitor's, where it lies in the Cookie header). */
+  visitorHashIn(header: string, start: number, length: number): void {
+    const n = Math.min(length, this.#chars.length);
+    for (let i = 0; i < n; i++) this.#chars[i] = header.charCodeAt(start + i);
+    this.#visitorKey.hash(this.#chars, n);
+    this.hi = this.#visitorKey.hi;
+    this.lo = this.#visitorKey.lo;
+  }
+
   /** A token for a visit; (hi, lo) is the visitor hash. Allocates only the returned string. */
   issue(routeId: number, variant: number, hi: number, lo: number, nowSeconds: number): string {
     const t = this.#token;

@@ -30,6 +30,11 @@ export class SipHash {
 
   /** Hashes bytes[0 .. length) into (hi, lo). */
   hash(bytes: Uint8Array, length: number): void {
+    this.hashAt(bytes, 0, length);
+  }
+
+  /** Hashes bytes[offset .. offset + length) into (hi, lo). */
+  hashAt(bytes: Uint8Array, offset: number, length: number): void {
     // v0..v3 as (high, low) pairs.
     let v0h = (this.#k0h ^ 0x736f6d65) >>> 0;
     let v0l = (this.#k0l ^ 0x70736575) >>> 0;
@@ -40,8 +45,8 @@ export class SipHash {
     let v3h = (this.#k1h ^ 0x74656462) >>> 0;
     let v3l = (this.#k1l ^ 0x79746573) >>> 0;
 
-    const full = length - (length % 8);
-    for (let at = 0; at <= full; at += 8) {
+    const full = offset + length - (length % 8);
+    for (let at = offset; at <= full; at += 8) {
       let mh: number;
       let ml: number;
       if (at < full) {
@@ -51,7 +56,7 @@ export class SipHash {
         // The last word: the remaining bytes, and the length's low byte on top.
         ml = 0;
         mh = (length & 0xff) << 24;
-        const left = length - full;
+        const left = offset + length - full;
         for (let i = 0; i < left; i++) {
           if (i < 4) ml |= bytes[at + i] << (8 * i);
           else mh |= bytes[at + i] << (8 * (i - 4));

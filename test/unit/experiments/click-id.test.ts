@@ -62,3 +62,15 @@ it('a token moved to another route or variant fails its MAC', () => {
   otherVariant[0] = (otherVariant[0] & 0xf0) | 0;
   expect(ids.verify(otherVariant.toString('base64url'))).toBeNull();
 });
+
+it('hashes a visitor id the same from a string, from bytes at an offset, and from inside a Cookie header', () => {
+  const id = 'Abc-_0123456789xyzXYZ9';
+  ids.visitorHash(id);
+  const want = [ids.hi, ids.lo];
+  const bytes = Buffer.from(`sg_vid=${id}; Max-Age=1`, 'latin1');
+  ids.visitorHashBytes(bytes, 7, 22);
+  expect([ids.hi, ids.lo]).toEqual(want);
+  const header = `theme=dark; sg_vid=${id}; lang=en`;
+  ids.visitorHashIn(header, header.indexOf(id), 22);
+  expect([ids.hi, ids.lo]).toEqual(want);
+});

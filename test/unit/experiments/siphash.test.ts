@@ -39,3 +39,16 @@ it('hashes only the given length of a longer buffer', () => {
   h.hash(buf, 15);
   expect(tag(h)).toBe('a129ca6149be45e5');
 });
+
+it('hashes from an offset as it hashes the same bytes at 0', () => {
+  const h = new SipHash(seq(16));
+  for (let offset = 0; offset < 9; offset++) {
+    for (let length = 0; length < 30; length++) {
+      const buf = randomBytes(offset + length + 5);
+      h.hash(buf.subarray(offset), length);
+      const want = tag(h);
+      h.hashAt(buf, offset, length);
+      expect(tag(h), `offset ${offset}, length ${length}`).toBe(want);
+    }
+  }
+});

@@ -10,6 +10,7 @@ import type { KeywordTables } from './quality/classifier.js';
 import { registerRouteRoutes } from './api/routes.js';
 import { registerConversionRoutes } from './api/conversions.js';
 import { ClickIds } from './experiments/click-id.js';
+import { VisitRecorder } from './experiments/visits.js';
 import { randomBytes } from 'node:crypto';
 import { ClickRecorder, FLUSH_MS } from './redirect/clicks.js';
 import { Redirector } from './redirect/redirect.js';
@@ -84,8 +85,10 @@ feedTimer.unref();
 const metrics = new Metrics(input.shared.metrics, input.thread);
 const routeCache = new RouteCache(storage.routes, storage.feed);
 const clicks = new ClickRecorder(storage.stats);
+const visits = new VisitRecorder(storage.experiments);
 const clickTimer = setInterval(() => {
   clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+  visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
 }, FLUSH_MS);
 clickTimer.unref();
 
@@ -193,6 +196,7 @@ port.on('message', async (msg: MainMessage) => {
   clearInterval(feedTimer);
   clearInterval(clickTimer);
   await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+  await visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
   await flushKeyUse();
   // close() exists in this uWS build (it ends every open connection) but not in its typings.
   (app as unknown as { close(): void }).close();

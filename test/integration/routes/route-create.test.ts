@@ -44,10 +44,11 @@ it('creates a route with defaults and answers 201 with Location and the route ob
   expect(Date.parse(route.created_at)).toBeGreaterThanOrEqual(before - 1000);
   expect(Date.parse(route.created_at)).toBeLessThanOrEqual(Date.now() + 1000);
 
-  // The detail returns the same object (plus stats).
+  // The detail returns the same object (plus stats and the experiment).
   const got = await api(server, 'GET', `/v1/routes/${route.id}`);
   expect(got.status).toBe(200);
-  const { stats, ...rest } = got.json;
+  const { stats, experiment, ...rest } = got.json;
+  expect(experiment).toBeDefined();
   expect(stats).toBeDefined();
   expect(rest).toEqual(route);
 });

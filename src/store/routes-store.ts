@@ -108,7 +108,10 @@ export function applyRouteChanges(current: RouteBase | undefined, changes: Route
   if (before) {
     const was = shares(before.map((v) => v.weight));
     const now_ = shares(weights);
-    if (was.length !== now_.length || was.some((s, i) => s !== now_[i])) {
+    // A variant added at weight 0 (or a weight-0 one dropped) changes no share.
+    let moved = false;
+    for (let i = 0; i < Math.max(was.length, now_.length); i++) if ((was[i] ?? 0) !== (now_[i] ?? 0)) moved = true;
+    if (moved) {
       layout = nextLayout(layout, weights);
       weightsChangedAt = now;
     }

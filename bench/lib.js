@@ -124,8 +124,9 @@ export function haveWrk() {
  * Runs wrk (pinned to `cpu`) against url and returns requests/s, latency
  * percentiles (ms), errors and wrk's own CPU. Extra wrk args e.g. headers.
  */
-export function runWrk({ url, seconds, connections, threads = 1, cpu = 1, headers = [], script }) {
+export function runWrk({ url, seconds, connections, threads = 1, cpu = 1, headers = [], script, timeout }) {
   const args = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency'];
+  if (timeout) args.push('--timeout', timeout);
   for (const h of headers) args.push('-H', h);
   if (script) args.push('-s', script);
   args.push(url);
@@ -194,12 +195,13 @@ export async function freshDataDir(prefix) {
 /**
  * Interleaved pairs (A B A B ...): each arm is {proc, url, headers, script?};
  * every run reports requests/s, p50/p99 and the server's CPU microseconds per
- * request (from /proc, all threads). Runs with errors fail the benchmark.
+ * request (from /proc, all threads). Runs with errors fail the benchmark;
+ * `timeout` is wrk's per-request timeout (its default is 2 s).
  */
-export function runPairs(arms, { pairs, seconds, connections, warmup = 2, allowNon2xx = false }) {
+export function runPairs(arms, { pairs, seconds, connections, warmup = 2, allowNon2xx = false, timeout }) {
   const measure = (arm, secs) => {
     const before = cpuSeconds(arm.proc.pid);
-    const r = runWrk({ url: arm.url, seconds: secs, connections, headers: arm.headers ?? [], script: arm.script });
+    const r = runWrk({ url: arm.url, seconds: secs, connections, headers: arm.headers ?? [], script: arm.script, timeout });
     const cpu = cpuSeconds(arm.proc.pid) - before;
     if ((!allowNon2xx && r.non2xx > 0) || r.socketErrors > 0) {
       throw new Error(`errors during the run: ${r.non2xx} non-2xx/3xx, ${r.socketErrors} socket errors\n${r.raw}`);

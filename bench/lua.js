@@ -15,3 +15,39 @@ export function luaScript(method, body, headers = {}) {
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
+
+const luaString = (s) => {
+  if (!/^[\x20-\x7e]*$/.test(s)) throw new Error(`not printable ASCII, not sent as a header: ${JSON.stringify(s)}`);
+  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+};
+
+/**
+ * A wrk script sending GET requests whose headers cycle through `headerSets`
+ * (objects of name -> value), one set per request, in order. The requests are
+ * formatted once per wrk thread in init(), so request() only hands back a
+ * prepared string: wrk's own cost per request stays that of a static request.
+ */
+export function luaRotation(headerSets) {
+  if (headerSets.length === 0) throw new Error('luaRotation needs at least one header set');
+  const file = path.join(dir, `s${n++}.lua`);
+  const sets = headerSets.map((h) => `  {${Object.entries(h).map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`).join(', ')}},`);
+  writeFileSync(file, [
+    'local sets = {',
+    ...sets,
+    '}',
+    'local reqs = {}',
+    'local at = 0',
+    'function init(args)',
+    '  for i, h in ipairs(sets) do',
+    '    h["Host"] = wrk.headers["Host"]',
+    '    reqs[i] = wrk.format("GET", nil, h)',
+    '  end',
+    'end',
+    'function request()',
+    '  at = at % #reqs + 1',
+    '  return reqs[at]',
+    'end',
+    '',
+  ].join('\n'));
+  return file;
+}

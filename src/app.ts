@@ -13,7 +13,7 @@ import { M, type Metrics } from './metrics.js';
 import { inCidrs, LOOPBACK, normalizeAddress } from './http/client-ip.js';
 import type { FailureLimiter } from './http/failure-limiter.js';
 import type { SharedRateLimiter } from './http/rate-limit.js';
-import { type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, send, sendJson, STATUS_LINE } from './http/respond.js';
+import { endBody, endHead, type Exchange, exchange, HEADER_BYTES, type Headers, JSON_TYPE, publicError, REDIRECT_BODY, send, sendJson, STATUS_LINE } from './http/respond.js';
 import { COOKIE, FORWARDED_FOR, readRequest, USER_AGENT, type RequestBasics, requestAddress } from './http/request.js';
 import { type Answer, dispatch } from './http/dispatch.js';
 import { guardedRoutes } from './http/framing.js';
@@ -135,9 +135,11 @@ export function buildApp(deps: AppDeps): TemplatedApp {
   });
 
   // The redirect: synchronous from request to response, so the whole answer
-  // goes out corked in one write without an explicit cork() or onAborted.
-  // A 302 has no body: its end() completes whatever the socket's state (see
-  // Exchange in respond.ts). The 404 has one, so it goes through send().
+  // goes out corked in one write without an explicit cork(). The 302 carries
+  // a short constant body so that it ends with tryEnd, which stays pending
+  // when the client does not read (then uWS closes the connection at its
+  // next pipelined request); a body-less end() would complete whatever the
+  // socket's state (endHead in respond.ts). The 404 goes through send().
   const redirect = (res: HttpResponse, req: HttpRequest, count: boolean) => {
     const r = deps.redirector;
     const status = r.visit(
@@ -152,9 +154,9 @@ export function buildApp(deps: AppDeps): TemplatedApp {
     if (status === 302) {
       res.writeStatus(STATUS_LINE[302]).writeHeader(HEADER_BYTES.location, r.location).writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.privateNoStore)
         .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue);
-      if (r.setCookie !== '') res.writeHeader(HEADER_BYTES.setCookie, r.setCookie);
-      if (count) res.end();
-      else res.endWithoutBody();
+      if (r.setCookie !== null) res.writeHeader(HEADER_BYTES.setCookie, r.setCookie);
+      if (count) endBody(res.writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.plainText), REDIRECT_BODY);
+      else endHead(res);
     } else {
       send(exchange(res, !count), 404, NOT_FOUND_HEADERS, NOT_FOUND_PAGE);
     }

@@ -26,6 +26,7 @@ export const HEADER_BYTES = {
   contentType: latin1('Content-Type'),
   json: latin1(JSON_TYPE),
   location: latin1('Location'),
+  plainText: latin1('text/plain; charset=utf-8'),
   setCookie: latin1('Set-Cookie'),
   // Every answer: the service is HTTPS only. Browsers ignore it over a
   // certificate they had to be told to accept (RFC 6797 8.1), so a
@@ -33,6 +34,8 @@ export const HEADER_BYTES = {
   hsts: latin1('Strict-Transport-Security'),
   hstsValue: latin1('max-age=31536000'),
 };
+/** The 302's body (see the redirect in app.ts for why it has one). */
+export const REDIRECT_BODY = latin1('Found\n');
 /** Names of headers sent on most API answers (names are code literals, so the lookup hashes nothing). */
 const NAMES = new Map<string, Buffer>(
   ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'].map((n) => [n, latin1(n)]),
@@ -102,30 +105,52 @@ export function send(x: Exchange, status: number, headers: Headers, body?: strin
       res.writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore);
       if (body !== undefined) res.writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json);
     }
-    if (body === undefined) {
+    if (x.head) {
+      endHead(res);
+    } else if (body === undefined) {
+      // Only 204 (sendJson): the API answers every request with a body.
       res.endWithoutBody();
-    } else if (x.head) {
-      // uWS writes a body even to HEAD; a client would read those bytes as
-      // the start of the next response. endWithoutBody(length) leaves the
-      // response pending in this uWS build (its offset never reaches the
-      // length), so the length goes out as a header of our own.
-      res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody();
     } else {
-      endBody(x, body);
+      endBody(res, body, x);
     }
   });
 }
 
-/** Ends the response with `body`, finishing it from onWritable if the socket cannot take it all now. */
-function endBody(x: Exchange, body: string): void {
-  const res = x.res;
-  const total = Buffer.byteLength(body);
+/**
+ * Ends the answer to a HEAD, with `Content-Length: 0` and
+ * `Connection: close`: the connection closes once the answer is sent.
+ *
+ * An answer without a body completes in uWS whatever the socket's state, so
+ * nothing tells uWS to stop reading: a client that pipelines HEADs without
+ * reading would have every answer appended to the connection's own buffer,
+ * each write retrying the whole buffer first (docs/reliability.md, issue 14,
+ * finding 9). Answers with a body do not need this: their tryEnd stays
+ * pending under backpressure, and uWS closes the connection at the next
+ * pipelined request.
+ *
+ * The length is 0, not the GET's: uWS closes only an answer ended with a
+ * length, and one ended with a length it never sends stays pending. (This
+ * build's endWithoutBody reads any first argument, undefined too, as a
+ * length: NaN cast to size_t, which aborts the process under TLS.)
+ */
+export function endHead(res: HttpResponse): void {
+  res.endWithoutBody(0, true);
+}
+
+/**
+ * Ends the response with `body`, finishing it from onWritable if the socket
+ * cannot take it all now. The exchange is made only then when the caller
+ * has none (the redirect's 302 stays allocation-free on the common path).
+ */
+export function endBody(res: HttpResponse, body: string | Uint8Array, x?: Exchange): void {
+  const total = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   if (res.tryEnd(body, total)[1]) return;
   // Backpressure. Offsets are bytes of the body (the first write started at
   // offset 0), so the rest is the UTF-8 bytes past `offset`.
-  watchAbort(x);
-  const bytes = Buffer.from(body);
-  res.onWritable((offset) => (x.aborted ? true : res.tryEnd(bytes.subarray(offset), total)[0]));
+  const pending = x ?? exchange(res);
+  watchAbort(pending);
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  res.onWritable((offset: number) => (pending.aborted ? true : res.tryEnd(bytes.subarray(offset), total)[0]));
 }
 
 /** A JSON answer (no body for 204), never cached by the client. */

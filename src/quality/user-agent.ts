@@ -6,9 +6,17 @@
 // are people and are not matched.
 //
 // The redirect asks once per distinct user agent per thread: UserAgentCache
-// keeps the answers, so a repeated user agent costs one Map lookup. The
-// cache is bounded: when full it starts afresh, so a stranger sending a new
-// user agent with every request costs one pattern match each, never memory.
+// keeps the answers. A repeated user agent is found without hashing all of
+// it: a fingerprint of its length and nine of its characters picks a set of
+// four recent user agents, compared most recently used first (a string
+// comparison each). Real user agents come in families that differ only in a
+// version or a device name, which such a fingerprint does not see, so a set
+// holds four of a family and keeps the busiest in front. Behind the sets a
+// Map holds every answer. Both are bounded: the Map starts afresh when it
+// holds MAX user agents or MAX_CHARS characters, and a user agent longer than
+// MAX_LENGTH is matched every time and never kept. So a stranger sending a
+// new user agent with every request costs one pattern match each, never
+// memory.
 import { isbotMatch } from 'isbot';
 
 export interface UserAgentVerdict {
@@ -33,18 +41,68 @@ export function classifyUserAgent(ua: string): UserAgentVerdict {
   return { crawler: true, match: ua.slice(start, end).replace(/\/[0-9.]*$/, '') };
 }
 
+const SETS = 256; // a power of two
+const WAYS = 4;
+
 export class UserAgentCache {
   static readonly MAX = 10_000;
+  /** Characters the Map may hold (at most two bytes each), so at most about 4 MB a thread. */
+  static readonly MAX_CHARS = 2_000_000;
+  /** Longer user agents are matched every time (real browsers' are under 400 characters). */
+  static readonly MAX_LENGTH = 1024;
   readonly #known = new Map<string, boolean>();
+  #chars = 0;
+  /** SETS x WAYS recent user agents ('' = empty way), most recently used first in each set, and their verdicts. */
+  readonly #recent: string[] = new Array<string>(SETS * WAYS).fill('');
+  readonly #recentCrawler = new Uint8Array(SETS * WAYS);
 
   /** Whether the user agent is a crawler (empty: no; the redirect judges an empty one by level). */
   isCrawler(ua: string): boolean {
-    let crawler = this.#known.get(ua);
-    if (crawler === undefined) {
-      crawler = ua !== '' && isbotMatch(ua) !== null;
-      if (this.#known.size >= UserAgentCache.MAX) this.#known.clear();
-      this.#known.set(ua, crawler);
+    const n = ua.length;
+    if (n === 0) return false;
+    // The length, the last character and eight spread over the string.
+    let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+    h = Math.imul(h ^ ua.charCodeAt(n - 1), 0x01000193);
+    for (let k = 1; k < 16; k += 2) h = Math.imul(h ^ ua.charCodeAt((n * k) >>> 4), 0x01000193);
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    const set = ((h ^ (h >>> 12)) & (SETS - 1)) * WAYS;
+    const recent = this.#recent;
+    const verdicts = this.#recentCrawler;
+    let way = 0;
+    while (way < WAYS && recent[set + way] !== ua) way++;
+    let crawler: boolean;
+    if (way < WAYS) {
+      crawler = verdicts[set + way] === 1;
+      if (way === 0) return crawler;
+    } else {
+      const known = this.#known.get(ua);
+      if (known !== undefined) {
+        crawler = known;
+      } else {
+        crawler = isbotMatch(ua) !== null;
+        if (n > UserAgentCache.MAX_LENGTH) return crawler;
+        if (this.#known.size >= UserAgentCache.MAX || this.#chars + n > UserAgentCache.MAX_CHARS) {
+          this.#known.clear();
+          this.#chars = 0;
+        }
+        this.#known.set(ua, crawler);
+        this.#chars += n;
+      }
+      way = WAYS - 1; // the least recently used way makes room
     }
+    // To the front of its set.
+    for (let w = way; w > 0; w--) {
+      recent[set + w] = recent[set + w - 1];
+      verdicts[set + w] = verdicts[set + w - 1];
+    }
+    recent[set] = ua;
+    verdicts[set] = crawler ? 1 : 0;
     return crawler;
+  }
+
+  /** User agents and characters the Map holds (for tests). */
+  get size(): { entries: number; chars: number } {
+    return { entries: this.#known.size, chars: this.#chars };
   }
 }

@@ -1,18 +1,19 @@
 // The redirect decision (contract §5, §6a), kept free of uWebSockets.js:
 // app.ts reads the request and writes the response around it. Per visit: one
 // Map lookup for the route, one trie walk and one table read for the
-// classification, one Map lookup for a user agent seen before, a hash for
+// classification, one table slot for a user agent seen before, a hash for
 // the split, counter increments for the stats. No storage access and no
-// await; the only allocations are the Location string when the link carries
-// a query, and a cookie for a new visitor.
+// await; the only allocation is the Location string when the link carries a
+// query (without one, the route's page goes out as bytes encoded once; a new
+// visitor's cookie is written into bytes kept for it).
 import type { Cidr } from '../config.js';
-import { clientAddress, normalizeAddress } from '../http/client-ip.js';
+import { ClientAddressReader } from '../http/client-ip.js';
 import { M, type Metrics } from '../metrics.js';
 import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_RANGE_FEED, RULE_VPN_PROXY } from '../quality/classifier.js';
 import { UserAgentCache } from '../quality/user-agent.js';
 import type { ClickRecorder } from './clicks.js';
 import type { RouteCache } from './route-cache.js';
-import { bucket, newVisitorId, visitorCookie, visitorFromCookie } from './visitor.js';
+import { cookieBucket, NewVisitors } from './visitor.js';
 
 export const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
@@ -28,22 +29,27 @@ function isCode(s: string): boolean {
 }
 
 export class Redirector {
-  /** Outputs of the last visit(): the Location and, for a new visitor, the Set-Cookie value (else ''). */
-  location = '';
-  setCookie = '';
+  /**
+   * Outputs of the last visit(), valid until the next one: the Location and,
+   * for a new visitor, the Set-Cookie value (else null).
+   */
+  location: string | Buffer = '';
+  setCookie: Buffer | null = null;
   readonly #routes: RouteCache;
   readonly #quality: () => Classifier | null;
   readonly #clicks: ClickRecorder;
   readonly #metrics: Metrics;
-  readonly #trustProxy: readonly Cidr[];
+  /** Reads the client address behind trusted proxies; null when none is trusted (the peer is the client). */
+  readonly #client: ClientAddressReader | null;
   readonly #agents = new UserAgentCache();
+  readonly #newVisitors = new NewVisitors();
 
   constructor(routes: RouteCache, quality: () => Classifier | null, clicks: ClickRecorder, metrics: Metrics, trustProxy: readonly Cidr[]) {
     this.#routes = routes;
     this.#quality = quality;
     this.#clicks = clicks;
     this.#metrics = metrics;
-    this.#trustProxy = trustProxy;
+    this.#client = trustProxy.length === 0 ? null : new ClientAddressReader(trustProxy);
   }
 
   /**
@@ -61,10 +67,16 @@ export class Redirector {
       try {
         const classifier = this.#quality();
         if (classifier === null) throw new Error('no IP database is loaded');
-        const address = this.#trustProxy.length === 0
-          ? new Uint8Array(peer)
-          : clientAddress(normalizeAddress(peer), forwardedFor, this.#trustProxy);
-        const rule = classifier.verdict(classifier.database.lookupBytes(address), route.level);
+        const db = classifier.database;
+        const bytes = new Uint8Array(peer);
+        let record: number;
+        if (this.#client === null) {
+          record = db.lookupBytes(bytes);
+        } else {
+          const v4 = this.#client.resolve(bytes, forwardedFor);
+          record = v4 >= 0 ? db.lookup4(v4) : db.lookupBytes(this.#client.bytes);
+        }
+        const rule = classifier.verdict(record, route.level);
         if (rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY || rule === RULE_RANGE_FEED) {
           intercepted = true;
           if (c !== null) {
@@ -93,16 +105,16 @@ export class Redirector {
       }
     }
     let toA: boolean;
-    this.setCookie = '';
+    this.setCookie = null;
     if (intercepted) {
       toA = route.defaultA;
     } else {
-      let visitor = visitorFromCookie(cookie);
-      if (visitor === '') {
-        visitor = newVisitorId();
-        this.setCookie = visitorCookie(visitor);
+      let b = cookieBucket(route.id, cookie);
+      if (b < 0) {
+        b = this.#newVisitors.next(route.id);
+        this.setCookie = this.#newVisitors.cookie;
       }
-      toA = bucket(route.id, visitor) < route.splitRatio;
+      toA = b < route.splitRatio;
       if (c !== null) {
         if (toA) c.a++;
         else c.b++;
@@ -112,7 +124,7 @@ export class Redirector {
       c.clicks++;
       this.#metrics.inc(M.redirects);
     }
-    if (query === '') this.location = toA ? route.pageA : route.pageB;
+    if (query === '') this.location = toA ? route.pageABytes : route.pageBBytes;
     else if (toA) this.location = `${route.aBase}${route.aHasQuery ? '&' : '?'}${query}${route.aFragment}`;
     else this.location = `${route.bBase}${route.bHasQuery ? '&' : '?'}${query}${route.bFragment}`;
     return 302;

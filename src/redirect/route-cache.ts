@@ -23,6 +23,9 @@ export interface CompiledRoute {
   bHasQuery: boolean;
   pageA: string;
   pageB: string;
+  /** The pages as UTF-8, as uWS would encode the strings: a Location without a query goes out from here. */
+  pageABytes: Buffer;
+  pageBBytes: Buffer;
 }
 
 function split(url: string): [string, string, boolean] {
@@ -37,6 +40,7 @@ export function compileRoute(r: Route): CompiledRoute {
   return {
     id: r.id, level: LEVEL_INDEX[r.interceptLevel], splitRatio: r.splitRatio ?? 0.5, defaultA: r.defaultGroup === 'a',
     aBase, aFragment, aHasQuery, bBase, bFragment, bHasQuery, pageA: r.pageA, pageB: r.pageB,
+    pageABytes: Buffer.from(r.pageA, 'utf8'), pageBBytes: Buffer.from(r.pageB, 'utf8'),
   };
 }
 

@@ -3,63 +3,146 @@
 // mapped to [0, 1). bucket < split_ratio → page A. The same visitor keeps its
 // page on every thread and across restarts, and raising the ratio only moves
 // visitors whose bucket now falls under it: from B to A, never back.
+//
+// On the redirect's path nothing here allocates: a returning visitor's id is
+// checked and hashed where it lies in the Cookie header, in one pass
+// (cookieBucket), and a new visitor's id is written straight into the bytes
+// of the Set-Cookie value (NewVisitors), which uWS copies out synchronously.
 import { randomFillSync } from 'node:crypto';
 
 export const VISITOR_COOKIE = 'sg_vid';
-const ID_LENGTH = 22; // 16 random bytes, base64url
+const NAME = `${VISITOR_COOKIE}=`;
+export const ID_LENGTH = 22; // 16 random bytes, base64url
 const COOKIE_ATTRIBUTES = '; Max-Age=31536000; Path=/; HttpOnly; Secure; SameSite=Lax';
+
+/** Characters of a base64url id: 1 for A-Z a-z 0-9 - _ (indices 0-127). */
+const ID_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_') ID_CHAR[c.charCodeAt(0)] = 1;
+
+/** Where the id's characters would start in a Cookie header (not yet checked), or -1. */
+function idStart(header: string): number {
+  let at = header.indexOf(NAME);
+  // The name must start the header or follow "; ".
+  while (at > 0 && header.charCodeAt(at - 1) !== 32 && header.charCodeAt(at - 1) !== 59) {
+    at = header.indexOf(NAME, at + 1);
+  }
+  if (at < 0) return -1;
+  const start = at + NAME.length;
+  const end = start + ID_LENGTH;
+  if (end > header.length || (end < header.length && header.charCodeAt(end) !== 59)) return -1;
+  return start;
+}
+
+/** Where the visitor id starts in a Cookie header, or -1 when it is absent or malformed. */
+export function visitorAt(header: string): number {
+  if (header === '') return -1;
+  const start = idStart(header);
+  if (start < 0) return -1;
+  for (let i = start; i < start + ID_LENGTH; i++) {
+    const c = header.charCodeAt(i);
+    if (c > 127 || ID_CHAR[c] === 0) return -1;
+  }
+  return start;
+}
+
+/**
+ * The bucket of the visitor whose id is in the Cookie header for a route,
+ * or -1 when the id is absent or malformed: visitorAt and bucketAt in one
+ * pass over the id (the redirect's path).
+ */
+export function cookieBucket(routeId: number, header: string): number {
+  if (header === '') return -1;
+  const start = idStart(header);
+  if (start < 0) return -1;
+  let h = seed(routeId);
+  for (let i = start; i < start + ID_LENGTH; i++) {
+    const c = header.charCodeAt(i);
+    if (c > 127 || ID_CHAR[c] === 0) return -1;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  return finish(h);
+}
 
 /** The visitor id in a Cookie header, or '' when absent or malformed. */
 export function visitorFromCookie(header: string): string {
-  if (header === '') return '';
-  let at = header.indexOf(`${VISITOR_COOKIE}=`);
-  // The name must start the header or follow "; ".
-  while (at > 0 && header.charCodeAt(at - 1) !== 32 && header.charCodeAt(at - 1) !== 59) {
-    at = header.indexOf(`${VISITOR_COOKIE}=`, at + 1);
-  }
-  if (at < 0) return '';
-  const start = at + VISITOR_COOKIE.length + 1;
-  const end = start + ID_LENGTH;
-  if (end > header.length || (end < header.length && header.charCodeAt(end) !== 59)) return '';
-  for (let i = start; i < end; i++) {
-    const c = header.charCodeAt(i);
-    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
-    if (!ok) return '';
-  }
-  return header.slice(start, end);
+  const start = visitorAt(header);
+  return start < 0 ? '' : header.slice(start, start + ID_LENGTH);
 }
 
-// Random bytes come from a pool refilled 4 KiB at a time: one system call
-// per 256 new visitors instead of one each.
-const pool = Buffer.allocUnsafe(4096);
-let poolAt = pool.length;
-
-export function newVisitorId(): string {
-  if (poolAt + 16 > pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  poolAt += 16;
-  return pool.toString('base64url', poolAt - 16, poolAt);
-}
-
-export function visitorCookie(id: string): string {
-  return `${VISITOR_COOKIE}=${id}${COOKIE_ATTRIBUTES}`;
-}
-
-/** The visitor's bucket in [0, 1) for a route: FNV-1a over the route id's 4 bytes and the id's characters. */
-export function bucket(routeId: number, visitorId: string): number {
+// FNV-1a over the route id's 4 bytes, then over the id's characters; FNV's
+// low bits mix poorly for short inputs, so a murmur3 avalanche finishes it.
+function seed(routeId: number): number {
   let h = 0x811c9dc5;
   h = Math.imul(h ^ (routeId & 0xff), 0x01000193);
   h = Math.imul(h ^ ((routeId >>> 8) & 0xff), 0x01000193);
   h = Math.imul(h ^ ((routeId >>> 16) & 0xff), 0x01000193);
-  h = Math.imul(h ^ (routeId >>> 24), 0x01000193);
-  for (let i = 0; i < visitorId.length; i++) h = Math.imul(h ^ visitorId.charCodeAt(i), 0x01000193);
-  // FNV's low bits mix poorly for short inputs: finish with a murmur3 avalanche.
+  return Math.imul(h ^ (routeId >>> 24), 0x01000193);
+}
+
+function finish(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return (h >>> 0) / 4294967296;
+}
+
+/** The visitor's bucket in [0, 1) for a route. */
+export function bucket(routeId: number, visitorId: string): number {
+  let h = seed(routeId);
+  for (let i = 0; i < visitorId.length; i++) h = Math.imul(h ^ visitorId.charCodeAt(i), 0x01000193);
+  return finish(h);
+}
+
+/** bucket(routeId, id) for the id at header[start, start + ID_LENGTH) (from visitorAt). */
+export function bucketAt(routeId: number, header: string, start: number): number {
+  let h = seed(routeId);
+  for (let i = start; i < start + ID_LENGTH; i++) h = Math.imul(h ^ header.charCodeAt(i), 0x01000193);
+  return finish(h);
+}
+
+const BASE64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
+
+/**
+ * New visitor ids, each written into `cookie`: the whole Set-Cookie value
+ * (`sg_vid=<id>; Max-Age=…`), valid until the next call to next(). Ids are
+ * 16 random bytes in base64url, taken from a pool refilled 4 KiB at a time
+ * (one system call per 256 new visitors).
+ */
+export class NewVisitors {
+  readonly cookie = Buffer.from(`${NAME}${'A'.repeat(ID_LENGTH)}${COOKIE_ATTRIBUTES}`, 'latin1');
+  readonly #pool = Buffer.allocUnsafe(4096);
+  #poolAt = this.#pool.length;
+
+  /** Writes a new id into `cookie` and returns its bucket for the route. */
+  next(routeId: number): number {
+    const pool = this.#pool;
+    if (this.#poolAt + 16 > pool.length) {
+      randomFillSync(pool);
+      this.#poolAt = 0;
+    }
+    let p = this.#poolAt;
+    this.#poolAt = p + 16;
+    const out = this.cookie;
+    let o = NAME.length;
+    // Five groups of 3 bytes make 20 characters; the 16th byte makes 2 more.
+    for (let g = 0; g < 5; g++, p += 3) {
+      const v = (pool[p] << 16) | (pool[p + 1] << 8) | pool[p + 2];
+      out[o++] = BASE64URL[v >>> 18];
+      out[o++] = BASE64URL[(v >>> 12) & 63];
+      out[o++] = BASE64URL[(v >>> 6) & 63];
+      out[o++] = BASE64URL[v & 63];
+    }
+    out[o++] = BASE64URL[pool[p] >>> 2];
+    out[o] = BASE64URL[(pool[p] & 3) << 4];
+    let h = seed(routeId);
+    for (let i = NAME.length; i < NAME.length + ID_LENGTH; i++) h = Math.imul(h ^ out[i], 0x01000193);
+    return finish(h);
+  }
+
+  /** The id last written (for tests). */
+  get id(): string {
+    return this.cookie.toString('latin1', NAME.length, NAME.length + ID_LENGTH);
+  }
 }

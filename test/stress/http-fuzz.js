@@ -12,7 +12,8 @@
 //     against its case. Allowed besides: a case that may be refused by
 //     closing or ignoring it (malformed input) ends the exchange there; after
 //     an answered malformed case the rest may go unanswered; a 400 with
-//     `Connection: close` ends the connection; and answers lost when
+//     `Connection: close` ends the connection, and so does every HEAD
+//     answer; and answers lost when
 //     uWebSockets.js 20.30 closes the connection in the middle of a read
 //     (see lostToUwsClose below), counted apart per category. A case that
 //     declares a body it does not send goes last;
@@ -601,6 +602,10 @@ async function pipelined(slot, { size }) {
       if (prev.status === 400) {
         ending = 'ended by 400 Connection: close';
         bump(S.unjudged, 'not run after a 400 with Connection: close', left);
+      } else if (cases[i - 1].head) {
+        // Every HEAD answer closes its connection (issue 14, finding 9).
+        ending = 'ended by HEAD Connection: close';
+        bump(S.unjudged, 'not read after a HEAD answer (Connection: close)', left);
       } else {
         ending = 'violation';
         violation(cases[i - 1], `answered ${prev.status} with Connection: close, ${left} pipelined requests behind it`, `${prev.statusLine} ${prev.body.slice(0, 200)}`, { ...where, position: i - 1 });

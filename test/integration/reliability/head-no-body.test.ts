@@ -3,7 +3,10 @@
 // to carry their JSON body: on a kept-alive connection the client reads
 // those bytes as the start of the next response. Sent as raw bytes on one
 // connection: HEAD, then GET; the second answer must start right after the
-// first one's headers.
+// first one's headers. Every HEAD answer says `Content-Length: 0` and
+// `Connection: close` (issue 14, finding 9: see endHead in
+// src/http/respond.ts); a GET that came in the same write is still answered
+// before the close.
 import tls from 'node:tls';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseResponse } from '../../helpers/raw-http.js';
@@ -50,11 +53,12 @@ it.each<[string, string, boolean, number]>([
   ['an unknown short link', '/r/zzzzzzzz', false, 404],
   ['a console API call without a session', '/console/api/session', false, 401],
   ['a missing console asset', '/console/missing.js', false, 404],
-])('HEAD: %s has a Content-Length and no body', async (_label, path, withKey, status) => {
+])('HEAD: %s has Content-Length: 0, Connection: close and no body', async (_label, path, withKey, status) => {
   const raw = await headThenGet(path, withKey ? server.apiKey : undefined);
   const head = raw.slice(0, raw.indexOf('\r\n\r\n') + 4);
   expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
-  expect(Number(/\r\nContent-Length: (\d+)\r\n/i.exec(head)?.[1])).toBeGreaterThan(0);
+  expect(head).toMatch(/\r\nContent-Length: 0\r\n/i);
+  expect(head).toMatch(/\r\nConnection: close\r\n/i);
   // The next bytes are the GET's answer, not a body.
   const next = raw.slice(head.length);
   expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n/);

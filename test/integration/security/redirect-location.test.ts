@@ -40,12 +40,12 @@ function expectRedirect(a: RawAnswer, expected: string): void {
   expect(a.status, a.raw).toBe(302);
   expect(header(a, 'Location')).toBe(expected);
   const names = a.headers.map(([n]) => n.toLowerCase()).sort();
-  for (const n of names) expect(['cache-control', 'content-length', 'date', 'location', 'set-cookie', 'strict-transport-security', 'uwebsockets'], a.raw).toContain(n);
+  for (const n of names) expect(['cache-control', 'content-length', 'content-type', 'date', 'location', 'set-cookie', 'strict-transport-security', 'uwebsockets'], a.raw).toContain(n);
   for (const [n, v] of a.headers) {
     expect(v, `${n} carries a control character`).not.toMatch(/[\u0000-\u001f\u007f]/);
     if (n.toLowerCase() === 'set-cookie') expect(v).toMatch(/^sg_vid=[A-Za-z0-9_-]+; /);
   }
-  expect(a.body).toBe('');
+  expect(a.body).toBe('Found\n');
 }
 
 describe('stored page URLs', () => {

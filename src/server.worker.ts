@@ -127,7 +127,7 @@ const deps: AppDeps = {
   tls: input.tls,
   keyUse,
   inflight,
-  redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy),
+  redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy, visits, clickIds),
   console: {
     config: input.config,
     storage,

@@ -13,6 +13,8 @@ import { randomFillSync } from 'node:crypto';
 export const VISITOR_COOKIE = 'sg_vid';
 const NAME = `${VISITOR_COOKIE}=`;
 export const ID_LENGTH = 22; // 16 random bytes, base64url
+/** Where a new visitor's id starts in NewVisitors.cookie. */
+export const VISITOR_ID_OFFSET = NAME.length;
 const COOKIE_ATTRIBUTES = '; Max-Age=31536000; Path=/; HttpOnly; Secure; SameSite=Lax';
 
 /** Characters of a base64url id: 1 for A-Z a-z 0-9 - _ (indices 0-127). */
@@ -45,6 +47,14 @@ export function visitorAt(header: string): number {
   return start;
 }
 
+/** Where the id cookieBucket last found valid starts in its header. */
+let idAt = -1;
+
+/** The start, in the header cookieBucket was last given, of the id it hashed (valid while its bucket was >= 0). */
+export function lastIdStart(): number {
+  return idAt;
+}
+
 /**
  * The bucket of the visitor whose id is in the Cookie header for a route,
  * or -1 when the id is absent or malformed: visitorAt and bucketAt in one
@@ -60,6 +70,7 @@ export function cookieBucket(routeId: number, header: string): number {
     if (c > 127 || ID_CHAR[c] === 0) return -1;
     h = Math.imul(h ^ c, 0x01000193);
   }
+  idAt = start;
   return finish(h);
 }
 

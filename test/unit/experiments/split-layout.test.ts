@@ -6,11 +6,16 @@
 // shares) within ±0.3 points; the layout itself moves exactly that much.
 import { describe, expect, it } from 'vitest';
 import { initialLayout, layoutShares, MAX_SEGMENTS, nextLayout, shares, variantAt } from '../../../src/experiments/split.js';
-import { bucket, newVisitorId } from '../../../src/redirect/visitor.js';
+import { bucket, NewVisitors } from '../../../src/redirect/visitor.js';
 
 const N = 1_000_000;
 const ROUTE = 4242;
-const visitors = Array.from({ length: N }, newVisitorId);
+const ids = new NewVisitors();
+// The redirect's own new-visitor ids (16 random bytes, base64url).
+const visitors = Array.from({ length: N }, () => {
+  ids.next(ROUTE);
+  return ids.id;
+});
 const buckets = Float64Array.from(visitors, (v) => bucket(ROUTE, v));
 
 function assign(layout: number[]): Uint8Array {

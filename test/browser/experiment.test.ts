@@ -54,7 +54,7 @@ it('shows per-variant figures, rate intervals and promote', async () => {
   const row = (k: string) => page.locator(`table.experiment tr[data-variant="${k}"]`);
   await expect.poll(() => row('a').locator('[data-col="clicks"]').textContent(), { timeout: 5000 }).toBe(String(perVariant.a));
   // The goal list has "conversion" and "signup"; the panel follows the choice.
-  await page.getByLabel('Goal').selectOption('signup');
+  await page.getByLabel('Goal', { exact: true }).selectOption('signup');
   await expect.poll(() => row('b').locator('[data-col="conversions"]').textContent()).toBe(String(converted.b));
   const exp = (await api(server, 'GET', `/v1/routes/${route.id}`)).json.experiment;
   for (const v of exp.variants) {

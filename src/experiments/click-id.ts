@@ -24,6 +24,7 @@ export const CLICK_ID_PARAM = 'sg_cid';
 export const TOKEN_BYTES = 26;
 export const TOKEN_LENGTH = 35;
 const VERSION = 1;
+const BASE64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
 
 export interface ClickId {
   routeId: number;
@@ -39,7 +40,7 @@ export class ClickIds {
   readonly #mac: SipHash;
   /** Scratch for the visitor id's characters and for building a token (reused: no allocation per visit). */
   readonly #chars = new Uint8Array(64);
-  readonly #token = Buffer.alloc(TOKEN_BYTES);
+  readonly #token = new Uint8Array(TOKEN_BYTES);
   /** The last visitorHash(): read by the redirect right after the call. */
   hi = 0;
   lo = 0;
@@ -76,20 +77,65 @@ export class ClickIds {
     this.lo = this.#visitorKey.lo;
   }
 
-  /** A token for a visit; (hi, lo) is the visitor hash. Allocates only the returned string. */
+  /** A token for a visit as a string (tests, tools); the redirect writes it straight into its Location bytes (issueInto). */
   issue(routeId: number, variant: number, hi: number, lo: number, nowSeconds: number): string {
+    const out = Buffer.allocUnsafe(TOKEN_LENGTH);
+    this.issueInto(out, 0, routeId, variant, hi, lo, nowSeconds);
+    return out.toString('latin1');
+  }
+
+  /**
+   * Writes a token for a visit as TOKEN_LENGTH base64url characters into
+   * out[at ..] and returns the offset after it; (hi, lo) is the visitor hash.
+   * No allocation.
+   */
+  issueInto(out: Uint8Array, at: number, routeId: number, variant: number, hi: number, lo: number, nowSeconds: number): number {
     const t = this.#token;
-    t[0] = (VERSION << 4) | variant;
     const high = Math.floor(routeId / 0x100000000);
+    const low = routeId >>> 0;
+    const now = nowSeconds >>> 0;
+    t[0] = (VERSION << 4) | variant;
     t[1] = high & 0xff;
-    t.writeUInt32BE(routeId >>> 0, 2);
-    t.writeUInt32BE(hi, 6);
-    t.writeUInt32BE(lo, 10);
-    t.writeUInt32BE(nowSeconds >>> 0, 14);
-    this.#mac.hash(t, 18);
-    t.writeUInt32BE(this.#mac.hi, 18);
-    t.writeUInt32BE(this.#mac.lo, 22);
-    return t.toString('base64url');
+    t[2] = low >>> 24;
+    t[3] = (low >>> 16) & 0xff;
+    t[4] = (low >>> 8) & 0xff;
+    t[5] = low & 0xff;
+    t[6] = hi >>> 24;
+    t[7] = (hi >>> 16) & 0xff;
+    t[8] = (hi >>> 8) & 0xff;
+    t[9] = hi & 0xff;
+    t[10] = lo >>> 24;
+    t[11] = (lo >>> 16) & 0xff;
+    t[12] = (lo >>> 8) & 0xff;
+    t[13] = lo & 0xff;
+    t[14] = now >>> 24;
+    t[15] = (now >>> 16) & 0xff;
+    t[16] = (now >>> 8) & 0xff;
+    t[17] = now & 0xff;
+    const mac = this.#mac;
+    mac.hash(t, 18);
+    t[18] = mac.hi >>> 24;
+    t[19] = (mac.hi >>> 16) & 0xff;
+    t[20] = (mac.hi >>> 8) & 0xff;
+    t[21] = mac.hi & 0xff;
+    t[22] = mac.lo >>> 24;
+    t[23] = (mac.lo >>> 16) & 0xff;
+    t[24] = (mac.lo >>> 8) & 0xff;
+    t[25] = mac.lo & 0xff;
+    // base64url without padding: 8 groups of 3 bytes make 32 characters, the last 2 bytes 3 more.
+    let p = 0;
+    for (let g = 0; g < 8; g++, p += 3) {
+      const v = (t[p] << 16) | (t[p + 1] << 8) | t[p + 2];
+      out[at++] = BASE64URL[v >>> 18];
+      out[at++] = BASE64URL[(v >>> 12) & 63];
+      out[at++] = BASE64URL[(v >>> 6) & 63];
+      out[at++] = BASE64URL[v & 63];
+    }
+    const v = (t[p] << 8) | t[p + 1];
+    out[at++] = BASE64URL[v >>> 10];
+    out[at++] = BASE64URL[(v >>> 4) & 63];
+    out[at++] = BASE64URL[(v << 2) & 63];
+    return at;
   }
 
   /** The click a token stands for, or null when it is malformed or its MAC does not match. */

@@ -14,13 +14,17 @@ import { ClientAddressReader } from '../http/client-ip.js';
 import { M, type Metrics } from '../metrics.js';
 import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_RANGE_FEED, RULE_VPN_PROXY } from '../quality/classifier.js';
 import { UserAgentCache } from '../quality/user-agent.js';
-import type { ClickIds } from '../experiments/click-id.js';
+import { CLICK_ID_PARAM, type ClickIds } from '../experiments/click-id.js';
 import { variantAt } from '../experiments/split.js';
 import type { VisitRecorder } from '../experiments/visits.js';
 import { DAY_MS } from '../store/stats-store.js';
 import type { ClickRecorder } from './clicks.js';
 import type { RouteCache } from './route-cache.js';
 import { cookieBucket, ID_LENGTH, lastIdStart, NewVisitors, VISITOR_ID_OFFSET } from './visitor.js';
+
+/** The bytes kept for a Location with a click id: pages are at most 2,048 characters (6 KiB as UTF-8), the query what is left. */
+const LOCATION_BYTES = 16_384;
+const CLICK_ID_EQ = Buffer.from(`${CLICK_ID_PARAM}=`, 'latin1');
 
 export const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
@@ -52,6 +56,9 @@ export class Redirector {
   readonly #newVisitors = new NewVisitors();
   readonly #visits: VisitRecorder;
   readonly #clickIds: ClickIds;
+  readonly #location = Buffer.allocUnsafe(LOCATION_BYTES);
+  /** Views of #location by length (index), each made once. */
+  readonly #views: Buffer[] = [];
 
   constructor(
     routes: RouteCache,
@@ -125,7 +132,7 @@ export class Redirector {
       }
     }
     let variant: number;
-    let token = '';
+    let withClickId = false;
     this.setCookie = null;
     if (intercepted) {
       variant = route.defaultVariant;
@@ -146,16 +153,39 @@ export class Redirector {
         else if (variant === 1) c.b++;
         this.#visits.record(route.id, Math.floor(now / DAY_MS), variant, ids.hi, ids.lo);
       }
-      if (route.appendClickId) token = ids.issue(route.id, variant, ids.hi, ids.lo, Math.floor(now / 1000));
+      withClickId = route.appendClickId;
     }
     if (c !== null) {
       c.clicks++;
       this.#metrics.inc(M.redirects);
     }
-    if (token !== '') {
-      // The click id goes last in the query, before the page's fragment.
+    if (withClickId && (query.length << 2) + route.prefixBytes[variant].length + route.fragmentBytes[variant].length + 64 <= LOCATION_BYTES) {
+      // base ? [query &] sg_cid=<token> [#fragment], written into bytes kept
+      // for it (uWS copies a header value out at once): the token is never a string.
+      const loc = this.#location;
+      const prefix = route.prefixBytes[variant];
+      loc.set(prefix, 0);
+      let n = prefix.length;
+      if (query !== '') {
+        n += loc.write(query, n, 'utf8');
+        loc[n++] = 38; // &
+      }
+      loc.set(CLICK_ID_EQ, n);
+      n = this.#clickIds.issueInto(loc, n + CLICK_ID_EQ.length, route.id, variant, this.#clickIds.hi, this.#clickIds.lo, Math.floor(now / 1000));
+      const fragment = route.fragmentBytes[variant];
+      if (fragment.length > 0) {
+        loc.set(fragment, n);
+        n += fragment.length;
+      }
+      // One view per length, made once: the Location of a link without a query always has the same length.
+      let view = this.#views[n];
+      if (view === undefined) view = this.#views[n] = loc.subarray(0, n);
+      this.location = view;
+    } else if (withClickId) {
+      // A query too long for the kept bytes: as a string (allocates).
+      const token = this.#clickIds.issue(route.id, variant, this.#clickIds.hi, this.#clickIds.lo, Math.floor(now / 1000));
       const q = query === '' ? '' : `${query}&`;
-      this.location = `${route.bases[variant]}${route.hasQuery[variant] ? '&' : '?'}${q}sg_cid=${token}${route.fragments[variant]}`;
+      this.location = `${route.bases[variant]}${route.hasQuery[variant] ? '&' : '?'}${q}${CLICK_ID_PARAM}=${token}${route.fragments[variant]}`;
     } else if (query === '') {
       this.location = route.pages[variant];
     } else {

@@ -28,6 +28,9 @@ export interface CompiledRoute {
   fragments: string[];
   hasQuery: boolean[];
   pages: Buffer[];
+  /** Per variant, for a Location with a click id: the base and its query separator ('?' or '&') as bytes, and the fragment as bytes. */
+  prefixBytes: Buffer[];
+  fragmentBytes: Buffer[];
 }
 
 function split(url: string): [string, string, boolean] {
@@ -49,6 +52,8 @@ export function compileRoute(r: Route): CompiledRoute {
     fragments: parts.map((p) => p[1]),
     hasQuery: parts.map((p) => p[2]),
     pages: variants.map((v) => Buffer.from(v.url, 'utf8')),
+    prefixBytes: parts.map((p) => Buffer.from(`${p[0]}${p[2] ? '&' : '?'}`, 'utf8')),
+    fragmentBytes: parts.map((p) => Buffer.from(p[1], 'utf8')),
   };
 }
 

@@ -30,8 +30,41 @@ const FIELDS = ['click_id', 'goal', 'value'] as const;
 /** A checked conversion and the variant key to answer with. */
 type Checked = { input: ConversionInput; key: string };
 
+/**
+ * Route id → owning account, for the routes conversions arrive for: a
+ * conversion costs no route read and decode. Emptied by every route change
+ * the change feed reports (a deletion must answer 404 at once), checked
+ * with one Atomics load per request.
+ */
+class Owners {
+  static readonly MAX = 100_000;
+  readonly #routes: Storage['routes'];
+  readonly #feed: Storage['feed'];
+  readonly #map = new Map<number, number>();
+
+  constructor(routes: Storage['routes'], feed: Storage['feed']) {
+    this.#routes = routes;
+    this.#feed = feed;
+    feed.on(['route'], () => this.#map.clear());
+  }
+
+  /** Whether the route exists and is the account's. */
+  owns(accountId: number, routeId: number): boolean {
+    this.#feed.check();
+    let owner = this.#map.get(routeId);
+    if (owner === undefined) {
+      const route = this.#routes.get(accountId, routeId);
+      if (!route) return false;
+      owner = route.accountId;
+      if (this.#map.size >= Owners.MAX) this.#map.clear();
+      this.#map.set(routeId, owner);
+    }
+    return owner === accountId;
+  }
+}
+
 /** Validates one conversion object; `at` prefixes field names in a batch ("conversions[3]."). */
-function check(raw: unknown, at: string, account: Account, storage: Pick<Storage, 'routes'>, ids: ClickIds, now: number): Checked {
+function check(raw: unknown, at: string, account: Account, owners: Owners, ids: ClickIds, now: number): Checked {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new AppError('invalid_parameter', `${at || 'the body'} must be an object with click_id`, at ? at.slice(0, -1) : 'body');
   }
@@ -50,7 +83,7 @@ function check(raw: unknown, at: string, account: Account, storage: Pick<Storage
   const click = ids.verify(body.click_id);
   if (!click) throw new AppError('invalid_click_id', '', `${at}click_id`);
   // Another account's route, or a deleted one, is not found (never 403).
-  if (!storage.routes.get(account.id, click.routeId)) throw new AppError('not_found', `the route of this click id does not exist`, `${at}click_id`);
+  if (!owners.owns(account.id, click.routeId)) throw new AppError('not_found', `the route of this click id does not exist`, `${at}click_id`);
   return {
     input: { routeId: click.routeId, goal, visitor: click.visitor, variant: click.variant, day: Math.floor((click.issuedAt * 1000) / DAY_MS), at: now, value },
     key: VARIANT_KEYS[click.variant],
@@ -59,7 +92,8 @@ function check(raw: unknown, at: string, account: Account, storage: Pick<Storage
 
 const result = (c: Checked, duplicate: boolean) => ({ route_id: c.input.routeId, variant: c.key, goal: c.input.goal, duplicate });
 
-export function registerConversionRoutes(router: Router, storage: Pick<Storage, 'routes' | 'experiments'>, ids: ClickIds): void {
+export function registerConversionRoutes(router: Router, storage: Pick<Storage, 'routes' | 'experiments' | 'feed'>, ids: ClickIds): void {
+  const owners = new Owners(storage.routes, storage.feed);
   router.add('POST', '/v1/conversions', async (req) => {
     const now = Date.now();
     const body = req.body;
@@ -70,7 +104,7 @@ export function registerConversionRoutes(router: Router, storage: Pick<Storage, 
       }
       const checked = conversions.map((raw, i) => {
         try {
-          return check(raw, `conversions[${i}].`, req.account, storage, ids, now);
+          return check(raw, `conversions[${i}].`, req.account, owners, ids, now);
         } catch (err) {
           if (err instanceof AppError && err.status < 500) return err;
           throw err;
@@ -83,7 +117,7 @@ export function registerConversionRoutes(router: Router, storage: Pick<Storage, 
       const results = checked.map((c) => (c instanceof AppError ? c.body() : result(c, duplicates[k++])));
       return { status: 200, body: { results } };
     }
-    const c = check(body, '', req.account, storage, ids, now);
+    const c = check(body, '', req.account, owners, ids, now);
     const [duplicate] = await storage.experiments.addConversions([c.input]);
     return { status: duplicate ? 200 : 202, body: result(c, duplicate) };
   });

@@ -294,24 +294,36 @@ export class LmdbBackend implements Backend {
     return Promise.resolve(out);
   }
 
-  /** The check for a duplicate and the count are in one transaction, so racing requests count once. */
+  /**
+   * The check for a duplicate and the count are in one transaction, so
+   * racing requests count once; the day counters of a group are added up
+   * first and written once per (route, day, goal).
+   */
   addConversions(items: readonly ConversionInput[]): Promise<boolean[]> {
     const { conversions, conversionDays } = this.#s;
-    return this.#s.root.transaction(() =>
-      items.map((c) => {
+    return this.#s.root.transaction(() => {
+      const days = new Map<string, { key: [number, number, string]; count: number[]; value: number[] }>();
+      const out = items.map((c) => {
         const key: [number, string, string] = [c.routeId, c.goal, c.visitor];
         if (conversions.get(key) !== undefined) return true;
         conversions.put(key, { variant: c.variant, day: c.day, at: c.at, value: c.value });
-        const dayKey: [number, number, string] = [c.routeId, c.day, c.goal];
-        const stored = conversionDays.get(dayKey);
+        const id = `${c.routeId}/${c.day}/${c.goal}`;
+        let d = days.get(id);
+        if (!d) days.set(id, (d = { key: [c.routeId, c.day, c.goal], count: [], value: [] }));
+        d.count[c.variant] = (d.count[c.variant] ?? 0) + 1;
+        d.value[c.variant] = (d.value[c.variant] ?? 0) + (c.value ?? 0);
+        return false;
+      });
+      for (const d of days.values()) {
+        const stored = conversionDays.get(d.key);
         const count = stored ? [...stored.count] : [];
         const value = stored ? [...stored.value] : [];
-        count[c.variant] = (count[c.variant] ?? 0) + 1;
-        value[c.variant] = (value[c.variant] ?? 0) + (c.value ?? 0);
-        conversionDays.put(dayKey, { count, value });
-        return false;
-      }),
-    );
+        d.count.forEach((n, i) => (count[i] = (count[i] ?? 0) + (n ?? 0)));
+        d.value.forEach((n, i) => (value[i] = (value[i] ?? 0) + (n ?? 0)));
+        conversionDays.put(d.key, { count, value });
+      }
+      return out;
+    });
   }
 
   readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {

@@ -1,8 +1,9 @@
 // The sticky split. A visitor is a random id in the first-party cookie
 // sg_vid; its bucket for a route is a stable hash of (route id, visitor id)
-// mapped to [0, 1). bucket < split_ratio → page A. The same visitor keeps its
-// page on every thread and across restarts, and raising the ratio only moves
-// visitors whose bucket now falls under it: from B to A, never back.
+// mapped to [0, 1); the route's bucket layout maps it to a variant
+// (experiments/split.ts; for a new two-variant route bucket < split_ratio →
+// page A). The same visitor keeps its page on every thread and across
+// restarts, and a weight change moves only the buckets the layout reassigns.
 //
 // On the redirect's path nothing here allocates: a returning visitor's id is
 // checked and hashed where it lies in the Cookie header, in one pass

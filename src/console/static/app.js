@@ -623,7 +623,7 @@ async function routePage(view, { match }) {
         h('td', { class: 'num', 'data-col': 'prob_best' }, pct(g.prob_best)),
         h('td', {}, promote));
     });
-    experimentBox.replaceChildren(
+    experimentBox.replaceChildren(...[
       exp.srm.alert
         ? h('p', { class: 'srm-alert', role: 'alert' }, `Sample-ratio mismatch: the visitors do not follow the weights (p = ${exp.srm.p_value}). Check interception and the pages before trusting these results.`)
         : null,
@@ -632,7 +632,7 @@ async function routePage(view, { match }) {
         h('caption', { class: 'hint' }, `Real visitors from ${exp.window.from} to ${exp.window.to} (UTC); goal "${goal}"; lift and p-value against variant A`),
         h('thead', {}, h('tr', {}, ['Variant', 'Weight', 'Visitors', 'Clicks', 'Conversions', 'Rate (95 % interval)', 'Lift', 'p-value', 'P(best)', ''].map((t, i) => h('th', { scope: 'col', class: i > 0 && i < 9 ? 'num' : '' }, t)))),
         h('tbody', {}, rows))),
-      h('figure', { class: 'chart-rates' }, h('figcaption', {}, 'Conversion rate with its 95 % interval'),
+      h('div', { class: 'charts' }, h('figure', { class: 'chart-rates' }, h('figcaption', {}, 'Conversion rate with its 95 % interval'),
         intervalChart({
           title: `Conversion rate, goal ${goal}`,
           labels: exp.variants.map((v) => `Variant ${v.key.toUpperCase()}`),
@@ -640,8 +640,8 @@ async function routePage(view, { match }) {
           rates: exp.variants.map((v) => v.conversions[goal].rate),
           intervals: exp.variants.map((v) => v.conversions[goal].ci95),
           xTitle: 'Conversion rate (%)',
-        })),
-    );
+        }))),
+    ].filter((n) => n !== null));
   };
 
   const { nodes, values } = routeFields(route);

@@ -13,6 +13,9 @@
 //              some with a client-claimed hop on the left), UA mix
 //   proxy-new  the same, new visitors
 //   crawler    16 crawler and link-preview UAs (intercepted: default page, no cookie), direct peer
+//   new-cid    a new visitor on a route of 2 variants with append_click_id: the
+//              visitor hash, the unique-visitor sketch and sg_cid in Location (issue 18)
+//   new-cid-8  the same on a route of 8 variants (its figure: no slower than new-cid)
 //
 // "Direct peer" is a server without SPLITGUARD_TRUST_PROXY (the address is
 // the socket's); the proxy cases go to a second server trusting 127.0.0.1.
@@ -93,6 +96,8 @@ const CASES = {
     sets: sets((i) => ({ 'User-Agent': BROWSER_UAS[i % BROWSER_UAS.length], 'X-Forwarded-For': forwarded(i) })),
   },
   crawler: { server: 'direct', cookie: false, sets: sets((i) => ({ 'User-Agent': CRAWLER_UAS[i % CRAWLER_UAS.length] })) },
+  'new-cid': { server: 'direct', route: 'cid2', cookie: true, sets: sets(() => ({ 'User-Agent': ONE_UA })) },
+  'new-cid-8': { server: 'direct', route: 'cid8', cookie: true, sets: sets(() => ({ 'User-Agent': ONE_UA })) },
 };
 const chosen = process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',') : Object.keys(CASES);
 for (const c of chosen) if (!CASES[c]) throw new Error(`unknown case "${c}"; one of ${Object.keys(CASES).join(', ')}`);
@@ -123,9 +128,18 @@ for (const sg of Object.values(servers)) {
   if (created.status !== 201) throw new Error(`route creation failed: ${JSON.stringify(created)}`);
   sg.route = created.json;
 }
+// Experiment routes: click ids appended, 2 and 8 variants (the same target for every variant, so the bare app's Location differs only by sg_cid).
+servers.direct.routes = {};
+for (const [name, count] of [['cid2', 2], ['cid8', 8]]) {
+  const created = await api(servers.direct, 'POST', '/v1/routes', {
+    name, variants: Array.from({ length: count }, (_, i) => ({ url: target, weight: i + 1 })), append_click_id: true, intercept_level: 'medium',
+  });
+  if (created.status !== 201) throw new Error(`route creation failed: ${JSON.stringify(created)}`);
+  servers.direct.routes[name] = created.json;
+}
 const { certFile, keyFile } = servers.direct;
 const code = servers.direct.route.code;
-const bare = await startPinned(0, [path.join(here, 'baselines/uws-302.js'), certFile, keyFile, target, code, servers.proxy.route.code]);
+const bare = await startPinned(0, [path.join(here, 'baselines/uws-302.js'), certFile, keyFile, target, code, servers.proxy.route.code, ...Object.values(servers.direct.routes).map((r) => r.code)]);
 const others = OTHERS
   ? {
       'node:https 302': await startPinned(0, [path.join(here, 'baselines/node-https-302.js'), certFile, keyFile, code, target]),
@@ -137,9 +151,10 @@ const arms = {};
 for (const name of chosen) {
   const c = CASES[name];
   const sg = servers[c.server];
+  const route = c.route ? sg.routes[c.route] : sg.route;
   const script = luaRotation(c.sets);
-  arms[`${name}: splitguard`] = { proc: sg.proc, url: `https://127.0.0.1:${sg.proc.ports[0]}/r/${sg.route.code}`, script };
-  arms[`${name}: bare uWS 302`] = { proc: bare, url: `https://127.0.0.1:${bare.ports[0]}/${c.cookie ? 'n' : 'r'}/${sg.route.code}`, script };
+  arms[`${name}: splitguard`] = { proc: sg.proc, url: `https://127.0.0.1:${sg.proc.ports[0]}/r/${route.code}`, script };
+  arms[`${name}: bare uWS 302`] = { proc: bare, url: `https://127.0.0.1:${bare.ports[0]}/${c.cookie ? 'n' : 'r'}/${route.code}`, script };
   if (name === 'returning') {
     for (const [arm, proc] of Object.entries(others)) arms[`${name}: ${arm}`] = { proc, url: `https://127.0.0.1:${proc.ports[0]}/r/${code}`, script };
   }
@@ -158,8 +173,14 @@ let everyClickCounted = true;
 for (const [s, sg] of Object.entries(servers)) {
   const mine = chosen.filter((n) => CASES[n].server === s);
   if (mine.length === 0) continue;
-  const detail = await api(sg, 'GET', `/v1/routes/${sg.route.id}`);
-  const { stats: st } = detail.json;
+  const routes = [sg.route, ...Object.values(sg.routes ?? {})];
+  const st = { clicks: { total: 0 }, intercepted: 0, rule_hits: { crawler: 0 } };
+  for (const r of routes) {
+    const d = (await api(sg, 'GET', `/v1/routes/${r.id}`)).json.stats;
+    st.clicks.total += d.clicks.total;
+    st.intercepted += d.intercepted;
+    st.rule_hits.crawler += d.rule_hits.crawler;
+  }
   const served = mine.reduce((sum, n) => sum + arms[`${n}: splitguard`].requests, 0);
   const inFlightBound = CONNECTIONS * (PAIRS + 1) * mine.length; // warm-up runs included
   const ok = st.clicks.total >= served && st.clicks.total <= served + inFlightBound;
@@ -186,7 +207,10 @@ const vs = (other) => (haveReturning && OTHERS
   : null);
 const vsNode = vs('node:https 302');
 const vsFastify = vs('fastify 302');
+// 8 variants against 2, both with click ids and new visitors, pair by pair.
+const eightVsTwo = chosen.includes('new-cid') && chosen.includes('new-cid-8') ? ratio('new-cid-8: splitguard', 'new-cid: splitguard', 'cpuUsPerRequest') : null;
 const goal = {
+  ...(eightVsTwo ? { cpuRatio8VariantsVs2: { goal: '<= 1 (no slower, within noise)', value: eightVsTwo.median } } : {}),
   ...Object.fromEntries(Object.entries(cases).map(([n, c]) => [`cpuRatioVsBareUws ${n}`, { goal: '<= 1.3', value: c.cpuRatio.median }])),
   ...(vsNode ? {
     cpuRatioVsNodeHttps: { goal: '<= 0.4', value: vsNode.cpu.median },
@@ -208,6 +232,7 @@ const result = {
   },
   cases,
   worstCpuRatio: worst,
+  eightVariantsVsTwo: eightVsTwo,
   arms: haveReturning
     ? Object.fromEntries([['splitguard', arm('splitguard')], ['bare uWS 302', arm('bare uWS 302')], ...Object.keys(others).map((o) => [o, arm(o)])])
     : {},

@@ -49,6 +49,8 @@ const base = {
   payload_too_large: { status: 413, message: fixed('the request body is larger than 64 KiB') },
   rate_limited: { status: 429, message: fixed('too many requests') },
   refresh_too_soon: { status: 429, message: fixed('the database may be refreshed once an hour') },
+  // POST /v1/conversions: a click id this server did not issue, or not a click id at all (contract §10).
+  invalid_click_id: { status: 400, message: fixed('the click id is malformed or was not issued by this server') },
 
   // The web console (/console/api): its session and CSRF checks.
   login_failed: { status: 401, message: fixed('the email or password is not correct') },

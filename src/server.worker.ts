@@ -8,6 +8,10 @@ import { registerIpEndpoints } from './api/ip.js';
 import { registerIpdbEndpoints } from './api/ipdb.js';
 import type { KeywordTables } from './quality/classifier.js';
 import { registerRouteEndpoints } from './api/routes.js';
+import { registerConversionEndpoints } from './api/conversions.js';
+import { ClickIds } from './experiments/click-id.js';
+import { VisitRecorder } from './experiments/visits.js';
+import { randomBytes } from 'node:crypto';
 import { ClickRecorder, FLUSH_MS } from './redirect/clicks.js';
 import { Redirector } from './redirect/redirect.js';
 import { RouteCache } from './redirect/route-cache.js';
@@ -100,15 +104,21 @@ feedTimer.unref();
 const metrics = new Metrics(input.shared.metrics, input.thread);
 const routeCache = new RouteCache(storage.routes, storage.feed);
 const clicks = new ClickRecorder(storage.stats);
+const visits = new VisitRecorder(storage.experiments);
 const clickTimer = setInterval(() => {
   clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+  visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
 }, FLUSH_MS);
 clickTimer.unref();
+
+// The click-id secret: made by the first thread (or process) that finds none, the same for every thread after.
+const clickIds = new ClickIds(await storage.secrets.get('click_id', () => randomBytes(32)));
 
 const keyUse = new Map<string, number>();
 const router = new Router();
 registerAccountEndpoints(router, storage);
 registerRouteEndpoints(router, storage, input.config.shortBase);
+registerConversionEndpoints(router, storage, clickIds);
 registerIpEndpoints(router, () => quality.classifier);
 registerBlacklistEndpoints(router, storage.blacklist, () => quality.classifier?.listed ?? new Map());
 registerConsoleEndpoints(router, storage, keyUse);
@@ -144,7 +154,7 @@ const deps: AppDeps = {
   keyUse,
   inflight,
   readiness: clusterStatus && (() => clusterStatus.readiness()),
-  redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy),
+  redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy, visits, clickIds),
   console: {
     config: input.config,
     storage,
@@ -213,6 +223,7 @@ port.on('message', async (msg: MainMessage) => {
   clearInterval(feedTimer);
   clearInterval(clickTimer);
   await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+  await visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
   await flushKeyUse();
   // close() exists in this uWS build (it ends every open connection) but not in its typings.
   (app as unknown as { close(): void }).close();

@@ -4,14 +4,17 @@
 import { AppError, invalidParameter } from '../errors.js';
 import type { Router } from '../http/router.js';
 import { LEVELS, parseLevel } from '../quality/lists.js';
-import type { Route, RouteSettings } from '../store/routes-store.js';
+import { type Route, type RouteChanges, VARIANT_KEYS, type VariantKey, variantsOf, type Variant } from '../store/routes-store.js';
 import { DAY_MS } from '../store/stats-store.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody, pageParams, queryParams, stringField } from './validate.js';
+import { experimentReport } from '../experiments/report.js';
 
-const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level'] as const;
-const READ_ONLY = ['id', 'code', 'short_url', 'status', 'created_at', 'updated_at', 'stats'] as const;
-const URL_LIMIT = 2048;
+const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'variants', 'append_click_id'] as const;
+const READ_ONLY = ['id', 'code', 'short_url', 'status', 'created_at', 'updated_at', 'stats', 'experiment'] as const;
+/** A weight is any number from 0 to this (weights are relative). */
+export const MAX_WEIGHT = 1_000_000;
+export const URL_LIMIT = 2048;
 
 /** An absolute http(s) URL without credentials or control characters, normalised. */
 function pageUrl(value: unknown, field: string): string {
@@ -33,10 +36,36 @@ function pageUrl(value: unknown, field: string): string {
   return url.href;
 }
 
-function settings(body: Record<string, unknown>, partial: boolean): Partial<RouteSettings> {
-  const out: Partial<RouteSettings> = {};
+/** A `variants` list: 2-8 entries {url, weight[, key]}, keys a … h in order, at least one weight above 0. */
+function variantList(value: unknown): Variant[] {
+  if (!Array.isArray(value) || value.length < 2 || value.length > VARIANT_KEYS.length) {
+    throw invalidParameter('variants', `must be an array of 2 to ${VARIANT_KEYS.length} variants`);
+  }
+  const out = value.map((entry: unknown, i): Variant => {
+    const at = `variants[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw invalidParameter(at, 'must be an object with url and weight');
+    const e = entry as Record<string, unknown>;
+    for (const k of Object.keys(e)) if (k !== 'url' && k !== 'weight' && k !== 'key') throw invalidParameter(`${at}.${k}`, 'is not a known field');
+    if (e.key !== undefined && e.key !== VARIANT_KEYS[i]) throw invalidParameter(`${at}.key`, `must be "${VARIANT_KEYS[i]}" (keys follow the order of the list) or left out`);
+    if (e.url === undefined) throw invalidParameter(`${at}.url`, 'is required');
+    const w = e.weight;
+    if (typeof w !== 'number' || !Number.isFinite(w) || w < 0 || w > MAX_WEIGHT) throw invalidParameter(`${at}.weight`, `must be a number from 0 to ${MAX_WEIGHT}`);
+    return { url: pageUrl(e.url, `${at}.url`), weight: w };
+  });
+  if (!out.some((v) => v.weight > 0)) throw invalidParameter('variants', 'must give at least one variant a weight above 0');
+  return out;
+}
+
+function settings(body: Record<string, unknown>, partial: boolean): RouteChanges {
+  const out: RouteChanges = {};
   const has = (k: string) => body[k] !== undefined;
-  if (!partial) for (const k of ['name', 'page_a', 'page_b']) if (!has(k)) throw invalidParameter(k, 'is required');
+  if (has('variants') && (has('page_a') || has('page_b') || has('split_ratio'))) {
+    throw invalidParameter('variants', 'replaces page_a, page_b and split_ratio; send one form or the other');
+  }
+  if (!partial) {
+    if (!has('name')) throw invalidParameter('name', 'is required');
+    if (!has('variants')) for (const k of ['page_a', 'page_b']) if (!has(k)) throw invalidParameter(k, 'is required');
+  }
   if (has('name')) out.name = stringField(body.name, 'name', 1, 200);
   if (has('page_a')) out.pageA = pageUrl(body.page_a, 'page_a');
   if (has('page_b')) out.pageB = pageUrl(body.page_b, 'page_b');
@@ -45,14 +74,20 @@ function settings(body: Record<string, unknown>, partial: boolean): Partial<Rout
     if (typeof r !== 'number' || !Number.isFinite(r) || r < 0 || r > 1) throw invalidParameter('split_ratio', 'must be a number from 0 to 1');
     out.splitRatio = r;
   }
+  if (has('variants')) out.variants = variantList(body.variants);
   if (has('default_group')) {
-    if (body.default_group !== 'a' && body.default_group !== 'b') throw invalidParameter('default_group', 'must be "a" or "b"');
-    out.defaultGroup = body.default_group;
+    const g = body.default_group;
+    if (typeof g !== 'string' || !(VARIANT_KEYS as readonly string[]).includes(g)) throw invalidParameter('default_group', 'must be a variant key, "a" to "h"');
+    out.defaultGroup = g as VariantKey;
   }
   if (has('intercept_level')) {
     const l = parseLevel(body.intercept_level);
     if (!l) throw invalidParameter('intercept_level', `must be one of ${LEVELS.join(', ')}`);
     out.interceptLevel = l;
+  }
+  if (has('append_click_id')) {
+    if (typeof body.append_click_id !== 'boolean') throw invalidParameter('append_click_id', 'must be true or false');
+    out.appendClickId = body.append_click_id;
   }
   return out;
 }
@@ -64,7 +99,7 @@ function routeId(value: string): number {
 
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'routes' | 'stats'>, shortBase: string): void {
+export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'routes' | 'stats' | 'experiments'>, shortBase: string): void {
   const { routes, stats } = storage;
   const view = (r: Route) => ({
     id: r.id,
@@ -72,6 +107,8 @@ export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'r
     page_a: r.pageA,
     page_b: r.pageB,
     split_ratio: r.splitRatio,
+    variants: variantsOf(r).map((v, i) => ({ key: VARIANT_KEYS[i], url: v.url, weight: v.weight })),
+    append_click_id: r.appendClickId ?? false,
     default_group: r.defaultGroup,
     intercept_level: r.interceptLevel,
     code: r.code,
@@ -84,11 +121,7 @@ export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'r
 
   router.add('POST', '/v1/routes', async (req) => {
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
-    const s = settings(body, false) as RouteSettings;
-    const route = await routes.create(req.account, {
-      name: s.name, pageA: s.pageA, pageB: s.pageB,
-      splitRatio: s.splitRatio ?? 0.5, defaultGroup: s.defaultGroup ?? 'a', interceptLevel: s.interceptLevel ?? 'medium',
-    });
+    const route = await routes.create(req.account, settings(body, false));
     return { status: 201, body: view(route), headers: { Location: `/v1/routes/${route.id}` } };
   });
 
@@ -103,7 +136,7 @@ export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'r
     const route = routes.get(req.account.id, id);
     if (!route) throw notFound(id);
     const today = Math.floor(Date.now() / DAY_MS);
-    const days = await stats.window(id, today);
+    const [days, experiment] = await Promise.all([stats.window(id, today), experimentReport(storage.experiments, route, today)]);
     const sum = (f: keyof (typeof days)[0]['stats']) => days.reduce((a, d) => a + d.stats[f], 0);
     return {
       status: 200,
@@ -124,6 +157,7 @@ export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'r
             crawler: sum('crawler'),
           },
         },
+        experiment,
       },
     };
   });

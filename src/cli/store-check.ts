@@ -12,7 +12,12 @@ import { open } from 'lmdb';
 import { ENV_OPTIONS, SCHEMA_VERSION } from '../store/db.js';
 
 /** The named databases of the store (store/db.ts), the first three required. */
-const DATABASES = ['meta', 'accounts', 'keys', 'key_ids', 'users', 'blacklist', 'routes', 'route_codes', 'account_routes', 'route_stats', 'sessions'];
+const DATABASES = [
+  'meta', 'accounts', 'keys', 'key_ids', 'users', 'blacklist', 'routes', 'route_codes', 'account_routes', 'route_stats', 'sessions',
+  'variant_days', 'sketches', 'conversions', 'conversion_days',
+];
+/** Databases whose values are raw bytes, not msgpack (store/db.ts). */
+const BINARY = new Set(['sketches']);
 const REQUIRED = 3;
 
 function check(dir: string): { schema_version: number; records: Record<string, number> } {
@@ -28,7 +33,7 @@ function check(dir: string): { schema_version: number; records: Record<string, n
       // Read-only, a missing database is undefined (or an error).
       let db;
       try {
-        db = root.openDB({ name });
+        db = root.openDB({ name, ...(BINARY.has(name) ? { encoding: 'binary' as const } : {}) });
       } catch {
         db = undefined;
       }

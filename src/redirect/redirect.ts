@@ -2,18 +2,29 @@
 // redirect/endpoint.ts reads the request and writes the response around it. Per visit: one
 // Map lookup for the route, one trie walk and one table read for the
 // classification, one table slot for a user agent seen before, a hash for
-// the split, counter increments for the stats. No storage access and no
-// await; the only allocation is the Location string when the link carries a
-// query (without one, the route's page goes out as bytes encoded once; a new
-// visitor's cookie is written into bytes kept for it).
+// the split, counter increments for the stats; for a real visitor a keyed
+// hash of the visitor id (SipHash, a few hundred ns) that feeds the variant's
+// unique-visitor sketch and, when the route asks, the click id. No storage
+// access and no await; the only allocation is the Location string when the
+// link carries a query or a click id (without either, the variant's page goes
+// out as bytes encoded once; a new visitor's cookie is written into bytes kept
+// for it).
 import type { Cidr } from '../config.js';
 import { ClientAddressReader } from '../http/client-ip.js';
 import { Metric, type Metrics } from '../metrics.js';
 import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_RANGE_FEED, RULE_VPN_PROXY } from '../quality/classifier.js';
 import { UserAgentCache } from '../quality/user-agent.js';
+import { CLICK_ID_PARAM, type ClickIds } from '../experiments/click-id.js';
+import { variantAt } from '../experiments/split.js';
+import type { VisitRecorder } from '../experiments/visits.js';
+import { DAY_MS } from '../store/stats-store.js';
 import type { ClickRecorder } from './clicks.js';
 import type { RouteCache } from './route-cache.js';
-import { cookieBucket, NewVisitors } from './visitor.js';
+import { cookieBucket, ID_LENGTH, lastIdStart, NewVisitors, VISITOR_ID_OFFSET } from './visitor.js';
+
+/** The bytes kept for a Location with a click id: pages are at most 2,048 characters (6 KiB as UTF-8), the query what is left. */
+const LOCATION_BYTES = 16_384;
+const CLICK_ID_EQ = Buffer.from(`${CLICK_ID_PARAM}=`, 'latin1');
 
 export const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
@@ -43,8 +54,23 @@ export class Redirector {
   readonly #client: ClientAddressReader | null;
   readonly #agents = new UserAgentCache();
   readonly #newVisitors = new NewVisitors();
+  readonly #visits: VisitRecorder;
+  readonly #clickIds: ClickIds;
+  readonly #location = Buffer.allocUnsafe(LOCATION_BYTES);
+  /** Views of #location by length (index), each made once. */
+  readonly #views: Buffer[] = [];
 
-  constructor(routes: RouteCache, quality: () => Classifier | null, clicks: ClickRecorder, metrics: Metrics, trustProxy: readonly Cidr[]) {
+  constructor(
+    routes: RouteCache,
+    quality: () => Classifier | null,
+    clicks: ClickRecorder,
+    metrics: Metrics,
+    trustProxy: readonly Cidr[],
+    visits: VisitRecorder,
+    clickIds: ClickIds,
+  ) {
+    this.#visits = visits;
+    this.#clickIds = clickIds;
     this.#routes = routes;
     this.#quality = quality;
     this.#clicks = clicks;
@@ -61,7 +87,8 @@ export class Redirector {
   visit(code: string, peer: ArrayBuffer, forwardedFor: string, cookie: string, userAgent: string, query: string, count: boolean): number {
     const route = isCode(code) ? this.#routes.get(code) : null;
     if (route === null) return 404;
-    const c = count ? this.#clicks.counters(route.id, Date.now()) : null;
+    const now = Date.now();
+    const c = count ? this.#clicks.counters(route.id, now) : null;
     let intercepted = false;
     if (route.level !== 0) {
       try {
@@ -104,29 +131,66 @@ export class Redirector {
         }
       }
     }
-    let toA: boolean;
+    let variant: number;
+    let withClickId = false;
     this.setCookie = null;
     if (intercepted) {
-      toA = route.defaultA;
+      variant = route.defaultVariant;
     } else {
       let b = cookieBucket(route.id, cookie);
+      const ids = this.#clickIds;
+      const hashed = c !== null || route.appendClickId;
       if (b < 0) {
         b = this.#newVisitors.next(route.id);
         this.setCookie = this.#newVisitors.cookie;
+        if (hashed) ids.visitorHashBytes(this.#newVisitors.cookie, VISITOR_ID_OFFSET, ID_LENGTH);
+      } else if (hashed) {
+        ids.visitorHashIn(cookie, lastIdStart(), ID_LENGTH);
       }
-      toA = b < route.splitRatio;
+      variant = variantAt(route.layout, b);
       if (c !== null) {
-        if (toA) c.a++;
-        else c.b++;
+        if (variant === 0) c.a++;
+        else if (variant === 1) c.b++;
+        this.#visits.record(route.id, Math.floor(now / DAY_MS), variant, ids.hi, ids.lo);
       }
+      withClickId = route.appendClickId;
     }
     if (c !== null) {
       c.clicks++;
       this.#metrics.inc(Metric.redirects);
     }
-    if (query === '') this.location = toA ? route.pageABytes : route.pageBBytes;
-    else if (toA) this.location = `${route.aBase}${route.aHasQuery ? '&' : '?'}${query}${route.aFragment}`;
-    else this.location = `${route.bBase}${route.bHasQuery ? '&' : '?'}${query}${route.bFragment}`;
+    if (withClickId && (query.length << 2) + route.prefixBytes[variant].length + route.fragmentBytes[variant].length + 64 <= LOCATION_BYTES) {
+      // base ? [query &] sg_cid=<token> [#fragment], written into bytes kept
+      // for it (uWS copies a header value out at once): the token is never a string.
+      const loc = this.#location;
+      const prefix = route.prefixBytes[variant];
+      loc.set(prefix, 0);
+      let n = prefix.length;
+      if (query !== '') {
+        n += loc.write(query, n, 'utf8');
+        loc[n++] = 38; // &
+      }
+      loc.set(CLICK_ID_EQ, n);
+      n = this.#clickIds.issueInto(loc, n + CLICK_ID_EQ.length, route.id, variant, this.#clickIds.hi, this.#clickIds.lo, Math.floor(now / 1000));
+      const fragment = route.fragmentBytes[variant];
+      if (fragment.length > 0) {
+        loc.set(fragment, n);
+        n += fragment.length;
+      }
+      // One view per length, made once: the Location of a link without a query always has the same length.
+      let view = this.#views[n];
+      if (view === undefined) view = this.#views[n] = loc.subarray(0, n);
+      this.location = view;
+    } else if (withClickId) {
+      // A query too long for the kept bytes: as a string (allocates).
+      const token = this.#clickIds.issue(route.id, variant, this.#clickIds.hi, this.#clickIds.lo, Math.floor(now / 1000));
+      const q = query === '' ? '' : `${query}&`;
+      this.location = `${route.bases[variant]}${route.hasQuery[variant] ? '&' : '?'}${q}${CLICK_ID_PARAM}=${token}${route.fragments[variant]}`;
+    } else if (query === '') {
+      this.location = route.pages[variant];
+    } else {
+      this.location = `${route.bases[variant]}${route.hasQuery[variant] ? '&' : '?'}${query}${route.fragments[variant]}`;
+    }
     return 302;
   }
 }

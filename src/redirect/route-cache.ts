@@ -5,27 +5,32 @@
 // deletion or update is in force on every thread from the moment the change
 // is acknowledged.
 import type { FeedReader } from '../store/feed.js';
-import { type Route, type Routes } from '../store/routes-store.js';
+import { layoutOf, type Route, type Routes, VARIANT_KEYS, variantsOf } from '../store/routes-store.js';
 import { LEVEL_INDEX } from '../quality/lists.js';
 
 export interface CompiledRoute {
   id: number;
   /** 0 off .. 3 high. */
   level: number;
-  splitRatio: number;
-  defaultA: boolean;
-  /** Page URL without its fragment, the fragment ('' or '#...'), and whether the URL already has a query. */
-  aBase: string;
-  aFragment: string;
-  aHasQuery: boolean;
-  bBase: string;
-  bFragment: string;
-  bHasQuery: boolean;
-  pageA: string;
-  pageB: string;
-  /** The pages as UTF-8, as uWS would encode the strings: a Location without a query goes out from here. */
-  pageABytes: Buffer;
-  pageBBytes: Buffer;
+  /** The bucket layout (experiments/split.ts): [end, variant, ...], the last end 1. */
+  layout: Float64Array;
+  /** The variant intercepted visitors are sent to (the default group). */
+  defaultVariant: number;
+  /** Whether a real visitor's Location carries sg_cid (experiments/click-id.ts). */
+  appendClickId: boolean;
+  /**
+   * Per variant (index 0 = a): the page URL without its fragment, the
+   * fragment ('' or '#...'), whether the URL already has a query, and the
+   * page as UTF-8 bytes, as uWS would encode the string (a Location without
+   * a query or click id goes out from these bytes, encoded once).
+   */
+  bases: string[];
+  fragments: string[];
+  hasQuery: boolean[];
+  pages: Buffer[];
+  /** Per variant, for a Location with a click id: the base and its query separator ('?' or '&') as bytes, and the fragment as bytes. */
+  prefixBytes: Buffer[];
+  fragmentBytes: Buffer[];
 }
 
 function split(url: string): [string, string, boolean] {
@@ -35,12 +40,20 @@ function split(url: string): [string, string, boolean] {
 }
 
 function compileRoute(r: Route): CompiledRoute {
-  const [aBase, aFragment, aHasQuery] = split(r.pageA);
-  const [bBase, bFragment, bHasQuery] = split(r.pageB);
+  const variants = variantsOf(r);
+  const parts = variants.map((v) => split(v.url));
   return {
-    id: r.id, level: LEVEL_INDEX[r.interceptLevel], splitRatio: r.splitRatio, defaultA: r.defaultGroup === 'a',
-    aBase, aFragment, aHasQuery, bBase, bFragment, bHasQuery, pageA: r.pageA, pageB: r.pageB,
-    pageABytes: Buffer.from(r.pageA, 'utf8'), pageBBytes: Buffer.from(r.pageB, 'utf8'),
+    id: r.id,
+    level: LEVEL_INDEX[r.interceptLevel],
+    layout: Float64Array.from(layoutOf(r)),
+    defaultVariant: Math.max(0, VARIANT_KEYS.indexOf(r.defaultGroup)),
+    appendClickId: r.appendClickId === true,
+    bases: parts.map((p) => p[0]),
+    fragments: parts.map((p) => p[1]),
+    hasQuery: parts.map((p) => p[2]),
+    pages: variants.map((v) => Buffer.from(v.url, 'utf8')),
+    prefixBytes: parts.map((p) => Buffer.from(`${p[0]}${p[2] ? '&' : '?'}`, 'utf8')),
+    fragmentBytes: parts.map((p) => Buffer.from(p[1], 'utf8')),
   };
 }
 

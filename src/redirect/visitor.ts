@@ -1,8 +1,9 @@
 // The sticky split. A visitor is a random id in the first-party cookie
 // sg_vid; its bucket for a route is a stable hash of (route id, visitor id)
-// mapped to [0, 1). bucket < split_ratio → page A. The same visitor keeps its
-// page on every thread and across restarts, and raising the ratio only moves
-// visitors whose bucket now falls under it: from B to A, never back.
+// mapped to [0, 1); the route's bucket layout maps it to a variant
+// (experiments/split.ts; for a new two-variant route bucket < split_ratio →
+// page A). The same visitor keeps its page on every thread and across
+// restarts, and a weight change moves only the buckets the layout reassigns.
 //
 // On the redirect's path nothing here allocates: a returning visitor's id is
 // checked and hashed where it lies in the Cookie header, in one pass
@@ -14,6 +15,8 @@ import { FNV_OFFSET, fnvStep } from '../fnv.js';
 const VISITOR_COOKIE = 'sg_vid';
 const NAME = `${VISITOR_COOKIE}=`;
 export const ID_LENGTH = 22; // 16 random bytes, base64url
+/** Where a new visitor's id starts in NewVisitors.cookie. */
+export const VISITOR_ID_OFFSET = NAME.length;
 const COOKIE_ATTRIBUTES = '; Max-Age=31536000; Path=/; HttpOnly; Secure; SameSite=Lax';
 
 /** Characters of a base64url id: 1 for A-Z a-z 0-9 - _ (indices 0-127). */
@@ -46,6 +49,14 @@ export function visitorAt(header: string): number {
   return start;
 }
 
+/** Where the id cookieBucket last found valid starts in its header. */
+let idAt = -1;
+
+/** The start, in the header cookieBucket was last given, of the id it hashed (valid while its bucket was >= 0). */
+export function lastIdStart(): number {
+  return idAt;
+}
+
 /**
  * The bucket of the visitor whose id is in the Cookie header for a route,
  * or -1 when the id is absent or malformed: visitorAt and bucketAt in one
@@ -61,6 +72,7 @@ export function cookieBucket(routeId: number, header: string): number {
     if (c > 127 || ID_CHAR[c] === 0) return -1;
     h = fnvStep(h, c);
   }
+  idAt = start;
   return finish(h);
 }
 

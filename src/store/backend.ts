@@ -11,7 +11,8 @@
 // has been told through the change feed (feed.ts). Refusals that depend on
 // stored state (quota_exceeded) are decided inside the writing transaction.
 import type { Account, ApiKey, BlacklistChange, ConsoleSession, DayStats, User } from './db.js';
-import type { Route, RouteSettings } from './routes-store.js';
+import type { ConversionInput, VisitCounts } from './experiments-store.js';
+import type { Route, RouteChanges } from './routes-store.js';
 
 export interface NewAccount {
   name: string;
@@ -43,8 +44,9 @@ export interface Backend {
   deleteSessions(hashes: readonly string[]): Promise<void>;
 
   /** Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever. */
-  createRoute(accountId: number, settings: RouteSettings): Promise<Route>;
-  updateRoute(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined>;
+  /** `settings` resolved by applyRouteChanges (routes-store.ts) inside the transaction, as for updates. */
+  createRoute(accountId: number, settings: RouteChanges): Promise<Route>;
+  updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined>;
   deleteRoute(accountId: number, id: number): Promise<boolean>;
 
   /** False when the ASN already has an entry. */
@@ -76,6 +78,27 @@ export interface Backend {
   addClicks(days: readonly DayCounts[], batch?: { writer: string; seq: number }): Promise<void>;
   /** A route's stored days from `from` to `to` (UTC day numbers, inclusive); missing days are absent. */
   readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>>;
+
+  /**
+   * Experiments (experiments-store.ts). Adds per-variant clicks and merges
+   * unique-visitor sketches into the stored day's and the route's lifetime
+   * sketch (a flush of the visit recorders; merging is idempotent).
+   */
+  addVisits(batch: readonly VisitCounts[]): Promise<void>;
+  /** Per day from `from` to `to` (inclusive): clicks per variant; missing days are absent. */
+  readVariantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>>;
+  /** Stored sketches per day (day 0: the lifetime), indexed by variant; missing ones are absent. */
+  readSketches(routeId: number, days: readonly number[]): Promise<Map<number, (Uint8Array | undefined)[]>>;
+  /**
+   * Records conversions, each counted once per (route, goal, visitor):
+   * resolves, in order, whether each was a duplicate, once committed (an
+   * acknowledged conversion survives a crash).
+   */
+  addConversions(items: readonly ConversionInput[]): Promise<boolean[]>;
+  /** Per click day from `from` to `to`: goal → conversions per variant. */
+  readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>>;
+  /** A named secret, stored once: the first value written wins, and every call resolves with the stored one. */
+  ensureSecret(name: string, value: Uint8Array): Promise<Uint8Array>;
 
   close(): Promise<void>;
 }

@@ -99,6 +99,14 @@ export interface Stores {
   stats: Database<DayStats, [number, number]>;
   /** Console sessions by the hash of their id (console/sessions.ts). */
   sessions: Database<ConsoleSession, string>;
+  /** [route id, UTC day] → non-intercepted redirects per variant (index 0 = a). */
+  variantDays: Database<VariantDay, [number, number]>;
+  /** [route id, UTC day, variant] → HyperLogLog sketch (experiments/hll.ts); day 0 holds the route's lifetime. */
+  sketches: Database<Uint8Array, [number, number, number]>;
+  /** [route id, goal, visitor hash (16 hex digits)] → the conversion counted for it (one per visitor, route and goal). */
+  conversions: Database<StoredConversion, [number, string, string]>;
+  /** [route id, UTC day of the click, goal] → conversions per variant. */
+  conversionDays: Database<ConversionDay, [number, number, string]>;
   /** The change feed's recent entries by sequence number (feed.ts). */
   feed: Database<Change, number>;
   /** Cluster mode: click batches waiting for PostgreSQL, by [writer slot, batch seq] (stats-store.ts). */
@@ -126,6 +134,26 @@ export interface DayStats {
   range_feed: number;
   /** Intercepted by the user agent; absent in days written before. */
   crawler: number;
+}
+
+/** Non-intercepted redirects per variant on one day (index 0 = a, up to 8). */
+export interface VariantDay {
+  clicks: number[];
+}
+
+export interface StoredConversion {
+  variant: number;
+  /** UTC day of the click the conversion came from. */
+  day: number;
+  /** When it was recorded, ms since the epoch. */
+  at: number;
+  value: number | null;
+}
+
+/** Conversions per variant for one (route, click day, goal), and the sum of their values. */
+export interface ConversionDay {
+  count: number[];
+  value: number[];
 }
 
 export const SCHEMA_VERSION = 3;
@@ -205,6 +233,10 @@ export function openStores(dataDir: string): Stores {
       accountRoutes: root.openDB<number, [number, number]>({ name: 'account_routes' }),
       stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
       sessions: root.openDB<ConsoleSession, string>({ name: 'sessions' }),
+      variantDays: root.openDB<VariantDay, [number, number]>({ name: 'variant_days' }),
+      sketches: root.openDB<Uint8Array, [number, number, number]>({ name: 'sketches', encoding: 'binary' }),
+      conversions: root.openDB<StoredConversion, [number, string, string]>({ name: 'conversions' }),
+      conversionDays: root.openDB<ConversionDay, [number, number, string]>({ name: 'conversion_days' }),
       feed: root.openDB<Change, number>({ name: 'feed' }),
       clickSpill: root.openDB<readonly DayCounts[], [number, number]>({ name: 'click_spill' }),
       signal: null,

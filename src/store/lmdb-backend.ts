@@ -6,9 +6,11 @@
 import { AppError } from '../errors.js';
 import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
+import type { ConversionInput, VisitCounts } from './experiments-store.js';
+import { Hll } from '../experiments/hll.js';
 import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
-import { newCode, type Route, type RouteSettings } from './routes-store.js';
+import { applyRouteChanges, newCode, type Route, type RouteChanges } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
 
 const triggerKey = (accountId: number) => `ipdb_trigger:${accountId}`;
@@ -109,7 +111,7 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  createRoute(accountId: number, settings: RouteSettings): Promise<Route> {
+  createRoute(accountId: number, settings: RouteChanges): Promise<Route> {
     return this.#write(() => {
       const account = this.#s.accounts.get(accountId)!;
       if (account.routesCreated >= account.quota) {
@@ -118,7 +120,8 @@ export class LmdbBackend implements Backend {
       let code = newCode();
       while (this.#s.codes.get(code) !== undefined) code = newCode();
       const now = new Date().toISOString();
-      const route: Route = { id: nextId(this.#s, 'route'), accountId, code, ...settings, status: 'active', createdAt: now, updatedAt: now };
+      const base = applyRouteChanges(undefined, settings, now);
+      const route: Route = { id: nextId(this.#s, 'route'), accountId, code, ...base, status: 'active', createdAt: now, updatedAt: now };
       this.#s.routes.put(route.id, route);
       this.#s.codes.put(code, route.id);
       this.#s.accountRoutes.put([accountId, route.id], 1);
@@ -133,11 +136,12 @@ export class LmdbBackend implements Backend {
     return route && route.accountId === accountId ? route : undefined;
   }
 
-  updateRoute(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined> {
+  updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined> {
     return this.#write(() => {
       const route = this.#ownRoute(accountId, id);
       if (!route) return undefined;
-      const updated: Route = { ...route, ...changes, updatedAt: new Date().toISOString() };
+      const now = new Date().toISOString();
+      const updated: Route = { ...route, ...applyRouteChanges(route, changes, now), updatedAt: now };
       this.#s.routes.put(id, updated);
       recordChange(this.#s, 'route', route.code);
       return updated;
@@ -239,6 +243,109 @@ export class LmdbBackend implements Backend {
       if (stored) out.set(d, stored);
     }
     return Promise.resolve(out);
+  }
+
+  /**
+   * Read-modify-write in one transaction, like addClicks: clicks add up,
+   * sketches merge register by register into the day's and the lifetime's.
+   */
+  async addVisits(batch: readonly VisitCounts[]): Promise<void> {
+    const { variantDays, sketches } = this.#s;
+    const merge = (key: [number, number, number], add: Hll) => {
+      const stored = sketches.get(key);
+      if (stored) add.merge(Hll.deserialize(stored));
+      sketches.put(key, add.serialize());
+    };
+    await this.#s.root.transaction(() => {
+      for (const v of batch) {
+        if (v.clicks.some((c) => c > 0)) {
+          const key: [number, number] = [v.routeId, v.day];
+          const day = variantDays.get(key) ?? { clicks: [] };
+          const clicks = [...day.clicks];
+          v.clicks.forEach((c, i) => (clicks[i] = (clicks[i] ?? 0) + c));
+          variantDays.put(key, { clicks });
+        }
+        v.sketches.forEach((bytes, variant) => {
+          if (!bytes) return;
+          merge([v.routeId, v.day, variant], Hll.deserialize(bytes));
+          merge([v.routeId, 0, variant], Hll.deserialize(bytes));
+        });
+      }
+    });
+  }
+
+  readVariantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    for (const { key, value } of this.#s.variantDays.getRange({ start: [routeId, from], end: [routeId, to + 1] })) {
+      out.set((key as [number, number])[1], value.clicks);
+    }
+    return Promise.resolve(out);
+  }
+
+  readSketches(routeId: number, days: readonly number[]): Promise<Map<number, (Uint8Array | undefined)[]>> {
+    const out = new Map<number, (Uint8Array | undefined)[]>();
+    for (const day of days) {
+      const row: (Uint8Array | undefined)[] = [];
+      for (const { key, value } of this.#s.sketches.getRange({ start: [routeId, day, 0], end: [routeId, day, 8] })) {
+        row[(key as [number, number, number])[2]] = value;
+      }
+      if (row.length > 0) out.set(day, row);
+    }
+    return Promise.resolve(out);
+  }
+
+  /**
+   * The check for a duplicate and the count are in one transaction, so
+   * racing requests count once; the day counters of a group are added up
+   * first and written once per (route, day, goal).
+   */
+  addConversions(items: readonly ConversionInput[]): Promise<boolean[]> {
+    const { conversions, conversionDays } = this.#s;
+    return this.#s.root.transaction(() => {
+      const days = new Map<string, { key: [number, number, string]; count: number[]; value: number[] }>();
+      const out = items.map((c) => {
+        const key: [number, string, string] = [c.routeId, c.goal, c.visitor];
+        if (conversions.get(key) !== undefined) return true;
+        conversions.put(key, { variant: c.variant, day: c.day, at: c.at, value: c.value });
+        const id = `${c.routeId}/${c.day}/${c.goal}`;
+        let d = days.get(id);
+        if (!d) days.set(id, (d = { key: [c.routeId, c.day, c.goal], count: [], value: [] }));
+        d.count[c.variant] = (d.count[c.variant] ?? 0) + 1;
+        d.value[c.variant] = (d.value[c.variant] ?? 0) + (c.value ?? 0);
+        return false;
+      });
+      for (const d of days.values()) {
+        const stored = conversionDays.get(d.key);
+        const count = stored ? [...stored.count] : [];
+        const value = stored ? [...stored.value] : [];
+        d.count.forEach((n, i) => (count[i] = (count[i] ?? 0) + (n ?? 0)));
+        d.value.forEach((n, i) => (value[i] = (value[i] ?? 0) + (n ?? 0)));
+        conversionDays.put(d.key, { count, value });
+      }
+      return out;
+    });
+  }
+
+  readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
+    const out = new Map<number, Map<string, number[]>>();
+    for (const { key, value } of this.#s.conversionDays.getRange({ start: [routeId, from, ''], end: [routeId, to + 1, ''] })) {
+      const [, day, goal] = key as [number, number, string];
+      let goals = out.get(day);
+      if (!goals) out.set(day, (goals = new Map()));
+      goals.set(goal, value.count);
+    }
+    return Promise.resolve(out);
+  }
+
+  /** Secrets are nobody's cache: no feed entry (each thread reads its secret once, at start). */
+  async ensureSecret(name: string, value: Uint8Array): Promise<Uint8Array> {
+    const key = `secret:${name}`;
+    return this.#s.root.transaction(() => {
+      const stored = this.#s.meta.get(key) as Uint8Array | undefined;
+      if (stored) return new Uint8Array(stored);
+      this.#s.meta.put(key, value);
+      return value;
+    });
   }
 
   /** The store itself is the storage's to close. */

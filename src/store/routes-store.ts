@@ -6,25 +6,132 @@
 // Reads are synchronous (the redirect's route cache reads here on a miss);
 // creation, update and deletion go to the back end (backend.ts).
 import { randomBytes } from 'node:crypto';
+import { AppError, invalidParameter } from '../errors.js';
+import { initialLayout, nextLayout, shares } from '../experiments/split.js';
 import type { Backend } from './backend.js';
 import type { Account, Stores } from './db.js';
+
+/** A variant's page and weight; its key is its place in the list (a … h). */
+export interface Variant {
+  url: string;
+  weight: number;
+}
+
+export const VARIANT_KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
+export type VariantKey = (typeof VARIANT_KEYS)[number];
 
 export interface Route {
   id: number;
   accountId: number;
   code: string;
   name: string;
+  /** The two-variant view (contract §10): variant a's and b's URLs. */
   pageA: string;
   pageB: string;
-  splitRatio: number;
-  defaultGroup: 'a' | 'b';
+  /** weight(a) / (weight(a) + weight(b)) with exactly two variants, else null. */
+  splitRatio: number | null;
+  defaultGroup: VariantKey;
   interceptLevel: 'off' | 'low' | 'medium' | 'high';
+  /**
+   * 2-8 variants. Absent in records written before experiments, which mean
+   * [{pageA, splitRatio}, {pageB, 1 - splitRatio}] (variantsOf).
+   */
+  variants?: Variant[];
+  /** The bucket layout (experiments/split.ts); absent: the cumulative weights. */
+  layout?: number[];
+  appendClickId?: boolean;
+  /** When the weights last changed (ISO time); absent: never since creation. The SRM check counts from the next UTC day. */
+  weightsChangedAt?: string;
   status: 'active';
   createdAt: string;
   updatedAt: string;
 }
 
-export type RouteSettings = Pick<Route, 'name' | 'pageA' | 'pageB' | 'splitRatio' | 'defaultGroup' | 'interceptLevel'>;
+/**
+ * What a create or update asks for. The two-variant fields (pageA, pageB,
+ * splitRatio) and `variants` are alternatives (the API refuses both in one
+ * body); they are resolved against the stored route inside the writing
+ * transaction (applyRouteChanges), so concurrent updates never lose each other.
+ */
+export interface RouteChanges {
+  name?: string;
+  pageA?: string;
+  pageB?: string;
+  splitRatio?: number;
+  variants?: Variant[];
+  defaultGroup?: VariantKey;
+  interceptLevel?: Route['interceptLevel'];
+  appendClickId?: boolean;
+}
+
+/** A route's variants (records from before experiments have only the two-variant fields). */
+export function variantsOf(r: Pick<Route, 'pageA' | 'pageB' | 'splitRatio' | 'variants'>): Variant[] {
+  return r.variants ?? [{ url: r.pageA, weight: r.splitRatio ?? 0.5 }, { url: r.pageB, weight: 1 - (r.splitRatio ?? 0.5) }];
+}
+
+export function layoutOf(r: Pick<Route, 'pageA' | 'pageB' | 'splitRatio' | 'variants' | 'layout'>): number[] {
+  return r.layout ?? initialLayout(variantsOf(r).map((v) => v.weight));
+}
+
+type RouteBase = Omit<Route, 'id' | 'accountId' | 'code' | 'status' | 'createdAt' | 'updatedAt'>;
+
+/**
+ * The route's settings after `changes` (`current` undefined: a new route,
+ * whose changes hold a name and either pageA and pageB or variants). Called
+ * by the back end inside the writing transaction. A weight change moves the
+ * layout by the least possible (experiments/split.ts) and restarts the SRM
+ * count; invalid_parameter when split_ratio is sent to a route without
+ * exactly two variants, or default_group names a key the list lacks.
+ */
+export function applyRouteChanges(current: RouteBase | undefined, changes: RouteChanges, now: string): RouteBase {
+  const before = current ? variantsOf(current) : undefined;
+  let variants: Variant[];
+  if (changes.variants) variants = changes.variants.map((v) => ({ ...v }));
+  else if (before) variants = before.map((v) => ({ ...v }));
+  else variants = [{ url: changes.pageA!, weight: changes.splitRatio ?? 0.5 }, { url: changes.pageB!, weight: 1 - (changes.splitRatio ?? 0.5) }];
+  if (!changes.variants && before) {
+    if (changes.pageA !== undefined) variants[0].url = changes.pageA;
+    if (changes.pageB !== undefined) variants[1].url = changes.pageB;
+    if (changes.splitRatio !== undefined) {
+      if (variants.length !== 2) throw invalidParameter('split_ratio', `applies only to a route with two variants (this one has ${variants.length}); send variants`);
+      variants[0].weight = changes.splitRatio;
+      variants[1].weight = 1 - changes.splitRatio;
+    }
+  }
+  const defaultGroup = changes.defaultGroup ?? current?.defaultGroup ?? 'a';
+  if (VARIANT_KEYS.indexOf(defaultGroup) >= variants.length) {
+    throw invalidParameter('default_group', `names variant "${defaultGroup}", and the route has variants a to ${VARIANT_KEYS[variants.length - 1]}`);
+  }
+  const weights = variants.map((v) => v.weight);
+  let layout = current ? layoutOf(current) : initialLayout(weights);
+  let weightsChangedAt = current?.weightsChangedAt;
+  if (before) {
+    const was = shares(before.map((v) => v.weight));
+    const now_ = shares(weights);
+    // A variant added at weight 0 (or a weight-0 one dropped) changes no share.
+    let moved = false;
+    for (let i = 0; i < Math.max(was.length, now_.length); i++) if ((was[i] ?? 0) !== (now_[i] ?? 0)) moved = true;
+    if (moved) {
+      layout = nextLayout(layout, weights);
+      weightsChangedAt = now;
+    }
+  }
+  const [a, b] = variants;
+  const out: RouteBase = {
+    name: changes.name ?? current?.name ?? '',
+    pageA: a.url,
+    pageB: b.url,
+    splitRatio: variants.length === 2 ? a.weight / (a.weight + b.weight) : null,
+    defaultGroup,
+    interceptLevel: changes.interceptLevel ?? current?.interceptLevel ?? 'medium',
+    variants,
+    layout,
+    appendClickId: changes.appendClickId ?? current?.appendClickId ?? false,
+  };
+  if (weightsChangedAt !== undefined) out.weightsChangedAt = weightsChangedAt;
+  if (!out.name) throw new AppError('invalid_parameter', 'name is required', 'name');
+  return out;
+}
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const CODE_LENGTH = 8;
@@ -50,7 +157,7 @@ export class Routes {
   }
 
   /** Creates a route; quota_exceeded when the account's lifetime creations reached its quota. */
-  create(account: Account, settings: RouteSettings): Promise<Route> {
+  create(account: Account, settings: RouteChanges): Promise<Route> {
     return this.#backend.createRoute(account.id, settings);
   }
 
@@ -72,7 +179,7 @@ export class Routes {
     return { data, total };
   }
 
-  update(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined> {
+  update(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined> {
     return this.#backend.updateRoute(accountId, id, changes);
   }
 

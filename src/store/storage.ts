@@ -12,6 +12,7 @@ import type { Backend } from './backend.js';
 import { Accounts, Keys, Users } from './accounts-store.js';
 import { BlacklistChanges } from './blacklist-changes.js';
 import { openStores, type Stores } from './db.js';
+import { Experiments, Secrets } from './experiments-store.js';
 import { FeedReader } from './feed.js';
 import { LmdbBackend } from './lmdb-backend.js';
 import { PgBackend } from './pg/backend.js';
@@ -32,6 +33,8 @@ export interface Storage {
   readonly blacklist: BlacklistChanges;
   readonly stats: Stats;
   readonly state: StateStore;
+  readonly experiments: Experiments;
+  readonly secrets: Secrets;
   /** This thread's reader of the change feed, shared by its caches. */
   readonly feed: FeedReader;
   /** Cluster mode: this thread's link to PostgreSQL and the replica it feeds; null on a single node. */
@@ -69,6 +72,8 @@ function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | nu
     blacklist: new BlacklistChanges(stores, backend),
     stats: new Stats(backend, cluster && stores, cluster && { name: `${cluster.config.nodeName}/${cluster.config.slot ?? 0}`, slot: cluster.config.slot ?? 0 }),
     state: new StateStore(stores, backend),
+    experiments: new Experiments(backend),
+    secrets: new Secrets(stores, backend),
     feed: new FeedReader(stores),
     cluster,
     close: async () => {

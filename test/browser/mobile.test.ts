@@ -42,7 +42,8 @@ it('shows a route page with its charts within the width', async () => {
   await page.locator('.chart-clicks svg').waitFor();
   expect(await overflow()).toBeLessThanOrEqual(0);
   const widths = await page.locator('svg.chart').evaluateAll((svgs) => svgs.map((s) => s.getBoundingClientRect().width));
-  expect(widths).toHaveLength(3);
+  // Clicks, groups, rule hits and the experiment's conversion rates.
+  expect(widths).toHaveLength(4);
   for (const w of widths) expect(w).toBeLessThanOrEqual(390);
   await screenshot(page, 'mobile-route');
 });

@@ -65,7 +65,8 @@ it('loads every page from its own origin only, with no CSP violation, charts inc
   for (const [path, heading] of [['/routes', 'Routes'], [`/routes/${route.id}`, 'Offline charts'], ['/keys', 'Account and API keys'], ['/ip?ip=8.8.8.8', 'IP check'], ['/database', 'IP database'], ['/admin/blacklist', 'ASN blacklist'], ['/admin/accounts', 'Accounts']]) {
     await visit(page, path, heading);
     await page.waitForTimeout(300);
-    if (path.startsWith('/routes/')) expect(await page.locator('svg.chart').count()).toBe(3);
+    // Clicks, groups, rule hits, and the experiment's conversion rates.
+    if (path.startsWith('/routes/')) expect(await page.locator('svg.chart').count()).toBe(4);
   }
   expect(foreign).toEqual([]);
   expect(requests.filter((u) => !u.startsWith(origin(server)))).toEqual([]);

@@ -27,7 +27,8 @@ export interface Family {
 /**
  * One request of every endpoint family the server answers: static files,
  * console pages and API (sign-in included), /v1 with and without a key
- * (large and small answers, a body read, a route created), /healthz,
+ * (large and small answers, a body read, a route created, a conversion
+ * recorded: 202 the first time, 200 duplicate after), /healthz,
  * /metrics, the 404 catch-all and the redirect (302, HEAD, unknown code).
  * The /v1 requests use the server's bootstrap key (an admin account).
  */
@@ -40,6 +41,11 @@ export async function endpointFamilies(server: TestServer): Promise<Family[]> {
     return `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   };
   const family = (name: string, request: string, statuses: number[]): Family => ({ name, request, headEnd: request.indexOf('\r\n\r\n') + 4, statuses });
+  // A click id from a real redirect of a route that appends one.
+  const experiment = await createRoute(server, { append_click_id: true, intercept_level: 'off' });
+  const visit = await request({ port: server.ports[0], ca: server.ca, path: `/r/${experiment.code}` });
+  const clickId = /sg_cid=([A-Za-z0-9_-]+)/.exec(String(visit.headers.location))?.[1];
+  if (!clickId) throw new Error(`the redirect appended no click id: ${String(visit.headers.location)}`);
   return [
     family('static file', get('/console/app.js'), [200]),
     family('console page', get('/console/routes'), [200]),
@@ -50,6 +56,7 @@ export async function endpointFamilies(server: TestServer): Promise<Family[]> {
     family('v1 unauthenticated', get('/v1/account'), [401, 429]),
     family('v1 with a body', post('/v1/ip/check', { ips: ['8.8.8.8', '1.1.1.1'] }, auth), [200]),
     family('v1 create', post('/v1/routes', { name: 'attack', page_a: 'https://a.example/', page_b: 'https://b.example/' }, auth), [201]),
+    family('v1 conversion', post('/v1/conversions', { click_id: clickId, goal: 'attack' }, auth), [202, 200]),
     family('healthz', get('/healthz'), [200]),
     family('metrics', get('/metrics'), [200]),
     family('not found', get('/no/such/path'), [404]),

@@ -1,7 +1,7 @@
 // The splitguard console: a hash-routed single-page app over /console/api.
 // Every value from the server reaches the page as a text node or a property
 // (h() below); no markup is ever built from data.
-import { barChart, columnChart } from './charts.js';
+import { barChart, columnChart, intervalChart } from './charts.js';
 
 const state = { me: null, csrf: '', timers: [], returnTo: '' };
 const main = document.getElementById('main');
@@ -128,8 +128,9 @@ async function api(method, path, body) {
 
 /** Puts an API error next to the field it names, or at the top of the form. */
 function showError(form, err) {
+  // A list entry's own control (variants[2].url) if the form has one, else the list's.
   const name = err.field ? err.field.replace(/\[.*$/, '') : '';
-  const control = name && form.elements.namedItem(name);
+  const control = (err.field && form.elements.namedItem(err.field)) || (name && form.elements.namedItem(name));
   if (control instanceof HTMLElement && control.id) {
     control.setAttribute('aria-invalid', 'true');
     const msg = document.getElementById(`${control.id}-err`);
@@ -406,7 +407,7 @@ async function routesPage(view, { query }) {
   const rows = data.map((r) => h('tr', { 'data-route-id': r.id },
     h('td', { 'data-label': 'Name' }, h('a', { href: `#/routes/${r.id}` }, r.name)),
     h('td', { 'data-label': 'Short link' }, shortLink(r)),
-    h('td', { 'data-label': 'Split A / B', class: 'num' }, `${Math.round(r.split_ratio * 100)} / ${100 - Math.round(r.split_ratio * 100)}`),
+    h('td', { 'data-label': 'Split', class: 'num' }, splitText(r)),
     h('td', { 'data-label': 'Level' }, r.intercept_level),
     h('td', { 'data-label': 'Created' }, time(r.created_at))));
   const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' },
@@ -418,40 +419,124 @@ async function routesPage(view, { query }) {
     h('section', { class: 'panel' },
       data.length === 0 ? h('p', { class: 'empty' }, page > 1 ? 'No routes on this page.' : 'No routes yet. Create one to get a short link.') :
         h('table', { class: 'cards' },
-          h('thead', {}, h('tr', {}, ['Name', 'Short link', 'Split A / B', 'Level', 'Created'].map((t) => h('th', { scope: 'col' }, t)))),
+          h('thead', {}, h('tr', {}, ['Name', 'Short link', 'Split', 'Level', 'Created'].map((t) => h('th', { scope: 'col' }, t)))),
           h('tbody', {}, rows)),
       pager),
   );
 }
 
-/** The route form's fields; `route` fills them for an edit. */
+const KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+
+/** "50 / 50" for two variants (percent of a and b), else the weights' percentages in key order. */
+function splitText(r) {
+  if (r.split_ratio !== null && r.split_ratio !== undefined) return `${Math.round(r.split_ratio * 100)} / ${100 - Math.round(r.split_ratio * 100)}`;
+  const total = r.variants.reduce((t, v) => t + v.weight, 0);
+  return r.variants.map((v) => Math.round((v.weight / total) * 100)).join(' / ');
+}
+
+/**
+ * The route form's fields; `route` fills them for an edit. Two forms: page A
+ * and B with a share (the two-variant view), or the variants editor (2 to 8
+ * URLs with weights), which a route of more than two variants always uses
+ * and "Use more variants" switches to.
+ */
 function routeFields(route = {}) {
   const c = {
     name: h('input', { name: 'name', value: route.name ?? '', maxlength: 200, required: true }),
     page_a: h('input', { name: 'page_a', type: 'url', value: route.page_a ?? '', placeholder: 'https://example.com/a', required: true }),
     page_b: h('input', { name: 'page_b', type: 'url', value: route.page_b ?? '', placeholder: 'https://example.com/b', required: true }),
     split_ratio: h('input', { name: 'split_ratio', type: 'number', min: 0, max: 100, step: 1, value: String(Math.round((route.split_ratio ?? 0.5) * 100)) }),
-    default_group: select('default_group', [['a', 'Page A'], ['b', 'Page B']], route.default_group ?? 'a'),
+    default_group: h('select', { name: 'default_group' }),
     intercept_level: select('intercept_level', LEVELS, route.intercept_level ?? 'medium'),
+    append_click_id: h('input', { name: 'append_click_id', type: 'checkbox', checked: route.append_click_id === true }),
   };
+  let multi = (route.variants?.length ?? 0) > 2;
+  const rows = h('div', { class: 'variants-editor' });
+  const twoWay = h('div', {},
+    h('div', { class: 'row' }, field('Page A URL', c.page_a), field('Page B URL', c.page_b)),
+    field('Share of real visitors sent to page A (%)', c.split_ratio, 'The rest go to page B.'));
+  const addButton = h('button', { type: 'button', class: 'secondary small' }, 'Add variant');
+  const moreButton = h('button', { type: 'button', class: 'secondary small' }, 'Use more variants');
+  const editor = h('fieldset', { class: 'variants' }, h('legend', {}, 'Variants and weights'),
+    h('p', { class: 'hint' }, 'Weights are relative (40 / 30 / 30 is the same split as 4 / 3 / 3); a weight of 0 sends nobody there and keeps the history.'),
+    rows, addButton);
+
+  const groupOptions = () => {
+    const count = multi ? rows.children.length : 2;
+    const current = c.default_group.value || route.default_group || 'a';
+    c.default_group.replaceChildren(...KEYS.slice(0, count).map((k) => h('option', { value: k, selected: k === current }, multi ? `Variant ${k.toUpperCase()}` : `Page ${k.toUpperCase()}`)));
+  };
+  const renumber = () => {
+    [...rows.children].forEach((row, i) => {
+      const K = KEYS[i].toUpperCase();
+      row.querySelector('label[data-part="url"]').textContent = `Variant ${K} URL`;
+      row.querySelector('label[data-part="weight"]').textContent = `Variant ${K} weight`;
+      row.querySelector('input[type="url"]').name = `variants[${i}].url`;
+      row.querySelector('input[type="number"]').name = `variants[${i}].weight`;
+      row.querySelector('button').setAttribute('aria-label', `Remove variant ${K}`);
+      row.querySelector('button').disabled = rows.children.length <= 2;
+    });
+    addButton.disabled = rows.children.length >= 8;
+    groupOptions();
+  };
+  const addRow = (v = { url: '', weight: 1 }) => {
+    const url = h('input', { type: 'url', value: v.url, placeholder: 'https://example.com/page' });
+    const weight = h('input', { type: 'number', min: 0, step: 'any', value: String(v.weight) });
+    const urlField = field('URL', url);
+    const weightField = field('weight', weight);
+    urlField.querySelector('label').dataset.part = 'url';
+    weightField.querySelector('label').dataset.part = 'weight';
+    const remove = h('button', { type: 'button', class: 'secondary small' }, 'Remove');
+    const row = h('div', { class: 'row variant-row' }, urlField, weightField, remove);
+    remove.addEventListener('click', () => {
+      row.remove();
+      renumber();
+    });
+    rows.append(row);
+    renumber();
+  };
+  addButton.addEventListener('click', () => addRow());
+  const showMode = () => {
+    twoWay.hidden = multi;
+    editor.hidden = !multi;
+    moreButton.hidden = multi;
+    groupOptions();
+  };
+  moreButton.addEventListener('click', () => {
+    // Start from what the two-variant fields say.
+    const pct = Number(c.split_ratio.value || 50);
+    rows.replaceChildren();
+    addRow({ url: c.page_a.value.trim(), weight: pct });
+    addRow({ url: c.page_b.value.trim(), weight: 100 - pct });
+    multi = true;
+    showMode();
+  });
+  for (const v of multi ? route.variants : []) addRow(v);
+  showMode();
+
   const nodes = [
     field('Name', c.name),
-    h('div', { class: 'row' }, field('Page A URL', c.page_a), field('Page B URL', c.page_b)),
+    twoWay,
+    editor,
+    moreButton,
     h('div', { class: 'row' },
-      field('Share of real visitors sent to page A (%)', c.split_ratio, 'The rest go to page B.'),
       field('Intercepted visitors go to', c.default_group),
       field('Interception level', c.intercept_level)),
+    h('div', { class: 'field checkbox' }, h('label', {}, c.append_click_id, ' Append a click id (sg_cid) for conversions')),
   ];
   const values = () => {
+    const common = { name: c.name.value, default_group: c.default_group.value, intercept_level: c.intercept_level.value, append_click_id: c.append_click_id.checked };
+    if (multi) {
+      return {
+        ...common,
+        variants: [...rows.children].map((row) => ({
+          url: row.querySelector('input[type="url"]').value.trim(),
+          weight: Number(row.querySelector('input[type="number"]').value),
+        })),
+      };
+    }
     const pct = c.split_ratio.value.trim();
-    return {
-      name: c.name.value,
-      page_a: c.page_a.value.trim(),
-      page_b: c.page_b.value.trim(),
-      split_ratio: pct === '' ? undefined : Number(pct) / 100,
-      default_group: c.default_group.value,
-      intercept_level: c.intercept_level.value,
-    };
+    return { ...common, page_a: c.page_a.value.trim(), page_b: c.page_b.value.trim(), split_ratio: pct === '' ? undefined : Number(pct) / 100 };
   };
   return { nodes, values };
 }
@@ -475,10 +560,13 @@ async function routePage(view, { match }) {
   const summary = h('p', { class: 'stats-summary' });
   const showFacts = () => facts.replaceChildren(
     h('dt', {}, 'Short link'), h('dd', {}, shortLink(route)),
-    h('dt', {}, 'Page A'), h('dd', {}, h('code', {}, route.page_a)),
-    h('dt', {}, 'Page B'), h('dd', {}, h('code', {}, route.page_b)),
-    h('dt', {}, 'Split'), h('dd', {}, `${Math.round(route.split_ratio * 100)} % of real visitors to A, the rest to B`),
+    ...(route.variants.length === 2 ? [
+      h('dt', {}, 'Page A'), h('dd', {}, h('code', {}, route.page_a)),
+      h('dt', {}, 'Page B'), h('dd', {}, h('code', {}, route.page_b)),
+      h('dt', {}, 'Split'), h('dd', {}, `${Math.round(route.split_ratio * 100)} % of real visitors to A, the rest to B`),
+    ] : route.variants.flatMap((v) => [h('dt', {}, `Variant ${v.key.toUpperCase()}`), h('dd', {}, h('code', {}, v.url), ` · weight ${v.weight}`)])),
     h('dt', {}, 'Interception'), h('dd', {}, `${route.intercept_level}; intercepted visitors go to page ${route.default_group.toUpperCase()}`),
+    h('dt', {}, 'Click id'), h('dd', {}, route.append_click_id ? 'sg_cid is appended for conversions' : 'not appended'),
     h('dt', {}, 'Created'), h('dd', {}, time(route.created_at)),
     h('dt', {}, 'Updated'), h('dd', {}, time(route.updated_at)));
   let shown = '';
@@ -498,10 +586,69 @@ async function routePage(view, { match }) {
         barChart({ title: 'Rule hits', labels: RULES.map((r) => r[1]), keys: RULES.map((r) => r[0]), values: RULES.map((r) => hits[r[0]] ?? 0), classes: RULES.map((r) => r[2]), xTitle: 'Hits, last 7 days' })));
   };
 
+  const experimentBox = h('div', { class: 'experiment' });
+  let goal = 'conversion';
+  let shownExperiment = '';
+  const showExperiment = (exp) => {
+    const key = JSON.stringify([exp, goal, route.variants]);
+    if (key === shownExperiment) return;
+    shownExperiment = key;
+    if (!exp.goals.includes(goal)) goal = exp.goals[0];
+    const goalSelect = select('goal', exp.goals.map((g) => [g, g]), goal);
+    goalSelect.addEventListener('change', () => {
+      goal = goalSelect.value;
+      showExperiment(exp);
+    });
+    const pct = (v) => (v === null ? '—' : `${(v * 100).toFixed(2)} %`);
+    const num = (v) => (v === null ? '—' : String(v));
+    const rows = exp.variants.map((v) => {
+      const g = v.conversions[goal];
+      const promote = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Promote variant ${v.key.toUpperCase()}` }, 'Promote');
+      promote.addEventListener('click', async () => {
+        if (!(await confirmDialog(`Send every real visitor to variant ${v.key.toUpperCase()}? The other variants get weight 0 and keep their history.`, 'Promote'))) return;
+        const variants = route.variants.map((x) => ({ url: x.url, weight: x.key === v.key ? 100 : 0 }));
+        route = { ...route, ...(await api('PUT', `/v1/routes/${id}`, { variants })) };
+        showFacts();
+        toast(`Variant ${v.key.toUpperCase()} promoted to 100 %`);
+      });
+      return h('tr', { 'data-variant': v.key },
+        h('th', { scope: 'row' }, `Variant ${v.key.toUpperCase()}`),
+        h('td', { class: 'num', 'data-col': 'weight' }, String(v.weight)),
+        h('td', { class: 'num', 'data-col': 'visitors' }, String(v.visitors)),
+        h('td', { class: 'num', 'data-col': 'clicks' }, String(v.clicks)),
+        h('td', { class: 'num', 'data-col': 'conversions' }, String(g.count)),
+        h('td', { class: 'num', 'data-col': 'rate' }, g.rate === null ? '—' : `${pct(g.rate)} (${pct(g.ci95[0])} – ${pct(g.ci95[1])})`),
+        h('td', { class: 'num', 'data-col': 'lift' }, g.lift === null ? '—' : `${g.lift >= 0 ? '+' : ''}${(g.lift * 100).toFixed(1)} %`),
+        h('td', { class: 'num', 'data-col': 'p_value' }, num(g.p_value)),
+        h('td', { class: 'num', 'data-col': 'prob_best' }, pct(g.prob_best)),
+        h('td', {}, promote));
+    });
+    experimentBox.replaceChildren(...[
+      exp.srm.alert
+        ? h('p', { class: 'srm-alert', role: 'alert' }, `Sample-ratio mismatch: the visitors do not follow the weights (p = ${exp.srm.p_value}). Check interception and the pages before trusting these results.`)
+        : null,
+      exp.goals.length > 1 ? field('Goal', goalSelect) : null,
+      h('div', { class: 'table-wrap' }, h('table', { class: 'experiment' },
+        h('caption', { class: 'hint' }, `Real visitors from ${exp.window.from} to ${exp.window.to} (UTC); goal "${goal}"; lift and p-value against variant A`),
+        h('thead', {}, h('tr', {}, ['Variant', 'Weight', 'Visitors', 'Clicks', 'Conversions', 'Rate (95 % interval)', 'Lift', 'p-value', 'P(best)', ''].map((t, i) => h('th', { scope: 'col', class: i > 0 && i < 9 ? 'num' : '' }, t)))),
+        h('tbody', {}, rows))),
+      h('div', { class: 'charts' }, h('figure', { class: 'chart-rates' }, h('figcaption', {}, 'Conversion rate with its 95 % interval'),
+        intervalChart({
+          title: `Conversion rate, goal ${goal}`,
+          labels: exp.variants.map((v) => `Variant ${v.key.toUpperCase()}`),
+          keys: exp.variants.map((v) => v.key),
+          rates: exp.variants.map((v) => v.conversions[goal].rate),
+          intervals: exp.variants.map((v) => v.conversions[goal].ci95),
+          xTitle: 'Conversion rate (%)',
+        }))),
+    ].filter((n) => n !== null));
+  };
+
   const { nodes, values } = routeFields(route);
   const edit = form({}, [nodes, h('button', { type: 'submit' }, 'Save changes')], async () => {
     const v = values();
-    const changes = Object.fromEntries(Object.entries(v).filter(([k, val]) => val !== undefined && val !== route[k]));
+    const same = (k, val) => (k === 'variants' ? JSON.stringify(val) === JSON.stringify(route.variants.map((x) => ({ url: x.url, weight: x.weight }))) : val === route[k]);
+    const changes = Object.fromEntries(Object.entries(v).filter(([k, val]) => val !== undefined && !same(k, val)));
     if (Object.keys(changes).length === 0) {
       toast('Nothing changed');
       return;
@@ -521,18 +668,22 @@ async function routePage(view, { match }) {
 
   showFacts();
   showStats(route.stats);
+  showExperiment(route.experiment);
   view.append(
     h('p', {}, h('a', { href: '#/routes' }, '← All routes')),
     title,
     h('section', { class: 'panel' }, facts),
     h('section', { class: 'panel', 'aria-labelledby': 'stats-h' }, h('h2', { id: 'stats-h' }, 'Last 7 days'), summary, charts),
+    h('section', { class: 'panel', 'aria-labelledby': 'exp-h' }, h('h2', { id: 'exp-h' }, 'Experiment'), experimentBox),
     h('section', { class: 'panel', 'aria-labelledby': 'edit-h' }, h('h2', { id: 'edit-h' }, 'Edit route'), edit),
     h('section', { class: 'panel', 'aria-labelledby': 'del-h' }, h('h2', { id: 'del-h' }, 'Delete route'), del),
   );
   // Visits are counted within about two seconds; keep the charts current.
   every(1000, async () => {
     try {
-      showStats((await api('GET', `/v1/routes/${id}`)).stats);
+      const fresh = await api('GET', `/v1/routes/${id}`);
+      showStats(fresh.stats);
+      showExperiment(fresh.experiment);
     } catch {
       stopTimers();
     }

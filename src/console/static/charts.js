@@ -108,3 +108,55 @@ export function barChart({ title, labels, values, xTitle, keys = labels, classes
   );
   return svg;
 }
+
+/**
+ * Conversion rates with their 95 % intervals, one row per variant: a line
+ * from the interval's low to its high end and a dot at the rate. options:
+ * title, labels, keys, rates (null: no visitors), intervals ([lo, hi] or
+ * null), xTitle. The axis is in percent, from 0 to a round top above the
+ * highest interval end.
+ */
+export function intervalChart({ title, labels, keys, rates, intervals, xTitle }) {
+  const W = 440;
+  const rowH = 30;
+  const m = { left: 96, right: 60, top: 10, bottom: 48 };
+  const ph = rowH * labels.length;
+  const H = m.top + ph + m.bottom;
+  const pw = W - m.left - m.right;
+  const pct = (v) => Math.round(v * 10000) / 100;
+  const highest = Math.max(0, ...intervals.map((ci) => (ci ? ci[1] : 0)));
+  const { top, step } = niceScale(Math.max(pct(highest), 1));
+  const x = (v) => m.left + (pct(v) / top) * pw;
+  const text = labels.map((l, i) => (rates[i] === null ? `${l}: no visitors` : `${l}: ${pct(rates[i])} % (95 % interval ${pct(intervals[i][0])} to ${pct(intervals[i][1])} %)`));
+  const svg = frame(title, text.join('; '), W, H);
+  for (let v = 0; v <= top; v += step) {
+    const at = m.left + (v / top) * pw;
+    svg.append(
+      s('line', { x1: at, x2: at, y1: m.top, y2: m.top + ph, class: v === 0 ? 'axis' : 'grid' }),
+      s('text', { x: at, y: m.top + ph + 18, 'text-anchor': 'middle', class: 'tick' }, `${v}`),
+    );
+  }
+  labels.forEach((label, i) => {
+    const cy = m.top + rowH * i + rowH / 2;
+    svg.append(s('text', { x: m.left - 8, y: cy + 4, 'text-anchor': 'end', class: 'label' }, label));
+    if (rates[i] === null) {
+      svg.append(s('text', { x: m.left + 5, y: cy + 4, class: 'value' }, 'no visitors'));
+      return;
+    }
+    const [lo, hi] = intervals[i];
+    const g = s('g', { class: 'interval', 'data-key': keys[i], 'data-rate': rates[i], 'data-low': lo, 'data-high': hi });
+    g.append(
+      s('title', {}, text[i]),
+      s('line', { x1: x(lo), x2: x(hi), y1: cy, y2: cy, class: 'ci' }),
+      s('line', { x1: x(lo), x2: x(lo), y1: cy - 6, y2: cy + 6, class: 'ci' }),
+      s('line', { x1: x(hi), x2: x(hi), y1: cy - 6, y2: cy + 6, class: 'ci' }),
+      s('circle', { cx: x(rates[i]), cy, r: 5, class: 'rate' }),
+    );
+    svg.append(g, s('text', { x: x(hi) + 6, y: cy + 4, class: 'value' }, `${pct(rates[i])} %`));
+  });
+  svg.append(
+    s('line', { x1: m.left, x2: W - m.right, y1: m.top + ph, y2: m.top + ph, class: 'axis' }),
+    s('text', { x: m.left + pw / 2, y: H - 8, 'text-anchor': 'middle', class: 'axis-title' }, xTitle),
+  );
+  return svg;
+}

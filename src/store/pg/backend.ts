@@ -13,19 +13,17 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
 import type { Backend, DayCounts, NewAccount } from '../backend.js';
+import type { ConversionInput, VisitCounts } from '../experiments-store.js';
 import type { Account, ApiKey, BlacklistChange, ConsoleSession, DayStats, User } from '../db.js';
-import { newCode, type Route, type RouteSettings } from '../routes-store.js';
+import { applyRouteChanges, newCode, type Route, type RouteChanges } from '../routes-store.js';
+import { Hll } from '../../experiments/hll.js';
 import { appendChanges, type NewChange } from './changes.js';
 import { inTransaction, type Pool, type PoolClient, storageError, unavailable } from './client.js';
-import { accountOf, blacklistOf, DAY_FIELDS, dayOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
+import { accountOf, blacklistOf, DAY_FIELDS, dayOf, experimentOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
 import type { Replica } from './replica.js';
 
 /** Published database files kept in ipdb_files (the newest, and one to fall back on). */
 const IPDB_FILES_KEPT = 2;
-
-const ROUTE_COLUMNS: Record<keyof RouteSettings, string> = {
-  name: 'name', pageA: 'page_a', pageB: 'page_b', splitRatio: 'split_ratio', defaultGroup: 'default_group', interceptLevel: 'intercept_level',
-};
 
 type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
 
@@ -144,7 +142,7 @@ export class PgBackend implements Backend {
     });
   }
 
-  createRoute(accountId: number, settings: RouteSettings): Promise<Route> {
+  createRoute(accountId: number, settings: RouteChanges): Promise<Route> {
     return this.#write(async (c) => {
       const counted = await c.query(
         'UPDATE accounts SET routes_created = routes_created + 1, routes_active = routes_active + 1 WHERE id = $1 AND routes_created < quota RETURNING *',
@@ -157,10 +155,11 @@ export class PgBackend implements Backend {
       let code = newCode();
       while ((await c.query('INSERT INTO route_codes (code) VALUES ($1) ON CONFLICT DO NOTHING', [code])).rowCount === 0) code = newCode();
       const now = new Date().toISOString();
+      const base = applyRouteChanges(undefined, settings, now);
       const { rows } = await c.query(
-        `INSERT INTO routes (account_id, code, name, page_a, page_b, split_ratio, default_group, intercept_level, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *`,
-        [accountId, code, settings.name, settings.pageA, settings.pageB, settings.splitRatio, settings.defaultGroup, settings.interceptLevel, now],
+        `INSERT INTO routes (account_id, code, name, page_a, page_b, split_ratio, default_group, intercept_level, experiment, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING *`,
+        [accountId, code, base.name, base.pageA, base.pageB, base.splitRatio, base.defaultGroup, base.interceptLevel, JSON.stringify(experimentOf(base)), now],
       );
       const route = routeOf(rows[0]);
       const account = accountOf(counted.rows[0]);
@@ -168,15 +167,18 @@ export class PgBackend implements Backend {
     });
   }
 
-  updateRoute(accountId: number, id: number, changes: Partial<RouteSettings>): Promise<Route | undefined> {
+  /** Read under a row lock and resolved in the transaction (applyRouteChanges), so concurrent updates never lose each other. */
+  updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined> {
     return this.#write(async (c) => {
-      const fields = Object.keys(changes) as (keyof RouteSettings)[];
-      const set = fields.map((f, i) => `${ROUTE_COLUMNS[f]} = $${i + 3}`);
+      const current = await c.query('SELECT * FROM routes WHERE id = $1 AND account_id = $2 FOR UPDATE', [id, accountId]);
+      if (current.rows.length === 0) return { out: undefined, changes: [] };
+      const now = new Date().toISOString();
+      const base = applyRouteChanges(routeOf(current.rows[0]), changes, now);
       const { rows } = await c.query(
-        `UPDATE routes SET ${[...set, `updated_at = $${fields.length + 3}`].join(', ')} WHERE id = $1 AND account_id = $2 RETURNING *`,
-        [id, accountId, ...fields.map((f) => changes[f]), new Date().toISOString()],
+        `UPDATE routes SET name = $2, page_a = $3, page_b = $4, split_ratio = $5, default_group = $6, intercept_level = $7, experiment = $8, updated_at = $9
+          WHERE id = $1 RETURNING *`,
+        [id, base.name, base.pageA, base.pageB, base.splitRatio, base.defaultGroup, base.interceptLevel, JSON.stringify(experimentOf(base)), now],
       );
-      if (rows.length === 0) return { out: undefined, changes: [] };
       const route = routeOf(rows[0]);
       return { out: route, changes: [{ kind: 'route', key: route.code, record: route }] };
     });
@@ -299,6 +301,121 @@ export class PgBackend implements Backend {
   async readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>> {
     const rows = await this.#query('SELECT * FROM route_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);
     return new Map(rows.map((r) => [r.day as number, dayOf(r)]));
+  }
+
+  /** A transaction of experiment data: read by this node from PostgreSQL, never replicated. */
+  async #experimentWrite<T>(work: (c: PoolClient) => Promise<T>): Promise<T> {
+    if (!this.#connected()) throw unavailable();
+    return inTransaction(this.#pool, work);
+  }
+
+  /**
+   * Clicks per variant add up; sketches merge register by register into the
+   * day's and the lifetime's (day 0), rows locked in key order so that
+   * nodes flushing the same route at once wait for each other.
+   */
+  addVisits(batch: readonly VisitCounts[]): Promise<void> {
+    return this.#experimentWrite(async (c) => {
+      const sorted = [...batch].sort((x, y) => x.routeId - y.routeId || x.day - y.day);
+      for (const v of sorted) {
+        if (v.clicks.some((n: number) => n > 0)) {
+          await c.query(
+            `INSERT INTO variant_days (route_id, day, clicks) VALUES ($1, $2, $3::float8[])
+             ON CONFLICT (route_id, day) DO UPDATE SET clicks = ARRAY(
+               SELECT coalesce(o, 0) + coalesce(n, 0) FROM unnest(variant_days.clicks, EXCLUDED.clicks) AS t(o, n))`,
+            [v.routeId, v.day, v.clicks],
+          );
+        }
+        for (let variant = 0; variant < v.sketches.length; variant++) {
+          const bytes = v.sketches[variant];
+          if (!bytes) continue;
+          for (const day of [v.day, 0]) {
+            const { rows } = await c.query('SELECT registers FROM sketches WHERE route_id = $1 AND day = $2 AND variant = $3 FOR UPDATE', [v.routeId, day, variant]);
+            const merged = Hll.deserialize(bytes);
+            if (rows.length > 0) merged.merge(Hll.deserialize(new Uint8Array(rows[0].registers as Buffer)));
+            await c.query(
+              `INSERT INTO sketches (route_id, day, variant, registers) VALUES ($1, $2, $3, $4)
+               ON CONFLICT (route_id, day, variant) DO UPDATE SET registers = EXCLUDED.registers`,
+              [v.routeId, day, variant, Buffer.from(merged.serialize())],
+            );
+          }
+        }
+      }
+    });
+  }
+
+  async readVariantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>> {
+    const rows = await this.#query('SELECT day, clicks FROM variant_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);
+    return new Map(rows.map((r) => [r.day as number, r.clicks as number[]]));
+  }
+
+  async readSketches(routeId: number, days: readonly number[]): Promise<Map<number, (Uint8Array | undefined)[]>> {
+    const rows = await this.#query('SELECT day, variant, registers FROM sketches WHERE route_id = $1 AND day = ANY($2::int[])', [routeId, [...days]]);
+    const out = new Map<number, (Uint8Array | undefined)[]>();
+    for (const r of rows) {
+      let row = out.get(r.day as number);
+      if (!row) out.set(r.day as number, (row = []));
+      row[r.variant as number] = new Uint8Array(r.registers as Buffer);
+    }
+    return out;
+  }
+
+  /**
+   * Each conversion is inserted once per (route, goal, visitor) (the primary
+   * key decides a race between nodes); the day counters of the new ones are
+   * added up per (route, day, goal) in the same transaction.
+   */
+  addConversions(items: readonly ConversionInput[]): Promise<boolean[]> {
+    return this.#experimentWrite(async (c) => {
+      const days = new Map<string, { routeId: number; day: number; goal: string; count: number[]; value: number[] }>();
+      const out: boolean[] = [];
+      for (const item of items) {
+        const { rowCount } = await c.query(
+          `INSERT INTO conversions (route_id, goal, visitor, variant, day, at, value) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT DO NOTHING`,
+          [item.routeId, item.goal, item.visitor, item.variant, item.day, item.at, item.value],
+        );
+        const duplicate = rowCount === 0;
+        out.push(duplicate);
+        if (duplicate) continue;
+        const id = `${item.routeId}/${item.day}/${item.goal}`;
+        let d = days.get(id);
+        if (!d) days.set(id, (d = { routeId: item.routeId, day: item.day, goal: item.goal, count: [], value: [] }));
+        d.count[item.variant] = (d.count[item.variant] ?? 0) + 1;
+        d.value[item.variant] = (d.value[item.variant] ?? 0) + (item.value ?? 0);
+      }
+      for (const d of [...days.values()].sort((x, y) => x.routeId - y.routeId || x.day - y.day || (x.goal < y.goal ? -1 : 1))) {
+        const dense = (a: number[]) => Array.from(a, (n) => n ?? 0);
+        await c.query(
+          `INSERT INTO conversion_days (route_id, day, goal, count, value) VALUES ($1, $2, $3, $4::float8[], $5::float8[])
+           ON CONFLICT (route_id, day, goal) DO UPDATE SET
+             count = ARRAY(SELECT coalesce(o, 0) + coalesce(n, 0) FROM unnest(conversion_days.count, EXCLUDED.count) AS t(o, n)),
+             value = ARRAY(SELECT coalesce(o, 0) + coalesce(n, 0) FROM unnest(conversion_days.value, EXCLUDED.value) AS t(o, n))`,
+          [d.routeId, d.day, d.goal, dense(d.count), dense(d.value)],
+        );
+      }
+      return out;
+    });
+  }
+
+  async readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
+    const rows = await this.#query('SELECT day, goal, count FROM conversion_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);
+    const out = new Map<number, Map<string, number[]>>();
+    for (const r of rows) {
+      let goals = out.get(r.day as number);
+      if (!goals) out.set(r.day as number, (goals = new Map()));
+      goals.set(r.goal as string, r.count as number[]);
+    }
+    return out;
+  }
+
+  /** The first node to store a secret sets it for the cluster. */
+  async ensureSecret(name: string, value: Uint8Array): Promise<Uint8Array> {
+    const rows = await this.#experimentWrite(async (c) => {
+      await c.query('INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [name, Buffer.from(value)]);
+      return (await c.query('SELECT value FROM secrets WHERE name = $1', [name])).rows;
+    });
+    return new Uint8Array(rows[0].value as Buffer);
   }
 
   async close(): Promise<void> {

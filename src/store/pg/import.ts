@@ -13,7 +13,7 @@ import { appendChanges, type NewChange } from './changes.js';
 import { createPool, inTransaction, type Pool, type PoolClient, storageError } from './client.js';
 import { type ClusterReport, clusterStatus } from './status.js';
 import { migrate } from './migrations.js';
-import { accountOf, blacklistOf, DAY_FIELDS, keyOf, routeOf, userOf } from './records.js';
+import { accountOf, blacklistOf, DAY_FIELDS, keyOf, routeOf, userOf, experimentOf } from './records.js';
 
 export interface ImportCount {
   imported: number;
@@ -73,11 +73,12 @@ export async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> 
     const codeRows = await insert(c, 'route_codes', ['code'], ['text'], codes, 'code');
 
     const routes = [...s.routes.getRange()].map(({ value: r }) => [
-      r.id, r.accountId, r.code, r.name, r.pageA, r.pageB, r.splitRatio, r.defaultGroup, r.interceptLevel, r.createdAt, r.updatedAt,
+      r.id, r.accountId, r.code, r.name, r.pageA, r.pageB, r.splitRatio, r.defaultGroup, r.interceptLevel,
+      r.variants ? JSON.stringify(experimentOf(r)) : null, r.createdAt, r.updatedAt,
     ]);
     const routeRows = await insert(c, 'routes',
-      ['id', 'account_id', 'code', 'name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'created_at', 'updated_at'],
-      ['bigint', 'bigint', 'text', 'text', 'text', 'text', 'float8', 'text', 'text', 'timestamptz', 'timestamptz'], routes, 'id');
+      ['id', 'account_id', 'code', 'name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'experiment', 'created_at', 'updated_at'],
+      ['bigint', 'bigint', 'text', 'text', 'text', 'text', 'float8', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'], routes, 'id');
     for (const r of routeRows) changes.push({ kind: 'route', key: r.code as string, record: routeOf(r) });
 
     const blacklist = [...s.blacklist.getRange()].map(({ value: b }) => [b.asn, b.builtIn, b.disabled, b.provider, b.category, b.level, b.note, b.updatedAt]);

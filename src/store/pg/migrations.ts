@@ -143,6 +143,29 @@ const MIGRATIONS: string[] = [
     redis text NOT NULL
   );
   `,
+  // 2: experiments (contract §10). A route's variants, bucket layout, click-id
+  // switch and last weight change in one document (null: a route from before,
+  // whose two pages and split_ratio are its variants); split_ratio is null
+  // with more than two variants. Per-variant clicks, unique-visitor sketches
+  // (HLL registers; day 0 is the route's lifetime), conversions once per
+  // (route, goal, visitor), their day counters, and server secrets.
+  `
+  ALTER TABLE routes ADD COLUMN experiment jsonb;
+  ALTER TABLE routes ALTER COLUMN split_ratio DROP NOT NULL;
+  CREATE TABLE variant_days (route_id bigint NOT NULL, day integer NOT NULL, clicks double precision[] NOT NULL, PRIMARY KEY (route_id, day));
+  CREATE TABLE sketches (route_id bigint NOT NULL, day integer NOT NULL, variant smallint NOT NULL, registers bytea NOT NULL, PRIMARY KEY (route_id, day, variant));
+  CREATE TABLE conversions (
+    route_id bigint NOT NULL, goal text NOT NULL, visitor text NOT NULL,
+    variant smallint NOT NULL, day integer NOT NULL, at bigint NOT NULL, value double precision,
+    PRIMARY KEY (route_id, goal, visitor)
+  );
+  CREATE TABLE conversion_days (
+    route_id bigint NOT NULL, day integer NOT NULL, goal text NOT NULL,
+    count double precision[] NOT NULL, value double precision[] NOT NULL,
+    PRIMARY KEY (route_id, day, goal)
+  );
+  CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL);
+  `,
 ];
 
 /**

@@ -37,8 +37,18 @@ export function routeOf(r: Row): Route {
     id: r.id as number, accountId: r.account_id as number, code: r.code as string, name: r.name as string,
     pageA: r.page_a as string, pageB: r.page_b as string, splitRatio: r.split_ratio as number,
     defaultGroup: r.default_group as Route['defaultGroup'], interceptLevel: r.intercept_level as Route['interceptLevel'],
+    ...((r.experiment as RouteExperiment | null) ?? {}),
     status: 'active', createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
   };
+}
+
+/** The experiment fields of a route, kept in routes.experiment (jsonb). */
+export type RouteExperiment = Pick<Route, 'variants' | 'layout' | 'appendClickId' | 'weightsChangedAt'>;
+
+export function experimentOf(r: RouteExperiment): RouteExperiment {
+  const out: RouteExperiment = { variants: r.variants, layout: r.layout, appendClickId: r.appendClickId };
+  if (r.weightsChangedAt !== undefined) out.weightsChangedAt = r.weightsChangedAt;
+  return out;
 }
 
 export function blacklistOf(r: Row): BlacklistChange {

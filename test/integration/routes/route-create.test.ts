@@ -24,7 +24,7 @@ it('creates a route with defaults and answers 201 with Location and the route ob
   expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
   const route = r.json;
   expect(Object.keys(route).sort()).toEqual(
-    ['id', 'name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'code', 'short_url', 'status', 'created_at', 'updated_at'].sort(),
+    ['id', 'name', 'page_a', 'page_b', 'split_ratio', 'variants', 'append_click_id', 'default_group', 'intercept_level', 'code', 'short_url', 'status', 'created_at', 'updated_at'].sort(),
   );
   expect(r.headers.location).toBe(`/v1/routes/${route.id}`);
   expect(Number.isInteger(route.id)).toBe(true);
@@ -44,10 +44,11 @@ it('creates a route with defaults and answers 201 with Location and the route ob
   expect(Date.parse(route.created_at)).toBeGreaterThanOrEqual(before - 1000);
   expect(Date.parse(route.created_at)).toBeLessThanOrEqual(Date.now() + 1000);
 
-  // The detail returns the same object (plus stats).
+  // The detail returns the same object (plus stats and the experiment).
   const got = await api(server, 'GET', `/v1/routes/${route.id}`);
   expect(got.status).toBe(200);
-  const { stats, ...rest } = got.json;
+  const { stats, experiment, ...rest } = got.json;
+  expect(experiment).toBeDefined();
   expect(stats).toBeDefined();
   expect(rest).toEqual(route);
 });

@@ -19,7 +19,7 @@ afterAll(async () => {
 const current = async (): Promise<RouteBody> => {
   const r = await api(server, 'GET', `/v1/routes/${route.id}`);
   expect(r.status).toBe(200);
-  const { stats: _stats, ...rest } = r.json;
+  const { stats: _stats, experiment: _experiment, ...rest } = r.json;
   return rest as RouteBody;
 };
 
@@ -29,7 +29,12 @@ it('changes only the fields sent and moves updated_at', async () => {
   expect(r.status).toBe(200);
   const { updated_at, ...rest } = r.json;
   const { updated_at: old, ...before } = route;
-  expect(rest).toEqual({ ...before, split_ratio: 0.6 });
+  // The two-variant view and the variants list are one setting (contract §10).
+  expect(rest).toEqual({
+    ...before,
+    split_ratio: 0.6,
+    variants: [{ key: 'a', url: route.page_a, weight: 0.6 }, { key: 'b', url: route.page_b, weight: 0.4 }],
+  });
   expect(Date.parse(updated_at)).toBeGreaterThan(Date.parse(old));
   expect(r.json.created_at).toBe(route.created_at);
   expect(await current()).toEqual(r.json);

@@ -1,0 +1,137 @@
+// Unique visitors: a HyperLogLog sketch per (route, UTC day, variant)
+// (Flajolet et al. 2007), estimated with Ertl's improved estimator ("New
+// cardinality estimation algorithms for HyperLogLog sketches", 2017,
+// algorithm 6), which needs no bias tables and is unbiased from 0 to far
+// beyond any day's visitors.
+//
+// Precision P = 15: M = 32,768 one-byte registers; the standard error is
+// 1.04 / sqrt(M) = 0.57 %, so 2 % is 3.5 standard errors: about 1 estimate
+// in 2,000 is further off (test/unit/experiments/hll-accuracy.test.ts
+// measures it on millions of ids). P = 14 (0.81 %, 2 % at 2.5 standard
+// errors) missed 2 % at one checkpoint of 55 in that test. Sketches merge by taking each register's maximum, which is
+// associative, commutative and idempotent: threads, flushes and nodes can
+// merge the same sketch any number of times in any order.
+//
+// Input: a 64-bit hash (hi, lo) of the visitor id, keyed (siphash.ts), so the
+// index and rank are independent of the visitor's bucket.
+//   index = the top 15 bits of hi
+//   rank  = 1 + leading zeros of the other 49 bits (1 .. 50)
+//
+// Stored form (serialize/deserialize):
+//   byte 0 = 1: dense, then M bytes of registers
+//   byte 0 = 2: sparse, then (index << 6 | rank) as uint32 little-endian per
+//               non-zero register, ascending: used while it is smaller
+//               than the dense form (fewer than M / 4 non-zero registers)
+
+export const P = 15;
+export const M = 1 << P;
+/** Hash bits past the index. */
+const Q = 64 - P;
+
+const DENSE = 1;
+const SPARSE = 2;
+
+export class Hll {
+  readonly registers: Uint8Array;
+
+  constructor(registers = new Uint8Array(M)) {
+    this.registers = registers;
+  }
+
+  /** Adds a visitor by its 64-bit hash; true when a register grew. No allocation. */
+  add(hi: number, lo: number): boolean {
+    const index = hi >>> (32 - P);
+    const rest = hi & ((1 << (32 - P)) - 1);
+    const rank = rest !== 0 ? Math.clz32(rest) - P + 1 : 32 - P + Math.clz32(lo) + 1;
+    if (this.registers[index] >= rank) return false;
+    this.registers[index] = rank;
+    return true;
+  }
+
+  /** Takes every register's maximum with `other`'s. */
+  merge(other: Hll): void {
+    const r = this.registers;
+    const o = other.registers;
+    for (let i = 0; i < M; i++) if (o[i] > r[i]) r[i] = o[i];
+  }
+
+  /** The estimated number of distinct visitors added (Ertl's improved estimator). */
+  estimate(): number {
+    const c = new Array<number>(Q + 2).fill(0);
+    for (let i = 0; i < M; i++) c[this.registers[i]]++;
+    if (c[0] === M) return 0;
+    let z = M * tau(1 - c[Q + 1] / M);
+    for (let k = Q; k >= 1; k--) z = 0.5 * (z + c[k]);
+    z += M * sigma(c[0] / M);
+    return (M * M) / (2 * Math.LN2) / z;
+  }
+
+  serialize(): Uint8Array {
+    let used = 0;
+    for (let i = 0; i < M; i++) if (this.registers[i] !== 0) used++;
+    if (used * 4 >= M) {
+      const out = new Uint8Array(1 + M);
+      out[0] = DENSE;
+      out.set(this.registers, 1);
+      return out;
+    }
+    const out = new Uint8Array(1 + 4 * used);
+    const view = new DataView(out.buffer);
+    out[0] = SPARSE;
+    let at = 1;
+    for (let i = 0; i < M; i++) {
+      if (this.registers[i] === 0) continue;
+      view.setUint32(at, (i << 6) | this.registers[i], true);
+      at += 4;
+    }
+    return out;
+  }
+
+  /** A sketch from its stored form; a malformed one is an error (the store is ours, so it means corruption). */
+  static deserialize(bytes: Uint8Array): Hll {
+    const h = new Hll();
+    if (bytes[0] === DENSE && bytes.length === 1 + M) {
+      h.registers.set(bytes.subarray(1));
+      return h;
+    }
+    if (bytes[0] === SPARSE && (bytes.length - 1) % 4 === 0) {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let at = 1; at < bytes.length; at += 4) {
+        const v = view.getUint32(at, true);
+        const index = v >>> 6;
+        if (index >= M) break;
+        h.registers[index] = v & 63;
+      }
+      return h;
+    }
+    throw new RangeError(`not a HyperLogLog sketch (${bytes.length} bytes, form ${bytes[0]})`);
+  }
+}
+
+/** Ertl's σ(x) = x + Σ_{k≥1} x^(2^k) 2^(k-1), for the empty registers. */
+function sigma(x: number): number {
+  if (x === 1) return Infinity;
+  let y = 1;
+  let z = x;
+  for (;;) {
+    x *= x;
+    const before = z;
+    z += x * y;
+    y += y;
+    if (z === before) return z;
+  }
+}
+
+/** Ertl's τ(x), for the saturated registers. */
+function tau(x: number): number {
+  if (x === 0 || x === 1) return 0;
+  let y = 1;
+  let z = 1 - x;
+  for (;;) {
+    x = Math.sqrt(x);
+    const before = z;
+    y *= 0.5;
+    z -= (1 - x) * (1 - x) * y;
+    if (z === before) return z / 3;
+  }
+}

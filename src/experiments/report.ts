@@ -1,0 +1,144 @@
+// The `experiment` object of GET /v1/routes/<id> (contract §10): per variant
+// unique visitors (HyperLogLog, hll.ts), non-intercepted clicks and, per
+// goal, conversions with the statistics of stats.ts, over the 7-day window
+// and the route's life, and the sample-ratio check.
+//
+// Days are UTC. Conversions count on the day of their click (the click id's
+// time), so a window's rates compare visitors with what those visitors did.
+// `visitors` is the union of the days' sketches (a visitor seen on three days
+// counts once). A rate's denominator is max(visitors, conversions): the
+// estimate can fall a little under the true count, and a rate above 1 would
+// be meaningless.
+//
+// The SRM check compares visitors with the current weights, counting only
+// days after the weights last changed (the day of a change mixes two
+// splits): from the UTC day after weightsChangedAt, or from the creation day
+// if they never changed. Until such a day exists its p_value is null.
+import { Hll } from './hll.js';
+import { probBest, relativeLift, srm, wilson, zTestPValue } from './stats.js';
+import type { Experiments } from '../store/experiments-store.js';
+import { type Route, VARIANT_KEYS, variantsOf } from '../store/routes-store.js';
+import { DAY_MS } from '../store/stats-store.js';
+import { DEFAULT_GOAL } from '../api/conversions.js';
+
+export const WINDOW_DAYS = 7;
+/** Where the lifetime sketches are kept (store/experiments-store.ts): day 0 is never a real day. */
+const LIFETIME = 0;
+
+const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+const roundPair = (p: [number, number] | null) => (p === null ? null : ([round(p[0]), round(p[1])] as [number, number]));
+
+interface Period {
+  visitors: number[];
+  clicks: number[];
+  /** goal → conversions per variant. */
+  conversions: Map<string, number[]>;
+  /** Visitors since the weights last changed, for the SRM check; null when no such day is in the period. */
+  srmVisitors: number[] | null;
+}
+
+function union(rows: ((Uint8Array | undefined)[] | undefined)[], count: number): number[] {
+  const out: number[] = [];
+  for (let v = 0; v < count; v++) {
+    const h = new Hll();
+    for (const row of rows) {
+      const bytes = row?.[v];
+      if (bytes) h.merge(Hll.deserialize(bytes));
+    }
+    out.push(Math.round(h.estimate()));
+  }
+  return out;
+}
+
+function goalStats(count: number[], visitors: number[]) {
+  const n = visitors.map((v, i) => Math.max(v, count[i] ?? 0));
+  const x = n.map((_, i) => count[i] ?? 0);
+  const best = probBest(n.map((nv, i) => (nv > 0 ? { x: x[i], n: nv } : null)));
+  return n.map((nv, i) => {
+    const lift = i === 0 ? null : relativeLift(x[i], nv, x[0], n[0]);
+    return {
+      count: x[i],
+      rate: nv > 0 ? round(x[i] / nv) : null,
+      ci95: roundPair(wilson(x[i], nv)),
+      lift: lift === null ? null : round(lift.lift),
+      lift_ci95: lift === null ? null : roundPair(lift.ci95),
+      p_value: i === 0 ? null : (() => {
+        const p = zTestPValue(x[i], nv, x[0], n[0]);
+        return p === null ? null : round(p);
+      })(),
+      prob_best: best[i] === null ? null : round(best[i]!),
+    };
+  });
+}
+
+function view(period: Period, route: Route, goals: string[]) {
+  const variants = variantsOf(route);
+  const perGoal = new Map(goals.map((g) => [g, goalStats(period.conversions.get(g) ?? [], period.visitors)]));
+  const check = period.srmVisitors === null ? { p_value: null, alert: false } : srm(period.srmVisitors, variants.map((v) => v.weight));
+  return {
+    goals,
+    variants: variants.map((v, i) => ({
+      key: VARIANT_KEYS[i],
+      weight: v.weight,
+      visitors: period.visitors[i],
+      clicks: period.clicks[i] ?? 0,
+      conversions: Object.fromEntries(goals.map((g) => [g, perGoal.get(g)![i]])),
+    })),
+    srm: { p_value: check.p_value === null ? null : round(check.p_value), alert: check.alert },
+  };
+}
+
+/** The experiment object for a route, as of UTC day `today`. */
+export async function experimentReport(experiments: Experiments, route: Route, today: number) {
+  const count = variantsOf(route).length;
+  const created = Math.floor(Date.parse(route.createdAt) / DAY_MS);
+  const srmFrom = route.weightsChangedAt ? Math.floor(Date.parse(route.weightsChangedAt) / DAY_MS) + 1 : created;
+  const from = today - WINDOW_DAYS + 1;
+
+  const allDays = await experiments.variantDays(route.id, 1, today);
+  const allConversions = await experiments.conversionDays(route.id, 1, today);
+  const windowDays = Array.from({ length: WINDOW_DAYS }, (_, i) => from + i);
+  // Lifetime SRM needs the daily sketches since the change; without one, the lifetime sketch is the same thing.
+  const srmDays = route.weightsChangedAt ? [...allDays.keys()].filter((d) => d >= srmFrom) : [];
+  const sketches = await experiments.sketches(route.id, [...new Set([LIFETIME, ...windowDays, ...srmDays])]);
+
+  const sum = (days: Iterable<[number, number[]]>, inPeriod: (d: number) => boolean) => {
+    const out: number[] = new Array(count).fill(0);
+    for (const [d, clicks] of days) if (inPeriod(d)) clicks.forEach((c, i) => (out[i] = (out[i] ?? 0) + c));
+    return out;
+  };
+  const conversions = (inPeriod: (d: number) => boolean) => {
+    const out = new Map<string, number[]>();
+    for (const [d, goals] of allConversions) {
+      if (!inPeriod(d)) continue;
+      for (const [goal, c] of goals) {
+        const into = out.get(goal) ?? [];
+        c.forEach((n, i) => (into[i] = (into[i] ?? 0) + (n ?? 0)));
+        out.set(goal, into);
+      }
+    }
+    return out;
+  };
+  const inWindow = (d: number) => d >= from && d <= today;
+  const windowSrmDays = windowDays.filter((d) => d >= srmFrom);
+
+  const win: Period = {
+    visitors: union(windowDays.map((d) => sketches.get(d)), count),
+    clicks: sum(allDays, inWindow),
+    conversions: conversions(inWindow),
+    srmVisitors: windowSrmDays.length > 0 ? union(windowSrmDays.map((d) => sketches.get(d)), count) : null,
+  };
+  const life: Period = {
+    visitors: union([sketches.get(LIFETIME)], count),
+    clicks: sum(allDays, () => true),
+    conversions: conversions(() => true),
+    srmVisitors: !route.weightsChangedAt ? union([sketches.get(LIFETIME)], count) : srmDays.length > 0 ? union(srmDays.map((d) => sketches.get(d)), count) : null,
+  };
+  const goals = [...new Set([DEFAULT_GOAL, ...life.conversions.keys()])].sort();
+  return {
+    window: { from: isoDay(from), to: isoDay(today) },
+    ...view(win, route, goals),
+    lifetime: view(life, route, goals),
+  };
+}

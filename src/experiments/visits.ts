@@ -1,0 +1,88 @@
+// Per-variant clicks and unique visitors without storage on the redirect
+// path: each thread counts non-intercepted visits per (route, UTC day,
+// variant) and adds the visitor's hash to a HyperLogLog sketch in memory; the
+// click flush (redirect/clicks.ts timer, once a second) hands them to the
+// store, which adds the clicks and merges the sketches.
+//
+// Lifetimes: a thread's sketch of (route, day, variant) lives as long as it
+// keeps receiving visitors. A flush writes the sketches that changed since the
+// previous flush and keeps them (merging is idempotent, so the next flush
+// may write the same registers again); a sketch with nothing new since the
+// previous flush is dropped. Memory is thus about 32 KiB per variant of the
+// routes visited in the last second or two, per thread.
+import { Hll } from './hll.js';
+import type { Experiments, VisitCounts } from '../store/experiments-store.js';
+
+interface Pending {
+  routeId: number;
+  day: number;
+  clicks: number[];
+  sketches: (Hll | null)[];
+  /** Bit v: sketch v grew since the last flush. */
+  dirty: number;
+  /** Visited since the last flush. */
+  touched: boolean;
+}
+
+export class VisitRecorder {
+  readonly #experiments: Experiments;
+  readonly #pending = new Map<number, Pending>();
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(experiments: Experiments) {
+    this.#experiments = experiments;
+  }
+
+  /** One non-intercepted visit. Hot path: one Map lookup and a register update; allocates only a route's first visit of a flush period. */
+  record(routeId: number, day: number, variant: number, hi: number, lo: number): void {
+    const key = routeId * 65536 + day;
+    let p = this.#pending.get(key);
+    if (p === undefined) {
+      p = { routeId, day, clicks: [0, 0, 0, 0, 0, 0, 0, 0], sketches: [null, null, null, null, null, null, null, null], dirty: 0, touched: true };
+      this.#pending.set(key, p);
+    }
+    p.touched = true;
+    p.clicks[variant]++;
+    let h = p.sketches[variant];
+    if (h === null) h = p.sketches[variant] = new Hll();
+    if (h.add(hi, lo)) p.dirty |= 1 << variant;
+  }
+
+  /** Writes what changed; concurrent calls queue behind each other. A failed write keeps the clicks for the next one. */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#write());
+    return this.#flushing;
+  }
+
+  async #write(): Promise<void> {
+    const batch: VisitCounts[] = [];
+    const taken: [Pending, number[]][] = [];
+    for (const [key, p] of this.#pending) {
+      if (!p.touched) {
+        this.#pending.delete(key);
+        continue;
+      }
+      p.touched = false;
+      const clicks = p.clicks;
+      p.clicks = [0, 0, 0, 0, 0, 0, 0, 0];
+      const sketches = p.sketches.map((h, v) => (h !== null && (p.dirty & (1 << v)) !== 0 ? h.serialize() : null));
+      p.dirty = 0;
+      taken.push([p, clicks]);
+      batch.push({ routeId: p.routeId, day: p.day, clicks, sketches });
+    }
+    try {
+      await this.#experiments.addVisits(batch);
+    } catch (err) {
+      // Give the clicks back and mark every sketch for the next attempt.
+      for (const [p, clicks] of taken) {
+        clicks.forEach((c, i) => (p.clicks[i] += c));
+        p.touched = true;
+        p.sketches.forEach((h, v) => {
+          if (h !== null) p.dirty |= 1 << v;
+        });
+        if (!this.#pending.has(p.routeId * 65536 + p.day)) this.#pending.set(p.routeId * 65536 + p.day, p);
+      }
+      throw err;
+    }
+  }
+}

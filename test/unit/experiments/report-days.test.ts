@@ -1,0 +1,79 @@
+// The experiment report's days (src/experiments/report.ts) over a real LMDB
+// store: the 7-day window against the lifetime, a visitor seen on several
+// days counted once, conversions counted on their click's day, and the SRM
+// check counting only days after the last weight change.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { Hll } from '../../../src/experiments/hll.js';
+import { experimentReport } from '../../../src/experiments/report.js';
+import { srm } from '../../../src/experiments/stats.js';
+import { openStores } from '../../../src/store/db.js';
+import { Experiments } from '../../../src/store/experiments-store.js';
+import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
+import type { Route } from '../../../src/store/routes-store.js';
+import { DAY_MS } from '../../../src/store/stats-store.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-report-'));
+const stores = openStores(dir);
+const experiments = new Experiments(new LmdbBackend(stores));
+afterAll(async () => {
+  await stores.root.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const TODAY = 20_415;
+const iso = (day: number) => new Date(day * DAY_MS + 3_600_000).toISOString();
+const route = (weightsChangedAt?: number): Route => ({
+  id: 9, accountId: 1, code: 'AAAAAAAA', name: 'r', pageA: 'https://a.example/', pageB: 'https://b.example/', splitRatio: 0.5,
+  defaultGroup: 'a', interceptLevel: 'off', variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }],
+  status: 'active', createdAt: iso(TODAY - 20), updatedAt: iso(TODAY), ...(weightsChangedAt === undefined ? {} : { weightsChangedAt: iso(weightsChangedAt) }),
+});
+
+/** Visitors [from, to) of a variant on a day, as a flush would send them. */
+async function visit(day: number, variant: number, from: number, to: number): Promise<void> {
+  const h = new Hll();
+  for (let i = from; i < to; i++) h.add(Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0);
+  const clicks = [0, 0];
+  clicks[variant] = to - from;
+  const sketches: (Uint8Array | null)[] = [null, null];
+  sketches[variant] = h.serialize();
+  await experiments.addVisits([{ routeId: 9, day, clicks, sketches }]);
+}
+
+it('separates the window from the lifetime and counts a returning visitor once', async () => {
+  // 10 days ago: 100 visitors on a; today and yesterday: the same 50 visitors on b (and 50 new ones today on a).
+  await visit(TODAY - 10, 0, 0, 100);
+  await visit(TODAY - 1, 1, 1000, 1050);
+  await visit(TODAY, 1, 1000, 1050);
+  await visit(TODAY, 0, 2000, 2050);
+  await experiments.addConversions([
+    { routeId: 9, goal: 'signup', visitor: '0000000000000001', variant: 0, day: TODAY - 10, at: 0, value: null },
+    { routeId: 9, goal: 'signup', visitor: '0000000000000002', variant: 1, day: TODAY, at: 0, value: 5 },
+  ]);
+  const report = await experimentReport(experiments, route(), TODAY);
+  expect(report.window).toEqual({ from: new Date((TODAY - 6) * DAY_MS).toISOString().slice(0, 10), to: new Date(TODAY * DAY_MS).toISOString().slice(0, 10) });
+  expect(report.goals).toEqual(['conversion', 'signup']);
+  expect(report.variants.map((v) => v.visitors)).toEqual([50, 50]);
+  expect(report.variants.map((v) => v.clicks)).toEqual([50, 100]);
+  expect(report.variants.map((v) => v.conversions.signup.count)).toEqual([0, 1]);
+  expect(report.lifetime.variants.map((v) => v.visitors)).toEqual([150, 50]);
+  expect(report.lifetime.variants.map((v) => v.clicks)).toEqual([150, 100]);
+  expect(report.lifetime.variants.map((v) => v.conversions.signup.count)).toEqual([1, 1]);
+  expect(report.srm.p_value).toBeCloseTo(srm([50, 50], [1, 1]).p_value!, 6);
+  expect(report.lifetime.srm.p_value).toBeCloseTo(srm([150, 50], [1, 1]).p_value!, 6);
+});
+
+it('counts the SRM check only from the day after the weights changed', async () => {
+  // Changed yesterday: only today's visitors (50 on a, 50 on b) are compared.
+  const changedYesterday = await experimentReport(experiments, route(TODAY - 1), TODAY);
+  expect(changedYesterday.srm.p_value).toBeCloseTo(srm([50, 50], [1, 1]).p_value!, 6);
+  expect(changedYesterday.lifetime.srm.p_value).toBeCloseTo(srm([50, 50], [1, 1]).p_value!, 6);
+  // Changed today: nothing to compare yet.
+  const changedToday = await experimentReport(experiments, route(TODAY), TODAY);
+  expect(changedToday.srm).toEqual({ p_value: null, alert: false });
+  expect(changedToday.lifetime.srm).toEqual({ p_value: null, alert: false });
+  // The other figures do not depend on it.
+  expect(changedToday.lifetime.variants.map((v) => v.visitors)).toEqual([150, 50]);
+});

@@ -1,0 +1,176 @@
+// The experiment statistics (src/experiments/stats.ts) against values
+// computed independently: published worked examples, and SciPy run at test
+// time (test/helpers/scipy-reference.py) over a grid of cases that includes
+// the edges: zero conversions, 100 %, one visitor, a weight of 0.
+import { execFileSync, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { probBest, relativeLift, srm, wilson, zTestPValue } from '../../../src/experiments/stats.js';
+
+const SCRIPT = path.join(import.meta.dirname, '../../helpers/scipy-reference.py');
+const hasScipy = spawnSync('python3', ['-c', 'import scipy'], { stdio: 'ignore' }).status === 0;
+
+function scipy(cases: Record<string, unknown>[]): unknown[] {
+  return JSON.parse(execFileSync('python3', [SCRIPT], { input: JSON.stringify(cases), maxBuffer: 1 << 24 }).toString()) as unknown[];
+}
+
+const close = (got: number | null | undefined, want: number | null | undefined, tol: number) => {
+  if (want === null || want === undefined) {
+    expect(got ?? null).toBeNull();
+    return;
+  }
+  expect(got).not.toBeNull();
+  expect(Math.abs((got as number) - want)).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(want)));
+};
+
+describe('published worked examples', () => {
+  // Newcombe, "Two-sided confidence intervals for the single proportion:
+  // comparison of seven methods", Statistics in Medicine 17 (1998) 857-872,
+  // Table II, method 3 (score interval without continuity correction).
+  it.each([
+    [81, 263, 0.2553, 0.3662],
+    [15, 148, 0.0624, 0.1605],
+    [0, 20, 0, 0.1611],
+    [1, 29, 0.0061, 0.1718],
+  ])('Wilson interval of %i/%i is Newcombe\'s [%f, %f]', (x, n, lo, hi) => {
+    const ci = wilson(x, n)!;
+    expect(ci[0]).toBeCloseTo(lo, 4);
+    expect(ci[1]).toBeCloseTo(hi, 4);
+  });
+
+  // SciPy's documentation of scipy.stats.chisquare: observed 16 18 16 14 12 12,
+  // equal expectation → chi² 2.0, p 0.84914503608460956; expected
+  // 16 16 16 16 16 8 → chi² 3.5, p 0.62338762774958223.
+  it('the SRM chi-square matches the scipy.stats.chisquare examples', () => {
+    expect(srm([16, 18, 16, 14, 12, 12], [1, 1, 1, 1, 1, 1]).p_value).toBeCloseTo(0.84914503608460956, 12);
+    expect(srm([16, 18, 16, 14, 12, 12], [16, 16, 16, 16, 16, 8]).p_value).toBeCloseTo(0.62338762774958223, 12);
+  });
+
+  // Two arms with equal counts are symmetric: each is best with probability 1/2.
+  it('two identical arms are each best with probability one half', () => {
+    const [a, b] = probBest([{ x: 37, n: 1000 }, { x: 37, n: 1000 }]);
+    expect(a).toBeCloseTo(0.5, 9);
+    expect(b).toBeCloseTo(0.5, 9);
+  });
+});
+
+describe('edge cases', () => {
+  it('no visitors: no interval, no lift, no p-value, no probability', () => {
+    expect(wilson(0, 0)).toBeNull();
+    expect(relativeLift(0, 0, 5, 100)).toBeNull();
+    expect(zTestPValue(0, 0, 5, 100)).toBeNull();
+    expect(probBest([{ x: 0, n: 0 }, { x: 1, n: 10 }])).toEqual([null, 1]);
+  });
+
+  it('zero and 100 % rates pin the interval ends at exactly 0 and 1', () => {
+    expect(wilson(0, 50)![0]).toBe(0);
+    expect(wilson(50, 50)![1]).toBe(1);
+    expect(wilson(1, 1)![1]).toBe(1);
+    expect(wilson(0, 1)![0]).toBe(0);
+  });
+
+  it('a baseline without conversions has no lift; an arm without conversions has lift -1 and no interval', () => {
+    expect(relativeLift(5, 100, 0, 100)).toBeNull();
+    expect(relativeLift(0, 100, 5, 100)).toEqual({ lift: -1, ci95: null });
+  });
+
+  it('both arms at 0 % (or both at 100 %) differ by nothing: p = 1', () => {
+    expect(zTestPValue(0, 10, 0, 10)).toBe(1);
+    expect(zTestPValue(10, 10, 7, 7)).toBe(1);
+  });
+
+  it('a weight-0 arm is left out of the SRM test, and alarms if it has visitors', () => {
+    const withZero = srm([500, 0, 500], [50, 0, 50]);
+    expect(withZero.p_value).toBeCloseTo(1, 12);
+    expect(withZero.alert).toBe(false);
+    expect(srm([500, 3, 500], [50, 0, 50])).toEqual({ p_value: 0, alert: true });
+    expect(srm([500, 0], [100, 0])).toEqual({ p_value: null, alert: false });
+  });
+
+  it('a broken split alarms, a fair one does not', () => {
+    expect(srm([5000, 4500], [1, 1]).alert).toBe(true);
+    expect(srm([5010, 4990], [1, 1]).alert).toBe(false);
+  });
+
+  it('the probabilities of being best sum to 1 and follow the rates', () => {
+    const p = probBest([{ x: 10, n: 1000 }, { x: 20, n: 1000 }, { x: 30, n: 1000 }, null]) as number[];
+    expect(p[3]).toBeNull();
+    expect(p[0] + p[1] + p[2]).toBeCloseTo(1, 12);
+    expect(p[2]).toBeGreaterThan(p[1]);
+    expect(p[1]).toBeGreaterThan(p[0]);
+  });
+
+  it('is deterministic', () => {
+    const arms = [{ x: 123, n: 4567 }, { x: 140, n: 4600 }, { x: 111, n: 4500 }];
+    expect(probBest(arms)).toEqual(probBest(arms));
+  });
+});
+
+describe.skipIf(!hasScipy)('against SciPy, computed at test time', () => {
+  const rates: [number, number][] = [
+    [0, 1], [1, 1], [0, 7], [7, 7], [1, 2], [3, 10], [0, 1000], [1000, 1000], [1, 1000], [61, 1204], [500, 1000],
+    [999, 1000], [4321, 98765], [12, 30000], [150_000, 1_000_000],
+  ];
+
+  it('Wilson intervals (scipy.stats.binomtest(...).proportion_ci(method="wilson"))', () => {
+    const want = scipy(rates.map(([x, n]) => ({ kind: 'wilson', x, n }))) as [number, number][];
+    rates.forEach(([x, n], i) => {
+      const got = wilson(x, n)!;
+      close(got[0], want[i][0], 1e-9);
+      close(got[1], want[i][1], 1e-9);
+    });
+  });
+
+  const pairs: [number, number, number, number][] = [];
+  for (const [xv, nv] of rates) for (const [xa, na] of [[61, 1204], [1, 3], [1000, 1000], [4321, 98765], [0, 50]]) pairs.push([xv, nv, xa, na]);
+
+  it('relative lift and its Katz interval (scipy.stats.contingency.relative_risk)', () => {
+    const usable = pairs.filter(([xv, , xa]) => xv > 0 && xa > 0);
+    const want = scipy(usable.map(([xv, nv, xa, na]) => ({ kind: 'lift', xv, nv, xa, na }))) as { lift: number; ci95: [number, number] }[];
+    usable.forEach(([xv, nv, xa, na], i) => {
+      const got = relativeLift(xv, nv, xa, na)!;
+      close(got.lift, want[i].lift, 1e-9);
+      close(got.ci95![0], want[i].ci95[0], 1e-9);
+      close(got.ci95![1], want[i].ci95[1], 1e-9);
+    });
+  });
+
+  it('two-proportion z-test p-values (scipy.stats.chi2_contingency without correction)', () => {
+    const usable = pairs.filter(([xv, nv, xa, na]) => {
+      const pooled = (xv + xa) / (nv + na);
+      return pooled > 0 && pooled < 1;
+    });
+    const want = scipy(usable.map(([xv, nv, xa, na]) => ({ kind: 'ztest', xv, nv, xa, na }))) as number[];
+    usable.forEach(([xv, nv, xa, na], i) => close(zTestPValue(xv, nv, xa, na), want[i], 1e-8));
+  });
+
+  it('probability of being best: two arms against Evan Miller\'s exact sum', () => {
+    const cases = [[0, 1, 0, 1], [1, 1, 0, 1], [3, 10, 5, 10], [61, 1204, 75, 1198], [0, 100, 2, 100], [100, 100, 99, 100], [12, 3000, 20, 3000]];
+    const want = scipy(cases.map(([xa, na, xb, nb]) => ({ kind: 'miller', xa, na, xb, nb }))) as number[];
+    cases.forEach(([xa, na, xb, nb], i) => close(probBest([{ x: xa, n: na }, { x: xb, n: nb }])[1], want[i], 1e-9));
+  });
+
+  it('probability of being best: up to 8 arms against scipy.integrate.quad', () => {
+    const cases = [
+      [{ x: 61, n: 1204 }, { x: 75, n: 1198 }, { x: 52, n: 1210 }],
+      [{ x: 0, n: 1 }, { x: 1, n: 1 }, { x: 0, n: 3 }, { x: 2, n: 3 }],
+      [{ x: 10, n: 100 }, { x: 11, n: 100 }, { x: 12, n: 100 }, { x: 9, n: 100 }, { x: 10, n: 110 }, { x: 0, n: 100 }, { x: 100, n: 100 }, { x: 13, n: 90 }],
+      [{ x: 15_000, n: 100_000 }, { x: 15_200, n: 100_000 }, { x: 14_900, n: 100_000 }],
+    ];
+    const want = scipy(cases.map((arms) => ({ kind: 'prob_best', arms }))) as number[][];
+    cases.forEach((arms, i) => {
+      const got = probBest(arms) as number[];
+      const total = want[i].reduce((s, v) => s + v, 0);
+      got.forEach((g, k) => close(g, want[i][k] / total, 1e-8));
+    });
+  });
+
+  it('SRM p-values (scipy.stats.chisquare), weight-0 arms left out', () => {
+    const cases: [number[], number[]][] = [
+      [[1204, 1198], [50, 50]], [[5000, 4500], [1, 1]], [[100, 200, 300, 400], [10, 20, 30, 40]], [[130, 190, 300, 380], [10, 20, 30, 40]],
+      [[1, 0], [1, 1]], [[500, 0, 480], [40, 0, 60]], [[7, 9, 11, 5, 8, 6, 10, 12], [1, 1, 1, 1, 1, 1, 1, 1]],
+    ];
+    const want = scipy(cases.map(([observed, weights]) => ({ kind: 'srm', observed, weights }))) as number[];
+    cases.forEach(([o, w], i) => close(srm(o, w).p_value, want[i], 1e-9));
+  });
+});

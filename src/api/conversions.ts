@@ -19,11 +19,11 @@ import { DAY_MS } from '../store/stats-store.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody } from './validate.js';
 
-export const BATCH_LIMIT = 100;
+const BATCH_LIMIT = 100;
 export const DEFAULT_GOAL = 'conversion';
 const GOAL = /^[a-z0-9_-]{1,64}$/;
 /** |value| at most this: money-like amounts, and sums that stay exact in a double. */
-export const VALUE_LIMIT = 1e12;
+const VALUE_LIMIT = 1e12;
 
 const FIELDS = ['click_id', 'goal', 'value'] as const;
 

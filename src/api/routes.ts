@@ -13,8 +13,8 @@ import { experimentReport } from '../experiments/report.js';
 const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'variants', 'append_click_id'] as const;
 const READ_ONLY = ['id', 'code', 'short_url', 'status', 'created_at', 'updated_at', 'stats', 'experiment'] as const;
 /** A weight is any number from 0 to this (weights are relative). */
-export const MAX_WEIGHT = 1_000_000;
-export const URL_LIMIT = 2048;
+const MAX_WEIGHT = 1_000_000;
+const URL_LIMIT = 2048;
 
 /** An absolute http(s) URL without credentials or control characters, normalised. */
 function pageUrl(value: unknown, field: string): string {

@@ -21,8 +21,8 @@
 import { SipHash } from './siphash.js';
 
 export const CLICK_ID_PARAM = 'sg_cid';
-export const TOKEN_BYTES = 26;
-export const TOKEN_LENGTH = 35;
+const TOKEN_BYTES = 26;
+const TOKEN_LENGTH = 35;
 const VERSION = 1;
 const BASE64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
 

@@ -23,7 +23,7 @@
 //               non-zero register, ascending: used while it is smaller
 //               than the dense form (fewer than M / 4 non-zero registers)
 
-export const P = 15;
+const P = 15;
 export const M = 1 << P;
 /** Hash bits past the index. */
 const Q = 64 - P;

@@ -21,7 +21,7 @@ import { type Route, VARIANT_KEYS, variantsOf } from '../store/routes-store.js';
 import { DAY_MS } from '../store/stats-store.js';
 import { DEFAULT_GOAL } from '../api/conversions.js';
 
-export const WINDOW_DAYS = 7;
+const WINDOW_DAYS = 7;
 /** Where the lifetime sketches are kept (store/experiments-store.ts): day 0 is never a real day. */
 const LIFETIME = 0;
 

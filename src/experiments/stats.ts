@@ -16,10 +16,10 @@
 // Lanczos for log-gamma, a series or Lentz's continued fraction for the rest.
 
 /** z for a two-sided 95 % interval: the normal's 97.5th percentile. */
-export const Z95 = 1.959963984540054;
+const Z95 = 1.959963984540054;
 
 /** SRM alarm threshold (contract §10): a split this unlikely is broken. */
-export const SRM_ALPHA = 0.001;
+const SRM_ALPHA = 0.001;
 
 const EPS = 1e-15;
 const TINY = 1e-300;
@@ -30,7 +30,7 @@ const LANCZOS = [
 ];
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7; relative error about 1e-15). */
-export function logGamma(x: number): number {
+function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   x -= 1;
   let a = LANCZOS[0];
@@ -40,7 +40,7 @@ export function logGamma(x: number): number {
 }
 
 /** Regularised upper incomplete gamma Q(a, x) = Γ(a, x) / Γ(a). */
-export function gammaQ(a: number, x: number): number {
+function gammaQ(a: number, x: number): number {
   if (x <= 0) return 1;
   const lead = -x + a * Math.log(x) - logGamma(a);
   if (x < a + 1) {
@@ -77,7 +77,7 @@ export function gammaQ(a: number, x: number): number {
 }
 
 /** P(|Z| > z) for a standard normal Z: Q(1/2, z²/2). */
-export function twoSidedNormalP(z: number): number {
+function twoSidedNormalP(z: number): number {
   return gammaQ(0.5, (z * z) / 2);
 }
 
@@ -114,7 +114,7 @@ function betaCf(a: number, b: number, x: number): number {
 }
 
 /** Regularised incomplete beta I_x(a, b): the CDF of Beta(a, b) at x. */
-export function betaCdf(x: number, a: number, b: number): number {
+function betaCdf(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));

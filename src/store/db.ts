@@ -137,11 +137,11 @@ export interface DayStats {
 }
 
 /** Non-intercepted redirects per variant on one day (index 0 = a, up to 8). */
-export interface VariantDay {
+interface VariantDay {
   clicks: number[];
 }
 
-export interface StoredConversion {
+interface StoredConversion {
   variant: number;
   /** UTC day of the click the conversion came from. */
   day: number;
@@ -151,7 +151,7 @@ export interface StoredConversion {
 }
 
 /** Conversions per variant for one (route, click day, goal), and the sum of their values. */
-export interface ConversionDay {
+interface ConversionDay {
   count: number[];
   value: number[];
 }

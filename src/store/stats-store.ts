@@ -32,7 +32,7 @@ export function addDay(into: DayStats, from: DayStats): void {
 }
 
 /** Route-days kept in memory while the back end is away; beyond, batches go to the local LMDB. */
-export const SPILL_DAYS = 50_000;
+const SPILL_DAYS = 50_000;
 
 /** Who hands batches over: the name PostgreSQL knows it by, and its slot in the local spill. */
 export interface ClickWriter {

@@ -54,7 +54,7 @@ export interface ClusterSettings {
   connected?: () => boolean;
 }
 
-export interface ClusterLink {
+interface ClusterLink {
   readonly config: ClusterSettings;
   readonly pool: Pool;
   readonly replica: Replica;

@@ -19,7 +19,7 @@ export type Client = pg.Client;
 export type Queryable = Pick<pg.ClientBase, 'query'>;
 
 /** Seconds a client is told to wait before retrying a write refused while PostgreSQL is away. */
-export const RETRY_AFTER_S = 5;
+const RETRY_AFTER_S = 5;
 
 /** Limits shared by every connection: nothing may hang a request for long. */
 const LIMITS = {

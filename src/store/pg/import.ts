@@ -15,7 +15,7 @@ import { type ClusterReport, clusterStatus } from './status.js';
 import { migrate } from './migrations.js';
 import { accountOf, blacklistOf, DAY_FIELDS, keyOf, routeOf, userOf, experimentOf } from './records.js';
 
-export interface ImportCount {
+interface ImportCount {
   imported: number;
   skipped: number;
 }
@@ -46,7 +46,7 @@ async function insert(c: PoolClient, table: string, columns: string[], types: st
   return out;
 }
 
-export async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> {
+async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> {
   await migrate(pool).catch((err: unknown) => {
     throw storageError(err);
   });

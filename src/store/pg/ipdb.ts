@@ -20,7 +20,7 @@ import { type Client, connect } from './client.js';
 import { META_PUBLISHED } from './replica.js';
 
 /** Arbitrary, fixed: the advisory lock whose holder is the refresh leader. */
-export const REFRESH_LOCK = 0x5347_0002;
+const REFRESH_LOCK = 0x5347_0002;
 /** How often a node that is not the leader tries to become it (and a lost leader notices). */
 const LEADER_POLL_MS = 2000;
 /** State name of a refresh asked for through a node that is not the leader. */

@@ -21,7 +21,7 @@ import { AppError } from '../../errors.js';
 import type { Pool } from './client.js';
 
 /** Arbitrary, fixed: the advisory lock key under which migrations (and the first bootstrap) run. */
-export const MIGRATION_LOCK = 0x5347_0001;
+const MIGRATION_LOCK = 0x5347_0001;
 
 const MIGRATIONS: string[] = [
   // 1: the initial schema.

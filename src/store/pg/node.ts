@@ -26,7 +26,7 @@ export const NODE_STALE_S = 10;
  * Changes kept in the log: a node further behind than this (stopped for a
  * long while) takes a snapshot instead (replica.ts).
  */
-export const CHANGES_KEPT = 100_000;
+const CHANGES_KEPT = 100_000;
 /** A replica this far behind the head is not ready. */
 const READY_LAG_MS = 5000;
 

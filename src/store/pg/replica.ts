@@ -22,19 +22,19 @@ import type { Pool } from './client.js';
 import { accountOf, blacklistOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
 
 /** The sequence of the last change the replica applied. */
-export const META_APPLIED = 'replica_seq';
+const META_APPLIED = 'replica_seq';
 /** The database file the cluster serves (pg/ipdb.ts), as its 'ipdb' change carries it. */
 export const META_PUBLISHED = 'ipdb_published';
 const BATCH = 2000;
 
-export interface ChangeRow {
+interface ChangeRow {
   seq: number;
   kind: ChangeKind;
   key: string;
   record: unknown;
 }
 
-export function appliedSeq(stores: Stores): number {
+function appliedSeq(stores: Stores): number {
   return (stores.meta.get(META_APPLIED) as number | undefined) ?? 0;
 }
 

@@ -4,7 +4,7 @@
 import type { Pool } from './client.js';
 import { NODE_STALE_S } from './node.js';
 
-export interface NodeStatus {
+interface NodeStatus {
   name: string;
   live: boolean;
   started_at: string;

@@ -11,13 +11,13 @@ import { log, setLogNode } from './log.js';
 import { Metrics } from './metrics.js';
 import { DatabaseSwapper } from './serve/database-swapper.js';
 import { RefreshScheduler } from './serve/refresh-scheduler.js';
-import { allocateSharedMemory } from './serve/shared-memory.js';
+import { allocateSharedMemory, type SharedMemory } from './serve/shared-memory.js';
 import { assertPortFree, bootstrapOnce, prepareDatabaseFile, prepareTls } from './serve/startup.js';
 import { ServerThreads } from './serve/threads.js';
 import { prepareDataDir } from './store/db.js';
 import { PublishedDatabase, REFRESH_REQUEST, RefreshLeader, type RefreshRequest } from './store/pg/ipdb.js';
 import { ClusterNode, ClusterStatus } from './store/pg/node.js';
-import { openStorage } from './store/storage.js';
+import { openStorage, type Storage } from './store/storage.js';
 
 /** Connections to PostgreSQL the main thread's storage may hold (bootstrap, refresh state). */
 const MAIN_POOL_SIZE = 2;
@@ -37,32 +37,9 @@ export async function serve(config: Config, options: { announce?: (text: string)
   cleanRefreshLeftovers(config.dataDir);
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
-  const clusterStatus = new ClusterStatus(shared.cluster);
-  const storage = openStorage(config.dataDir, {
-    signal: shared.feed,
-    cluster: config.databaseUrl === null ? null : { databaseUrl: config.databaseUrl, nodeName: config.nodeName, poolSize: MAIN_POOL_SIZE, connected: () => clusterStatus.connected },
-  });
-  // Cluster mode: the schema migrated and the replica caught up before
-  // anything reads it; the first node of a new cluster bootstraps it (under
-  // the migration lock, so that nodes starting together bootstrap once).
-  let node: ClusterNode | null = null;
+  // Set once the storage is open (cluster mode): what this node serves, for its heartbeat.
   let published: PublishedDatabase | null = null;
-  if (storage.cluster) {
-    node = new ClusterNode(storage, shared.cluster, {
-      ipdb: () => published?.serving() ?? { version: null, sha256: null },
-      redis: () => 'unknown',
-      ready: () => clusterStatus.readiness().ready,
-    });
-    try {
-      await node.start(() => bootstrapOnce(storage, config.dataDir, options.announce));
-    } catch (err) {
-      await node.stop();
-      await storage.close();
-      throw err;
-    }
-  } else {
-    await bootstrapOnce(storage, config.dataDir, options.announce);
-  }
+  const { storage, node } = await openNodeStorage(config, shared, () => published?.serving() ?? { version: null, sha256: null }, options.announce);
   const tls = prepareTls(config);
 
   const metrics = new Metrics(shared.metrics, config.threads);
@@ -85,29 +62,7 @@ export async function serve(config: Config, options: { announce?: (text: string)
     leader ? () => leader.isLeader : undefined,
   );
   const threads = new ServerThreads();
-  // A trigger this node's API took (the account's allowance is spent) runs
-  // here on a single node or the leader, else on the leader, asked through
-  // the replicated state.
-  const refreshRequested = (accountId: number) => {
-    const trigger = `api (account ${accountId})`;
-    if (!leader || leader.isLeader) {
-      void refresh.run(trigger);
-      return;
-    }
-    Atomics.store(new BigInt64Array(shared.refresh), 0, 0n);
-    const request: RefreshRequest = { at: Date.now(), trigger: `${trigger} via ${config.nodeName}` };
-    storage.state.put(REFRESH_REQUEST, request).catch((err: unknown) => log('error', 'ipdb_refresh_request_failed', { error: err }));
-  };
-  let requestSeen = storage.state.get<RefreshRequest>(REFRESH_REQUEST)?.at ?? 0;
-  if (leader) {
-    storage.feed.on(['state'], (keys) => {
-      if (keys !== null && !keys.has(REFRESH_REQUEST)) return;
-      const request = storage.state.get<RefreshRequest>(REFRESH_REQUEST);
-      if (!request || request.at <= requestSeen) return;
-      requestSeen = request.at;
-      if (leader.isLeader) void refresh.run(request.trigger);
-    });
-  }
+  const refreshRequested = refreshTriggers(config, storage, shared, refresh, leader);
 
   let stopping: Promise<void> | null = null;
   let guard: { stop(): void } | null = null;
@@ -143,18 +98,84 @@ export async function serve(config: Config, options: { announce?: (text: string)
     throw err;
   }
   database.attach(threads, () => refresh.busy || stopping !== null);
-  if (leader) {
-    // Elected later (the leader died): the schedule's first due time is set then.
-    leader.onElected = () => void refresh.start().catch((err: unknown) => log('error', 'ipdb_schedule_failed', { error: err }));
-    await leader.start();
-    // What the cluster serves, if this node has another file (it was away, or is new).
-    void published?.follow();
-  }
-  if (!leader) await refresh.start();
+  await startRefreshing(refresh, leader, published);
   guard = startConnectionGuard(threads.ports, connectionLimits.limits, metrics);
   log('info', 'listening', { host: config.host, ports: threads.ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
   // Serving without a database: repair it now from the configured sources
   // (the installed package last) instead of waiting for the schedule.
   if (database.serving === null) void refresh.run('repair');
   return { ports: threads.ports, stop };
+}
+
+/**
+ * The node's storage: LMDB alone on a single node; in cluster mode the
+ * schema migrated and the replica caught up before anything reads it, and
+ * the first node of a new cluster bootstraps it (under the migration lock,
+ * so that nodes starting together bootstrap once).
+ */
+async function openNodeStorage(
+  config: Config,
+  shared: SharedMemory,
+  ipdb: () => { version: string | null; sha256: string | null },
+  announce?: (text: string) => void,
+): Promise<{ storage: Storage; node: ClusterNode | null }> {
+  const clusterStatus = new ClusterStatus(shared.cluster);
+  const storage = openStorage(config.dataDir, {
+    signal: shared.feed,
+    cluster: config.databaseUrl === null ? null : { databaseUrl: config.databaseUrl, nodeName: config.nodeName, poolSize: MAIN_POOL_SIZE, connected: () => clusterStatus.connected },
+  });
+  if (!storage.cluster) {
+    await bootstrapOnce(storage, config.dataDir, announce);
+    return { storage, node: null };
+  }
+  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis: () => 'unknown', ready: () => clusterStatus.readiness().ready });
+  try {
+    await node.start(() => bootstrapOnce(storage, config.dataDir, announce));
+  } catch (err) {
+    await node.stop();
+    await storage.close();
+    throw err;
+  }
+  return { storage, node };
+}
+
+/**
+ * What to do with a refresh trigger this node's API took (the account's
+ * allowance is spent): run it here on a single node or the leader, else ask
+ * the leader through the replicated state, which the leader follows.
+ */
+function refreshTriggers(config: Config, storage: Storage, shared: SharedMemory, refresh: RefreshScheduler, leader: RefreshLeader | null): (accountId: number) => void {
+  let requestSeen = storage.state.get<RefreshRequest>(REFRESH_REQUEST)?.at ?? 0;
+  if (leader) {
+    storage.feed.on(['state'], (keys) => {
+      if (keys !== null && !keys.has(REFRESH_REQUEST)) return;
+      const request = storage.state.get<RefreshRequest>(REFRESH_REQUEST);
+      if (!request || request.at <= requestSeen) return;
+      requestSeen = request.at;
+      if (leader.isLeader) void refresh.run(request.trigger);
+    });
+  }
+  return (accountId) => {
+    const trigger = `api (account ${accountId})`;
+    if (!leader || leader.isLeader) {
+      void refresh.run(trigger);
+      return;
+    }
+    Atomics.store(new BigInt64Array(shared.refresh), 0, 0n);
+    const request: RefreshRequest = { at: Date.now(), trigger: `${trigger} via ${config.nodeName}` };
+    storage.state.put(REFRESH_REQUEST, request).catch((err: unknown) => log('error', 'ipdb_refresh_request_failed', { error: err }));
+  };
+}
+
+/** The refresh schedule: at once on a single node; in a cluster, whenever this node is elected leader. */
+async function startRefreshing(refresh: RefreshScheduler, leader: RefreshLeader | null, published: PublishedDatabase | null): Promise<void> {
+  if (!leader) {
+    await refresh.start();
+    return;
+  }
+  // Elected later (the leader died): the schedule's first due time is set then.
+  leader.onElected = () => void refresh.start().catch((err: unknown) => log('error', 'ipdb_schedule_failed', { error: err }));
+  await leader.start();
+  // What the cluster serves, if this node has another file (it was away, or is new).
+  void published?.follow();
 }

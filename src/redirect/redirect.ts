@@ -17,9 +17,10 @@ import { UserAgentCache } from '../quality/user-agent.js';
 import { CLICK_ID_PARAM, type ClickIds } from '../experiments/click-id.js';
 import { variantAt } from '../experiments/split.js';
 import type { VisitRecorder } from '../experiments/visits.js';
+import type { DayStats } from '../store/db.js';
 import { DAY_MS } from '../store/stats-store.js';
 import type { ClickRecorder } from './clicks.js';
-import type { RouteCache } from './route-cache.js';
+import type { CompiledRoute, RouteCache } from './route-cache.js';
 import { cookieBucket, ID_LENGTH, lastIdStart, NewVisitors, VISITOR_ID_OFFSET } from './visitor.js';
 
 /** The bytes kept for a Location with a click id: pages are at most 2,048 characters (6 KiB as UTF-8), the query what is left. */
@@ -89,48 +90,7 @@ export class Redirector {
     if (route === null) return 404;
     const now = Date.now();
     const c = count ? this.#clicks.counters(route.id, now) : null;
-    let intercepted = false;
-    if (route.level !== 0) {
-      try {
-        const classifier = this.#quality();
-        if (classifier === null) throw new Error('no IP database is loaded');
-        const db = classifier.database;
-        const bytes = new Uint8Array(peer);
-        let record: number;
-        if (this.#client === null) {
-          record = db.lookupBytes(bytes);
-        } else {
-          const v4 = this.#client.resolve(bytes, forwardedFor);
-          record = v4 >= 0 ? db.lookup4(v4) : db.lookupBytes(this.#client.bytes);
-        }
-        const rule = classifier.verdict(record, route.level);
-        if (rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY || rule === RULE_RANGE_FEED) {
-          intercepted = true;
-          if (c !== null) {
-            c.intercepted++;
-            if (rule === RULE_RANGE_FEED) c.range_feed++;
-            else if (rule === RULE_ASN_BLACKLIST) c.asn_blacklist++;
-            else if (rule === RULE_ORG_KEYWORD) c.org_keyword++;
-            else c.vpn_proxy++;
-            this.#metrics.inc(rule === RULE_RANGE_FEED ? Metric.interceptFeed : rule === RULE_ASN_BLACKLIST ? Metric.interceptAsn : rule === RULE_ORG_KEYWORD ? Metric.interceptKeyword : Metric.interceptVpn);
-          }
-        } else if (rule === RULE_CARRIER_WHITELIST && c !== null) {
-          c.carrier_whitelist++;
-        }
-      } catch {
-        // Fail open (contract §5.3): the visitor is treated as real.
-        if (c !== null) c.check_failed++;
-        this.#metrics.inc(Metric.checkFailed);
-      }
-      if (!intercepted && (userAgent === '' ? route.level === 3 : this.#agents.isCrawler(userAgent))) {
-        intercepted = true;
-        if (c !== null) {
-          c.intercepted++;
-          c.crawler++;
-          this.#metrics.inc(Metric.interceptCrawler);
-        }
-      }
-    }
+    const intercepted = route.level !== 0 && this.#intercepts(route, peer, forwardedFor, userAgent, c);
     let variant: number;
     let withClickId = false;
     this.setCookie = null;
@@ -159,6 +119,61 @@ export class Redirector {
       c.clicks++;
       this.#metrics.inc(Metric.redirects);
     }
+    this.#locate(route, variant, query, withClickId, now);
+    return 302;
+  }
+
+  /**
+   * Whether the visitor is intercepted at the route's level (not off): by
+   * its address (fail open when the check fails) or its user agent; counted
+   * in `c` when the visit counts.
+   */
+  #intercepts(route: CompiledRoute, peer: ArrayBuffer, forwardedFor: string, userAgent: string, c: DayStats | null): boolean {
+    let intercepted = false;
+    try {
+      const classifier = this.#quality();
+      if (classifier === null) throw new Error('no IP database is loaded');
+      const db = classifier.database;
+      const bytes = new Uint8Array(peer);
+      let record: number;
+      if (this.#client === null) {
+        record = db.lookupBytes(bytes);
+      } else {
+        const v4 = this.#client.resolve(bytes, forwardedFor);
+        record = v4 >= 0 ? db.lookup4(v4) : db.lookupBytes(this.#client.bytes);
+      }
+      const rule = classifier.verdict(record, route.level);
+      if (rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY || rule === RULE_RANGE_FEED) {
+        intercepted = true;
+        if (c !== null) {
+          c.intercepted++;
+          if (rule === RULE_RANGE_FEED) c.range_feed++;
+          else if (rule === RULE_ASN_BLACKLIST) c.asn_blacklist++;
+          else if (rule === RULE_ORG_KEYWORD) c.org_keyword++;
+          else c.vpn_proxy++;
+          this.#metrics.inc(rule === RULE_RANGE_FEED ? Metric.interceptFeed : rule === RULE_ASN_BLACKLIST ? Metric.interceptAsn : rule === RULE_ORG_KEYWORD ? Metric.interceptKeyword : Metric.interceptVpn);
+        }
+      } else if (rule === RULE_CARRIER_WHITELIST && c !== null) {
+        c.carrier_whitelist++;
+      }
+    } catch {
+      // Fail open (contract §5.3): the visitor is treated as real.
+      if (c !== null) c.check_failed++;
+      this.#metrics.inc(Metric.checkFailed);
+    }
+    if (!intercepted && (userAgent === '' ? route.level === 3 : this.#agents.isCrawler(userAgent))) {
+      intercepted = true;
+      if (c !== null) {
+        c.intercepted++;
+        c.crawler++;
+        this.#metrics.inc(Metric.interceptCrawler);
+      }
+    }
+    return intercepted;
+  }
+
+  /** Sets `location` for the variant: its page with the link's query and, with `withClickId`, a click id. */
+  #locate(route: CompiledRoute, variant: number, query: string, withClickId: boolean, now: number): void {
     if (withClickId && (query.length << 2) + route.prefixBytes[variant].length + route.fragmentBytes[variant].length + 64 <= LOCATION_BYTES) {
       // base ? [query &] sg_cid=<token> [#fragment], written into bytes kept
       // for it (uWS copies a header value out at once): the token is never a string.
@@ -191,6 +206,5 @@ export class Redirector {
     } else {
       this.location = `${route.bases[variant]}${route.hasQuery[variant] ? '&' : '?'}${query}${route.fragments[variant]}`;
     }
-    return 302;
   }
 }

@@ -8,7 +8,10 @@ import { Metrics } from '../metrics.js';
 import { ClusterStatus } from '../store/pg/node.js';
 import type { WorkerInput } from '../server.worker.js';
 
-export function allocateSharedMemory(config: Config): WorkerInput['shared'] {
+/** The memory every server thread shares with the main thread (WorkerInput.shared). */
+export type SharedMemory = WorkerInput['shared'];
+
+export function allocateSharedMemory(config: Config): SharedMemory {
   return {
     accounts: SharedRateLimiter.allocate(1 << 16),
     // Failure tables hold 8 keys a set: 32,768 client addresses for the API,

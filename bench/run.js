@@ -3,6 +3,7 @@
 // per request, splitguard beside each baseline (bench/results/summary.md,
 // bench/results/summary.svg; the README shows both).
 //   node bench/run.js [scenario ...]     default: all
+//   node bench/run.js --no-run           only the table and chart, from the results there are
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,8 @@ import { machine, resultsDir } from './lib.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const SCENARIOS = ['lookup', 'classify', 'server', 'redirect', 'ip-check', 'api', 'swap', 'clicks', 'startup'];
 
-const chosen = process.argv.slice(2).length ? process.argv.slice(2) : SCENARIOS;
+const args = process.argv.slice(2);
+const chosen = args.includes('--no-run') ? [] : args.length ? args : SCENARIOS;
 for (const name of chosen) {
   if (!SCENARIOS.includes(name)) throw new Error(`unknown scenario "${name}"; one of ${SCENARIOS.join(', ')}`);
   const t0 = Date.now();

@@ -409,13 +409,19 @@ export class PgBackend implements Backend {
     return out;
   }
 
-  /** The first node to store a secret sets it for the cluster. */
+  /**
+   * The first node to store a secret sets it for the cluster; each node keeps
+   * it in its replica (where Secrets reads it first), so a node restarted
+   * while PostgreSQL is away still has it.
+   */
   async ensureSecret(name: string, value: Uint8Array): Promise<Uint8Array> {
     const rows = await this.#experimentWrite(async (c) => {
       await c.query('INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [name, Buffer.from(value)]);
       return (await c.query('SELECT value FROM secrets WHERE name = $1', [name])).rows;
     });
-    return new Uint8Array(rows[0].value as Buffer);
+    const secret = new Uint8Array(rows[0].value as Buffer);
+    await this.#replica.keepLocal(`secret:${name}`, secret);
+    return secret;
   }
 
   async close(): Promise<void> {

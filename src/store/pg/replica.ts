@@ -102,6 +102,14 @@ export class Replica {
     this.#pool = pool;
   }
 
+  /**
+   * Keeps a value this node read from PostgreSQL in the replica's meta, for
+   * starts while PostgreSQL is away (a server secret: the same on every node).
+   */
+  async keepLocal(key: string, value: unknown): Promise<void> {
+    await this.#stores.meta.put(key, value);
+  }
+
   get applied(): number {
     return appliedSeq(this.#stores);
   }

@@ -46,27 +46,35 @@ export class SipHash {
     let v3l = (this.#k1l ^ 0x79746573) >>> 0;
 
     const full = offset + length - (length % 8);
-    for (let at = offset; at <= full; at += 8) {
-      let mh: number;
-      let ml: number;
-      if (at < full) {
-        ml = (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0;
-        mh = (bytes[at + 4] | (bytes[at + 5] << 8) | (bytes[at + 6] << 16) | (bytes[at + 7] << 24)) >>> 0;
+    let mh = 0;
+    let ml = 0;
+    // One pass per 8-byte word (the last one partial, carrying the length):
+    // v3 ^= m, two rounds, v0 ^= m; then one more pass, the finalization:
+    // v2 ^= 0xff and four rounds.
+    for (let at = offset; at <= full + 8; at += 8) {
+      const finish = at > full;
+      if (finish) {
+        v2l = (v2l ^ 0xff) >>> 0;
       } else {
-        // The last word: the remaining bytes, and the length's low byte on top.
-        ml = 0;
-        mh = (length & 0xff) << 24;
-        const left = offset + length - full;
-        for (let i = 0; i < left; i++) {
-          if (i < 4) ml |= bytes[at + i] << (8 * i);
-          else mh |= bytes[at + i] << (8 * (i - 4));
+        if (at < full) {
+          ml = (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0;
+          mh = (bytes[at + 4] | (bytes[at + 5] << 8) | (bytes[at + 6] << 16) | (bytes[at + 7] << 24)) >>> 0;
+        } else {
+          // The last word: the remaining bytes, and the length's low byte on top.
+          ml = 0;
+          mh = (length & 0xff) << 24;
+          const left = offset + length - full;
+          for (let i = 0; i < left; i++) {
+            if (i < 4) ml |= bytes[at + i] << (8 * i);
+            else mh |= bytes[at + i] << (8 * (i - 4));
+          }
+          ml >>>= 0;
+          mh >>>= 0;
         }
-        ml >>>= 0;
-        mh >>>= 0;
+        v3h = (v3h ^ mh) >>> 0;
+        v3l = (v3l ^ ml) >>> 0;
       }
-      v3h = (v3h ^ mh) >>> 0;
-      v3l = (v3l ^ ml) >>> 0;
-      for (let r = 0; r < 2; r++) {
+      for (let r = 0, rounds = finish ? 4 : 2; r < rounds; r++) {
         // One SipRound, written out (see the paper, figure 2.1).
         let lo = (v0l + v1l) >>> 0;
         v0h = (v0h + v1h + (lo < v0l ? 1 : 0)) >>> 0;
@@ -107,49 +115,10 @@ export class SipHash {
         v2h = v2l;
         v2l = th;
       }
-      v0h = (v0h ^ mh) >>> 0;
-      v0l = (v0l ^ ml) >>> 0;
-    }
-    v2l = (v2l ^ 0xff) >>> 0;
-    for (let r = 0; r < 4; r++) {
-      let lo = (v0l + v1l) >>> 0;
-      v0h = (v0h + v1h + (lo < v0l ? 1 : 0)) >>> 0;
-      v0l = lo;
-      let th = ((v1h << 13) | (v1l >>> 19)) >>> 0;
-      v1l = ((v1l << 13) | (v1h >>> 19)) >>> 0;
-      v1h = th;
-      v1h = (v1h ^ v0h) >>> 0;
-      v1l = (v1l ^ v0l) >>> 0;
-      th = v0h;
-      v0h = v0l;
-      v0l = th;
-      lo = (v2l + v3l) >>> 0;
-      v2h = (v2h + v3h + (lo < v2l ? 1 : 0)) >>> 0;
-      v2l = lo;
-      th = ((v3h << 16) | (v3l >>> 16)) >>> 0;
-      v3l = ((v3l << 16) | (v3h >>> 16)) >>> 0;
-      v3h = th;
-      v3h = (v3h ^ v2h) >>> 0;
-      v3l = (v3l ^ v2l) >>> 0;
-      lo = (v0l + v3l) >>> 0;
-      v0h = (v0h + v3h + (lo < v0l ? 1 : 0)) >>> 0;
-      v0l = lo;
-      th = ((v3h << 21) | (v3l >>> 11)) >>> 0;
-      v3l = ((v3l << 21) | (v3h >>> 11)) >>> 0;
-      v3h = th;
-      v3h = (v3h ^ v0h) >>> 0;
-      v3l = (v3l ^ v0l) >>> 0;
-      lo = (v2l + v1l) >>> 0;
-      v2h = (v2h + v1h + (lo < v2l ? 1 : 0)) >>> 0;
-      v2l = lo;
-      th = ((v1h << 17) | (v1l >>> 15)) >>> 0;
-      v1l = ((v1l << 17) | (v1h >>> 15)) >>> 0;
-      v1h = th;
-      v1h = (v1h ^ v2h) >>> 0;
-      v1l = (v1l ^ v2l) >>> 0;
-      th = v2h;
-      v2h = v2l;
-      v2l = th;
+      if (!finish) {
+        v0h = (v0h ^ mh) >>> 0;
+        v0l = (v0l ^ ml) >>> 0;
+      }
     }
     this.hi = (v0h ^ v1h ^ v2h ^ v3h) >>> 0;
     this.lo = (v0l ^ v1l ^ v2l ^ v3l) >>> 0;

@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
 import { cleanRefreshLeftovers } from './ipdb/refresh.js';
 import { log, setLogNode } from './log.js';
-import { Metrics } from './metrics.js';
+import { Metric, Metrics } from './metrics.js';
 import { DatabaseSwapper } from './serve/database-swapper.js';
 import { RefreshScheduler } from './serve/refresh-scheduler.js';
 import { allocateSharedMemory, type SharedMemory } from './serve/shared-memory.js';
@@ -39,10 +39,15 @@ export async function serve(config: Config, options: { announce?: (text: string)
   const shared = allocateSharedMemory(config);
   // Set once the storage is open (cluster mode): what this node serves, for its heartbeat.
   let published: PublishedDatabase | null = null;
-  const { storage, node } = await openNodeStorage(config, shared, () => published?.serving() ?? { version: null, sha256: null }, options.announce);
+  const metrics = new Metrics(shared.metrics, config.threads);
+  // What `cluster status` shows of Redis: the server threads hold the links (limits/redis-link.ts).
+  const redis = () => {
+    const up = metrics.total(Metric.redisConnected);
+    return up >= config.threads ? 'connected' : up > 0 ? `connected on ${up} of ${config.threads} threads` : 'unreachable';
+  };
+  const { storage, node } = await openNodeStorage(config, shared, () => published?.serving() ?? { version: null, sha256: null }, redis, options.announce);
   const tls = prepareTls(config);
 
-  const metrics = new Metrics(shared.metrics, config.threads);
   // A damaged current.trie leaves the threads without a database: they keep
   // serving, redirects fail open, /healthz says 503, and a repair starts below.
   const database = new DatabaseSwapper(currentFile, config.dataDir, storage);
@@ -117,6 +122,7 @@ async function openNodeStorage(
   config: Config,
   shared: SharedMemory,
   ipdb: () => { version: string | null; sha256: string | null },
+  redis: () => string,
   announce?: (text: string) => void,
 ): Promise<{ storage: Storage; node: ClusterNode | null }> {
   const clusterStatus = new ClusterStatus(shared.cluster);
@@ -128,7 +134,7 @@ async function openNodeStorage(
     await bootstrapOnce(storage, config.dataDir, announce);
     return { storage, node: null };
   }
-  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis: () => 'unknown', ready: () => clusterStatus.readiness().ready });
+  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready });
   try {
     await node.start(() => bootstrapOnce(storage, config.dataDir, announce));
   } catch (err) {

@@ -87,6 +87,13 @@ export class Metrics {
     this.#mine[index] = value;
   }
 
+  /** A counter or gauge summed over every thread (the main thread's view of the threads' gauges). */
+  total(index: number): number {
+    let sum = 0;
+    for (let t = 0; t < this.#threads; t++) sum += this.#all[t * COUNTERS + index];
+    return sum;
+  }
+
   apiStatus(status: number): void {
     this.#mine[Metric.apiResponses[status] ?? Metric.apiResponsesOther]++;
   }

@@ -3,7 +3,7 @@
 // writes loses none it acknowledged (PostgreSQL holds them, the other nodes
 // serve them), and started again on its data directory it catches up with
 // what was written while it was down. `splitguard cluster status` lists
-// the three nodes, live and caught up.
+// the three nodes, live, caught up and connected to Redis.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
 import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
@@ -69,7 +69,7 @@ it.skipIf(skip)('propagates through nginx, and a node killed mid-write loses no 
 
   const status = await waitUntil(async () => {
     const r = await runCli(['cluster', 'status'], cluster.nodes[0].dataDir, { SPLITGUARD_DATABASE_URL: cluster.pg.url, SPLITGUARD_REDIS_URL: cluster.redis.url });
-    return JSON.parse(r.stdout) as { head_seq: number; nodes: { name: string; live: boolean; behind_changes: number; ready: boolean }[] };
-  }, (s) => s.nodes.length === 3 && s.nodes.every((n) => n.live && n.ready && n.behind_changes === 0), 10_000, 500);
+    return JSON.parse(r.stdout) as { head_seq: number; nodes: { name: string; live: boolean; behind_changes: number; ready: boolean; redis: string }[] };
+  }, (s) => s.nodes.length === 3 && s.nodes.every((n) => n.live && n.ready && n.behind_changes === 0 && n.redis === 'connected'), 10_000, 500);
   expect(status.value.nodes.map((n) => n.name)).toEqual(['node-0', 'node-1', 'node-2']);
 }, 120_000);

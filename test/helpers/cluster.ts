@@ -71,7 +71,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
     pg.close();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   };
-  const start = (i: number) => startServer({ env: env(i), dataDir: dataDirs[i], threads: options.threads });
+  // Node-0 bootstraps the cluster's account; every node is given its key and id (the others have no bootstrap.json).
+  const start = async (i: number): Promise<TestServer> => {
+    const n = await startServer({ env: env(i), dataDir: dataDirs[i], threads: options.threads });
+    return i === 0 || nodes.length === 0 ? n : { ...n, apiKey: nodes[0].apiKey, accountId: nodes[0].accountId };
+  };
   try {
     nodes.push(await start(0));
     nodes.push(...(await Promise.all(Array.from({ length: count - 1 }, (_, i) => start(i + 1)))));

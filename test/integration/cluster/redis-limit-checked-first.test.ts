@@ -7,19 +7,18 @@
 // 405 or 413.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { limits, request } from '../../helpers/client.js';
-import { nodeMetric, startNodes } from '../../helpers/cluster-nodes.js';
-import { startRedis, type TestRedis } from '../../helpers/redis.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { nodeMetric } from '../../helpers/cluster-nodes.js';
 import type { TestServer } from '../../helpers/server.js';
 
-let redis: TestRedis;
+let cluster: TestCluster;
 let node: TestServer;
 beforeAll(async () => {
-  redis = await startRedis();
-  [node] = await startNodes(redis, 1, { env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '4', SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  cluster = await startCluster({ nodes: 1, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '4', SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  [node] = cluster.nodes;
 });
 afterAll(async () => {
-  await node?.close();
-  await redis?.close();
+  await cluster?.close();
 });
 
 const ROUTE = { name: 'ordered', page_a: 'https://a.example/', page_b: 'https://b.example/' };

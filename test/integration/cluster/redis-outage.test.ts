@@ -12,19 +12,21 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tally } from '../../helpers/attack.js';
 import { call, limits } from '../../helpers/client.js';
-import { nodeMetric, startNodes, untilMetric } from '../../helpers/cluster-nodes.js';
-import { startRedis, type TestRedis } from '../../helpers/redis.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { nodeMetric, untilMetric } from '../../helpers/cluster-nodes.js';
+import type { TestRedis } from '../../helpers/redis.js';
 import type { TestServer } from '../../helpers/server.js';
 
+let cluster: TestCluster;
 let redis: TestRedis;
 let nodes: TestServer[] = [];
 beforeAll(async () => {
-  redis = await startRedis();
-  nodes = await startNodes(redis, 2, { env: { SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  cluster = await startCluster({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: undefined, SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  redis = cluster.redis;
+  nodes = cluster.nodes;
 });
 afterAll(async () => {
-  await Promise.all(nodes.map((n) => n.close()));
-  await redis?.close();
+  await cluster?.close();
 });
 
 const get = (node: TestServer) => call(node.ports[0], node.ca, 'GET', '/v1/account', node.apiKey);

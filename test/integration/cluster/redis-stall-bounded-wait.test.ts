@@ -7,24 +7,26 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
-import { nodeMetric, startNodes, untilMetric } from '../../helpers/cluster-nodes.js';
-import { startRedis, type TestRedis } from '../../helpers/redis.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { nodeMetric, untilMetric } from '../../helpers/cluster-nodes.js';
+import type { TestRedis } from '../../helpers/redis.js';
 import type { TestServer } from '../../helpers/server.js';
 
 const PAUSE_MS = 4000;
+let cluster: TestCluster;
 let redis: TestRedis;
 let node: TestServer;
 let admin: Redis;
 beforeAll(async () => {
-  redis = await startRedis();
-  [node] = await startNodes(redis, 1, { env: { SPLITGUARD_REDIS_TIMEOUT_MS: '200' } });
+  cluster = await startCluster({ nodes: 1, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: undefined, SPLITGUARD_REDIS_TIMEOUT_MS: '200' } });
+  redis = cluster.redis;
+  [node] = cluster.nodes;
   admin = new Redis(redis.url, { lazyConnect: true });
   await admin.connect();
 });
 afterAll(async () => {
   admin?.disconnect();
-  await node?.close();
-  await redis?.close();
+  await cluster?.close();
 });
 
 const timed = async () => {

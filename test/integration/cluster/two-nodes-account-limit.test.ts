@@ -6,21 +6,20 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tally } from '../../helpers/attack.js';
 import { call, limits } from '../../helpers/client.js';
-import { nodeMetric, startNodes } from '../../helpers/cluster-nodes.js';
-import { startRedis, type TestRedis } from '../../helpers/redis.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { nodeMetric } from '../../helpers/cluster-nodes.js';
 import type { TestServer } from '../../helpers/server.js';
 
-let redis: TestRedis;
+let cluster: TestCluster;
 let nodes: TestServer[] = [];
 beforeAll(async () => {
-  redis = await startRedis();
   // A generous timeout: 200 TLS handshakes on a shared machine must not turn
   // into local decisions here; the 50 ms bound has its own test.
-  nodes = await startNodes(redis, 2, { threads: 2, env: { SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  cluster = await startCluster({ nodes: 2, nginx: false, threads: 2, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: undefined, SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  nodes = cluster.nodes;
 });
 afterAll(async () => {
-  await Promise.all(nodes.map((n) => n.close()));
-  await redis?.close();
+  await cluster?.close();
 });
 
 it('answers 60 of 200 racing requests for one account across two nodes', async () => {

@@ -6,19 +6,18 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tally } from '../../helpers/attack.js';
 import { request } from '../../helpers/client.js';
-import { nodeMetric, startNodes } from '../../helpers/cluster-nodes.js';
-import { startRedis, type TestRedis } from '../../helpers/redis.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { nodeMetric } from '../../helpers/cluster-nodes.js';
 import type { TestServer } from '../../helpers/server.js';
 
-let redis: TestRedis;
+let cluster: TestCluster;
 let nodes: TestServer[] = [];
 beforeAll(async () => {
-  redis = await startRedis();
-  nodes = await startNodes(redis, 2, { env: { SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  cluster = await startCluster({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: undefined, SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  nodes = cluster.nodes;
 });
 afterAll(async () => {
-  await Promise.all(nodes.map((n) => n.close()));
-  await redis?.close();
+  await cluster?.close();
 });
 
 const from = (node: TestServer, key: string, localAddress: string) => request({ port: node.ports[0], ca: node.ca, path: '/v1/ip/database', key, localAddress });

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EMAIL_DELAY_MS } from '../../../src/console/login.js';
 import { tally } from '../../helpers/attack.js';
 import { runCliJson } from '../../helpers/cli.js';
-import { type Nodes, nodeMetric, startNodes } from '../../helpers/cluster-nodes.js';
+import { startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { nodeMetric } from '../../helpers/cluster-nodes.js';
 import { signInRequest } from '../../helpers/console-session.js';
-import { startRedis, type TestRedis } from '../../helpers/redis.js';
 import type { TestServer } from '../../helpers/server.js';
 
 /** Signs in (from an address no test uses) until the user has reached the node's replica. */
@@ -25,21 +25,20 @@ async function untilSignedIn(node: TestServer, email: string): Promise<void> {
   }
 }
 
-let redis: TestRedis;
-let nodes: Nodes;
+let cluster: TestCluster;
+let nodes: TestServer[] = [];
 const PASSWORD = 'the-right-one';
 beforeAll(async () => {
-  redis = await startRedis();
-  nodes = await startNodes(redis, 2, { env: { SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  cluster = await startCluster({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: undefined, SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
+  nodes = cluster.nodes;
   // The users, written through PostgreSQL by the CLI in cluster mode; both nodes serve them once replicated.
   for (const email of ['pair@x.y', 'spread@x.y']) {
-    await runCliJson(['user', 'create', '--email', email, '--password', PASSWORD, '--account', String(nodes[0].accountId)], nodes[0].dataDir, nodes.env);
+    await runCliJson(['user', 'create', '--email', email, '--password', PASSWORD, '--account', String(nodes[0].accountId)], nodes[0].dataDir, cluster.env(0));
   }
   for (const email of ['pair@x.y', 'spread@x.y']) await untilSignedIn(nodes[1], email);
 });
 afterAll(async () => {
-  await Promise.all((nodes ?? []).map((n) => n.close()));
-  await redis?.close();
+  await cluster?.close();
 });
 
 it('checks 5 wrong passwords for one email at one address across both nodes, then refuses there', async () => {

@@ -70,18 +70,20 @@ if (probe.status !== 202) throw new Error(`a minted click id answered ${probe.st
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-bench-conv-'));
 const script = path.join(dir, 'conversions.lua');
-writeFileSync(script, `
+// Both wrk scripts: the click ids, a thread number and the start second in every thread.
+// Each wrk run starts its Lua states afresh: the start second keeps its goals apart from earlier runs'.
+const LUA_PRELUDE = `
 local tokens = {${tokens.map((t) => `"${t}"`).join(',')}}
 local n = ${TOKENS}
 local threads = 0
--- Each wrk run starts its Lua states afresh: the start second keeps its goals apart from earlier runs'.
 local stamp = os.time()
 function setup(thread)
   thread:set("tid", threads)
   thread:set("stamp", stamp)
   threads = threads + 1
 end
-local i = 0
+local i = 0`;
+writeFileSync(script, `${LUA_PRELUDE}
 function request()
   i = i + 1
   local body = '{"click_id":"' .. tokens[(i % n) + 1] .. '","goal":"g' .. stamp .. '_' .. tid .. '_' .. math.floor(i / n) .. '"}'
@@ -92,17 +94,7 @@ end
 // The batch form: 100 conversions per request, the same tokens, goals b<stamp>_<thread>_<round>.
 const BATCH = 100;
 const batchScript = path.join(dir, 'batch.lua');
-writeFileSync(batchScript, `
-local tokens = {${tokens.map((t) => `"${t}"`).join(',')}}
-local n = ${TOKENS}
-local threads = 0
-local stamp = os.time()
-function setup(thread)
-  thread:set("tid", threads)
-  thread:set("stamp", stamp)
-  threads = threads + 1
-end
-local i = 0
+writeFileSync(batchScript, `${LUA_PRELUDE}
 function request()
   local parts = {}
   for j = 1, ${BATCH} do

@@ -12,11 +12,11 @@
 // Every uWS handler is registered through guardedEndpoints(), so no handler
 // can forget.
 import { AppError } from '../errors.js';
-import { openExchange, HEADER_BYTES, STATUS_LINE, watchAbort } from './respond.js';
+import { constantBytes, openExchange, HEADER_BYTES, STATUS_LINE, watchAbort } from './respond.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
-const TRANSFER_ENCODING = Buffer.from('transfer-encoding');
-const CONTENT_LENGTH = Buffer.from('content-length');
+const TRANSFER_ENCODING = constantBytes('transfer-encoding');
+const CONTENT_LENGTH = constantBytes('content-length');
 
 /** What is wrong with the request's framing, or null. Reads the request synchronously. */
 function framingProblem(req: HttpRequest): AppError | null {

@@ -4,6 +4,7 @@
 // the hot /v1 path reads its fields monomorphically (docs/performance.md).
 import type { Cidr } from '../config.js';
 import { clientAddress, normalizeAddress } from './client-ip.js';
+import { constantBytes } from './respond.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 export interface RequestBasics {
@@ -26,11 +27,11 @@ export function readRequest(req: HttpRequest): RequestBasics {
   };
 }
 
-// Request header names read on hot paths, as bytes encoded once (uWS reads
-// a typed array in place; see HEADER_BYTES in respond.ts).
-export const COOKIE = Buffer.from('cookie');
-export const FORWARDED_FOR = Buffer.from('x-forwarded-for');
-export const USER_AGENT = Buffer.from('user-agent');
+// Request header names read on hot paths, as bytes encoded once (see
+// constantBytes in respond.ts).
+export const COOKIE = constantBytes('cookie');
+export const FORWARDED_FOR = constantBytes('x-forwarded-for');
+export const USER_AGENT = constantBytes('user-agent');
 
 /**
  * The client address, 16 bytes (X-Forwarded-For believed only from a trusted

@@ -5,11 +5,17 @@ import { log } from '../log.js';
 import type { HttpResponse } from './uws.js';
 
 // Status lines and constant header names and values go to uWS as bytes
-// encoded once (here, for the API and the redirect alike): uWS reads a typed
-// array in place, while each string it is given is measured and converted to
-// UTF-8 in a fresh heap buffer.
-const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
-export const STATUS_LINE: Record<number, Buffer> = {};
+// encoded once (here, for the API and the redirect alike), each in an
+// ArrayBuffer of its own: uWS reads an ArrayBuffer in place with two calls
+// into V8 fewer than a typed array over one (65 against 75 ns a header name
+// read, measured in a handler), while each string it is given is measured
+// and converted to UTF-8 in a fresh heap buffer (150 ns).
+/** `text` as Latin-1 bytes in an ArrayBuffer of its own. */
+export function constantBytes(text: string): ArrayBuffer {
+  return Uint8Array.from(Buffer.from(text, 'latin1')).buffer;
+}
+const latin1 = constantBytes;
+export const STATUS_LINE: Record<number, ArrayBuffer> = {};
 for (const line of [
   '200 OK', '201 Created', '202 Accepted', '204 No Content', '302 Found', '400 Bad Request', '401 Unauthorized',
   '403 Forbidden', '404 Not Found', '405 Method Not Allowed', '413 Payload Too Large', '429 Too Many Requests',
@@ -37,7 +43,7 @@ export const HEADER_BYTES = {
 /** The 302's body (see redirect/endpoint.ts for why it has one). */
 export const REDIRECT_BODY = latin1('Found\n');
 /** Names of headers sent on most API answers (names are code literals, so the lookup hashes nothing). */
-const NAMES = new Map<string, Buffer>(
+const NAMES = new Map<string, ArrayBuffer>(
   ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'].map((n) => [n, latin1(n)]),
 );
 
@@ -142,14 +148,14 @@ export function endHead(res: HttpResponse): void {
  * cannot take it all now. The exchange is made only then when the caller
  * has none (the redirect's 302 stays allocation-free on the common path).
  */
-export function endBody(res: HttpResponse, body: string | Uint8Array, exchange?: Exchange): void {
+export function endBody(res: HttpResponse, body: string | Uint8Array | ArrayBuffer, exchange?: Exchange): void {
   const total = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   if (res.tryEnd(body, total)[1]) return;
   // Backpressure. Offsets are bytes of the body (the first write started at
   // offset 0), so the rest is the UTF-8 bytes past `offset`.
   const pending = exchange ?? openExchange(res);
   watchAbort(pending);
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body instanceof ArrayBuffer ? new Uint8Array(body) : body;
   res.onWritable((offset: number) => (pending.aborted ? true : res.tryEnd(bytes.subarray(offset), total)[0]));
 }
 

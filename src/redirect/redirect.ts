@@ -45,8 +45,8 @@ export class Redirector {
    * Outputs of the last visit(), valid until the next one: the Location and,
    * for a new visitor, the Set-Cookie value (else null).
    */
-  location: string | Buffer = '';
-  setCookie: Buffer | null = null;
+  location: string | Buffer | ArrayBuffer = '';
+  setCookie: ArrayBuffer | null = null;
   readonly #routes: RouteCache;
   readonly #quality: () => Classifier | null;
   readonly #clicks: ClickRecorder;
@@ -102,7 +102,7 @@ export class Redirector {
       const hashed = c !== null || route.appendClickId;
       if (b < 0) {
         b = this.#newVisitors.next(route.id);
-        this.setCookie = this.#newVisitors.cookie;
+        this.setCookie = this.#newVisitors.cookieBytes;
         if (hashed) ids.visitorHashBytes(this.#newVisitors.cookie, VISITOR_ID_OFFSET, ID_LENGTH);
       } else if (hashed) {
         ids.visitorHashIn(cookie, lastIdStart(), ID_LENGTH);

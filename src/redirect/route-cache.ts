@@ -21,13 +21,14 @@ export interface CompiledRoute {
   /**
    * Per variant (index 0 = a): the page URL without its fragment, the
    * fragment ('' or '#...'), whether the URL already has a query, and the
-   * page as UTF-8 bytes, as uWS would encode the string (a Location without
-   * a query or click id goes out from these bytes, encoded once).
+   * page as UTF-8 bytes, as uWS would encode the string, in an ArrayBuffer
+   * of their own (a Location without a query or click id goes out from these
+   * bytes, encoded once; see constantBytes in http/respond.ts).
    */
   bases: string[];
   fragments: string[];
   hasQuery: boolean[];
-  pages: Buffer[];
+  pages: ArrayBuffer[];
   /** Per variant, for a Location with a click id: the base and its query separator ('?' or '&') as bytes, and the fragment as bytes. */
   prefixBytes: Buffer[];
   fragmentBytes: Buffer[];
@@ -51,7 +52,7 @@ function compileRoute(r: Route): CompiledRoute {
     bases: parts.map((p) => p[0]),
     fragments: parts.map((p) => p[1]),
     hasQuery: parts.map((p) => p[2]),
-    pages: variants.map((v) => Buffer.from(v.url, 'utf8')),
+    pages: variants.map((v) => Uint8Array.from(Buffer.from(v.url, 'utf8')).buffer),
     prefixBytes: parts.map((p) => Buffer.from(`${p[0]}${p[2] ? '&' : '?'}`, 'utf8')),
     fragmentBytes: parts.map((p) => Buffer.from(p[1], 'utf8')),
   };

@@ -123,7 +123,9 @@ const BASE64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
  * (one system call per 256 new visitors).
  */
 export class NewVisitors {
-  readonly cookie = Buffer.from(`${NAME}${'A'.repeat(ID_LENGTH)}${COOKIE_ATTRIBUTES}`, 'latin1');
+  readonly cookie = Buffer.from(Uint8Array.from(Buffer.from(`${NAME}${'A'.repeat(ID_LENGTH)}${COOKIE_ATTRIBUTES}`, 'latin1')).buffer);
+  /** The ArrayBuffer `cookie` spans, all of it: what uWS is given (see constantBytes in http/respond.ts). */
+  readonly cookieBytes = this.cookie.buffer as ArrayBuffer;
   readonly #pool = Buffer.allocUnsafe(4096);
   #poolAt = this.#pool.length;
 

@@ -14,7 +14,8 @@
 // (this thread's 0 or 1, summed over the threads) and
 // splitguard_limit_fallbacks_total (decisions made locally meanwhile).
 import os from 'node:os';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import { Metric, type Metrics } from '../metrics.js';
@@ -56,7 +57,9 @@ export class RedisLink {
     this.#timeoutMs = options.timeoutMs;
     this.#metrics = options.metrics;
     this.#reportsNodes = options.reportsNodes;
-    this.#client = new Redis(options.url, {
+    // Loaded here, not at import: a single node never loads ioredis (see pgModule in store/pg/client.ts).
+    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.#client = new RedisClient(options.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       // The deadline that matters is run()'s; this one only frees a command

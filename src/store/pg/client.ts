@@ -6,12 +6,26 @@
 // becomes storage_unavailable (503 with Retry-After): the node keeps serving
 // reads from its replica. Anything else (a constraint a query did not
 // expect) stays an internal error.
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { AppError } from '../../errors.js';
 
-// bigint (ids, sequences, counters) as numbers: every value splitguard
-// stores stays far below 2^53.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+let loaded: typeof pg | null = null;
+
+/**
+ * `pg`, loaded at the first pool or connection: a single node never loads
+ * it, and each server thread would otherwise compile it into its own heap
+ * (about 6 MB a thread with ioredis, limits/redis-link.ts; bench:startup).
+ */
+function pgModule(): typeof pg {
+  if (loaded === null) {
+    loaded = createRequire(import.meta.url)('pg') as typeof pg;
+    // bigint (ids, sequences, counters) as numbers: every value splitguard
+    // stores stays far below 2^53.
+    loaded.types.setTypeParser(loaded.types.builtins.INT8, (v) => Number(v));
+  }
+  return loaded;
+}
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -38,7 +52,7 @@ const LIMITS = {
 const POOL_WAIT_MS = 15_000;
 
 export function createPool(url: string, name: string, max: number): Pool {
-  const pool = new pg.Pool({ connectionString: url, application_name: name, max, idleTimeoutMillis: 30_000, ...LIMITS, connectionTimeoutMillis: POOL_WAIT_MS });
+  const pool = new (pgModule().Pool)({ connectionString: url, application_name: name, max, idleTimeoutMillis: 30_000, ...LIMITS, connectionTimeoutMillis: POOL_WAIT_MS });
   // An idle connection that breaks (PostgreSQL restarted) is dropped from
   // the pool; the next query opens another. Unhandled, it would end the thread.
   pool.on('error', () => {});
@@ -47,7 +61,7 @@ export function createPool(url: string, name: string, max: number): Pool {
 
 /** One connection of its own (LISTEN, advisory locks held for a session). */
 export async function connect(url: string, name: string): Promise<Client> {
-  const client = new pg.Client({ connectionString: url, application_name: name, ...LIMITS });
+  const client = new (pgModule().Client)({ connectionString: url, application_name: name, ...LIMITS });
   try {
     await client.connect();
   } catch (err) {

@@ -239,10 +239,17 @@ export function builtInLists(): BuiltInLists {
     return { asn: c.asn, name: String(c.name ?? ''), country: String(c.country ?? ''), kind: String(c.kind ?? '') };
   });
   const blacklist = checkBlacklist(read('asn-blacklist.json'));
+  let hostingAsns: HostingAsn[] | null = null;
   cached = {
     blacklist,
     carriers,
-    hostingAsns: checkHostingAsns(readText('hosting-asns.csv'), blacklist, carriers),
+    // Parsed when first read (tests, eval:detection): serving never reads it
+    // (database builds compile the list from the upstream lists, ipdb/files.ts),
+    // and every server thread would hold its 2,000 rows.
+    get hostingAsns() {
+      hostingAsns ??= checkHostingAsns(readText('hosting-asns.csv'), blacklist, carriers);
+      return hostingAsns;
+    },
     keywords: checkKeywords(read('keywords.json')),
   };
   return cached;

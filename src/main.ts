@@ -27,13 +27,17 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function serve(config: Config, options: { announce?: (text: string) => void } = {}): Promise<RunningServer> {
+export async function serve(
+  config: Config,
+  options: { announce?: (text: string) => void; threads?: ServerThreads } = {},
+): Promise<RunningServer> {
   const started = performance.now();
   if (config.databaseUrl !== null) setLogNode(config.nodeName);
   prepareDataDir(config.dataDir);
   // Before anything opens descriptors: the soft open-file limit up to the hard one.
   const connectionLimits = prepareConnectionLimits(config);
   await assertPortFree(config.host, config.port);
+  const threads = options.threads ?? new ServerThreads().spawn(config.threads);
   cleanRefreshLeftovers(config.dataDir);
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
@@ -66,7 +70,6 @@ export async function serve(config: Config, options: { announce?: (text: string)
     },
     leader ? () => leader.isLeader : undefined,
   );
-  const threads = new ServerThreads();
   const refreshRequested = refreshTriggers(config, storage, shared, refresh, leader);
 
   let stopping: Promise<void> | null = null;

@@ -1,6 +1,6 @@
 // One server thread: its own storage handle, its own mapping of the database
 // (the kernel shares the pages), its own uWS app on the shared port.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { registerAccountEndpoints } from './api/account.js';
 import { registerBlacklistEndpoints } from './api/blacklist.js';
 import { registerConsoleEndpoints } from './console/api.js';
@@ -69,10 +69,19 @@ export type WorkerMessage =
   | { type: 'swapped'; thread: number; file: string; error?: string }
   | { type: 'refresh'; thread: number; accountId: number };
 
-export type MainMessage = { type: 'shutdown' } | { type: 'swap'; file: string; tables: KeywordTables };
+export type MainMessage = { type: 'start'; input: WorkerInput } | { type: 'shutdown' } | { type: 'swap'; file: string; tables: KeywordTables };
 
-const input = workerData as WorkerInput;
+// The thread is created before its input is ready (ServerThreads.spawn): its
+// modules load meanwhile, and the input is the first message.
 const port = parentPort!;
+const input = await new Promise<WorkerInput>((resolve) => {
+  const first = (msg: MainMessage) => {
+    if (msg.type !== 'start') return;
+    port.off('message', first);
+    resolve(msg.input);
+  };
+  port.on('message', first);
+});
 setLogThread(input.thread);
 if (input.config.databaseUrl !== null) setLogNode(input.config.nodeName);
 handleStorageCommitErrors();

@@ -1,16 +1,19 @@
 // The splitguard command. Exit codes: 0 success, 1 the command failed,
 // 2 the command line itself was wrong.
+//
+// A command's module loads only when that command runs: `splitguard serve`
+// starts its server threads before it loads the server's code (serve.ts),
+// and no other command's code should load before them.
 import { AppError } from '../errors.js';
 import { loadConfig } from '../config.js';
-import { accountCommand, adminUsage, keyCommand, userCommand } from './admin.js';
-import { backupCommand, backupUsage, restoreCommand } from './backup.js';
-import { clusterCommand, clusterUsage } from './cluster.js';
-import { ipdbCommand, ipdbUsage } from './ipdb.js';
-import { serveCommand } from './serve.js';
 import type { Io } from './io.js';
 import { handleStorageCommitErrors } from '../store/commit-errors.js';
 
-const usage = `splitguard: short-link A/B router with data-center filtering
+async function usage(): Promise<string> {
+  const [{ adminUsage }, { backupUsage }, { clusterUsage }, { ipdbUsage }] = await Promise.all([
+    import('./admin.js'), import('./backup.js'), import('./cluster.js'), import('./ipdb.js'),
+  ]);
+  return `splitguard: short-link A/B router with data-center filtering
 
 Usage:
   splitguard serve                                     the HTTPS server (npm start)
@@ -20,12 +23,13 @@ ${clusterUsage}
 ${ipdbUsage.replace(/^Usage:\n/, '')}
 
 Environment: SPLITGUARD_DATA_DIR (default ./data) and the variables in docs/operations.md.`;
+}
 
 export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
     const [command, ...rest] = argv;
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      io.out(usage);
+      io.out(await usage());
       return command === undefined ? 2 : 0;
     }
     const config = loadConfig(env);
@@ -34,23 +38,23 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
     const full: Io = { ...io, dataDir: config.dataDir, cluster };
     switch (command) {
       case 'serve':
-        return await serveCommand(full, rest, config);
+        return await (await import('./serve.js')).serveCommand(full, rest, config);
       case 'account':
-        return await accountCommand(full, rest);
+        return await (await import('./admin.js')).accountCommand(full, rest);
       case 'key':
-        return await keyCommand(full, rest);
+        return await (await import('./admin.js')).keyCommand(full, rest);
       case 'user':
-        return await userCommand(full, rest);
+        return await (await import('./admin.js')).userCommand(full, rest);
       case 'backup':
-        return await backupCommand(full, rest);
+        return await (await import('./backup.js')).backupCommand(full, rest);
       case 'restore':
-        return await restoreCommand(full, rest);
+        return await (await import('./backup.js')).restoreCommand(full, rest);
       case 'ipdb':
-        return await ipdbCommand(full, rest, config);
+        return await (await import('./ipdb.js')).ipdbCommand(full, rest, config);
       case 'cluster':
-        return await clusterCommand(full, rest, config);
+        return await (await import('./cluster.js')).clusterCommand(full, rest, config);
       default:
-        throw new AppError('cli_usage', `unknown command "${command}"\n\n${usage}`);
+        throw new AppError('cli_usage', `unknown command "${command}"\n\n${await usage()}`);
     }
   } catch (err) {
     if (err instanceof AppError) {

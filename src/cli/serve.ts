@@ -1,7 +1,8 @@
 // splitguard serve: runs the server until SIGTERM or SIGINT, then drains it.
 import type { Config } from '../config.js';
 import { log } from '../log.js';
-import { type RunningServer, serve } from '../main.js';
+import type { RunningServer } from '../main.js';
+import { ServerThreads } from '../serve/threads.js';
 import type { Io } from './io.js';
 import { parseCommand } from './io.js';
 
@@ -26,7 +27,11 @@ export async function serveCommand(io: Io, args: string[], config: Config): Prom
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
-    server = await serve(config, { announce: (text) => io.err(text) });
+    // The threads first: each loads its modules while this thread loads the
+    // server's own (main.ts and all it imports) and opens the store.
+    const threads = new ServerThreads().spawn(config.threads);
+    const { serve } = await import('../main.js');
+    server = await serve(config, { announce: (text) => io.err(text), threads });
   } catch (err) {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

@@ -182,11 +182,15 @@ export class Classifier {
     const tables = this.#keywordTables;
     for (let r = 1; r < n; r++) {
       const entry = byAsn.get(db.asn(r));
+      const feed = this.#rangeFeed(r);
+      // Most records match nothing: every verdict passes (RULE_PASS is 0 and
+      // the array starts zeroed). Skipping them keeps a thread's first build,
+      // run before the code is optimised, at a few ms (it was 25-50 ms).
+      if (entry === undefined && feed === null && tables.vpn[r] < 0 && tables.strong[r] < 0 && tables.weak[r] < 0) continue;
       const blLevel = entry ? LEVEL_INDEX[entry.level] : 0;
       const blKind = !entry ? 0 : entry.category === 'vpn' || entry.category === 'proxy' ? 1 : 2;
       let bits = (blLevel << 12) | (blKind << 14);
       const carrier = tables.carrierAsn[r] === 1 || tables.carrierWord[r] >= 0;
-      const feed = this.#rangeFeed(r);
       const feedLevel = feed === null ? 4 : FEED_LEVEL[feed.label];
       const relay = feed?.label === 'relay';
       for (let level = 1; level <= 3; level++) {

@@ -36,15 +36,39 @@ export class ServerThreads {
   readonly #closedCleanly = new Set<number>();
   readonly #swapWaiters = new Map<number, (m: SwapAnswer) => void>();
   #stopping = false;
+  /** A thread that failed before start(): its error. */
+  #earlyError: Error | null = null;
+  /** Threads told to start (the others wait for their input and are terminated at stop()). */
+  readonly #started = new Set<Worker>();
 
-  /** Starts one thread per input; resolves when all listen, rejects when one cannot. */
+  /**
+   * Creates `count` threads before their input is ready: each loads its
+   * modules (a third of a thread's start-up) while the main thread opens the
+   * store and the database, then waits for start(). Until then they do not
+   * keep the process alive, so a start that fails before start() still exits.
+   */
+  spawn(count: number): this {
+    for (let thread = 0; thread < count; thread++) {
+      const w = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: SERVER_THREAD_YOUNG_GENERATION_MB } });
+      w.unref();
+      w.once('error', (err) => (this.#earlyError ??= err));
+      this.#workers.push(w);
+    }
+    return this;
+  }
+
+  /** Starts the spawned threads, one per input; resolves when all listen, rejects when one cannot. */
   start(inputs: WorkerInput[], events: ThreadEvents): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      if (this.#earlyError !== null) return reject(this.#earlyError);
+      if (inputs.length !== this.#workers.length) return reject(new Error(`${this.#workers.length} threads spawned for ${inputs.length} inputs`));
       let ready = 0;
       for (const input of inputs) {
         const { thread } = input;
-        const w = new Worker(WORKER_FILE, { workerData: input, resourceLimits: { maxYoungGenerationSizeMb: SERVER_THREAD_YOUNG_GENERATION_MB } });
-        this.#workers.push(w);
+        const w = this.#workers[thread];
+        w.ref();
+        this.#started.add(w);
+        w.postMessage({ type: 'start', input } satisfies MainMessage);
         w.on('message', (m: WorkerMessage) => {
           switch (m.type) {
             case 'listening':
@@ -101,6 +125,7 @@ export class ServerThreads {
       this.#workers.map((w) => {
         // A thread that has already exited would never send 'exit' again.
         if (this.#exited.has(w)) return undefined;
+        if (!this.#started.has(w)) return w.terminate().then(() => undefined);
         return new Promise<void>((resolve) => {
           const kill = setTimeout(() => void w.terminate().then(() => resolve()), DRAIN_MS);
           w.once('exit', () => {

@@ -2,7 +2,9 @@
 // splitguard nodes (one server thread each, their own data directories,
 // node-0 started first so that it migrates and bootstraps), and a real
 // nginx in front, which the nodes trust for X-Forwarded-For. Everything is
-// removed at close().
+// removed at close(). useCluster() does the same for a test file, in its
+// beforeAll and afterAll hooks.
+import { afterAll, beforeAll } from 'vitest';
 import { postgresBin, startPostgres, type TestPostgres } from './postgres.js';
 import { nginxInstalled, startNginx, type TestNginx } from './nginx.js';
 import { redisInstalled, startRedis, type TestRedis } from './redis.js';
@@ -101,5 +103,53 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       return nodes[i];
     },
     close,
+  };
+}
+
+/** useCluster()'s handle: the started cluster (close() is the afterAll hook's), and why it is not started. */
+interface UsedCluster extends Omit<TestCluster, 'close'> {
+  /** Why the cluster is not started here (a missing service binary), or null: for it.skipIf. */
+  readonly skip: string | null;
+}
+
+/**
+ * The cluster of a test file: registers a beforeAll hook that starts it
+ * (nothing when a service binary is missing: `skip` says which) and an
+ * afterAll hook that closes it. The handle reads as the started cluster;
+ * used before the beforeAll hook ran, or when skipped, it throws.
+ *
+ * Hook order (vitest's default sequence.hooks, 'stack', which vitest.config.ts
+ * keeps): beforeAll hooks run in the order they are registered, afterAll hooks
+ * in the reverse order. So hooks a file registers after this call (clients of
+ * the nodes, say) run after the cluster has started and before it closes, and
+ * hooks registered before it run before it starts and after it closes.
+ * `options` may be a function, called in the beforeAll hook: for options that
+ * need something an earlier hook started.
+ */
+export function useCluster(options: ClusterOptions | (() => ClusterOptions)): UsedCluster {
+  const skip = clusterSkipReason();
+  let started: TestCluster | undefined;
+  beforeAll(async () => {
+    if (skip) return;
+    started = await startCluster(typeof options === 'function' ? options() : options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const cluster = (): TestCluster => {
+    if (started) return started;
+    throw new Error(skip ? `The cluster is not started: ${skip}` : 'The cluster is not started yet: use it in a test, or in a beforeAll hook registered after useCluster()');
+  };
+  return {
+    skip,
+    get pg() { return cluster().pg; },
+    get redis() { return cluster().redis; },
+    get nodes() { return cluster().nodes; },
+    get lb() { return cluster().lb; },
+    get nginx() { return cluster().nginx; },
+    get apiKey() { return cluster().apiKey; },
+    node: (i) => cluster().node(i),
+    env: (i) => cluster().env(i),
+    restart: (i) => cluster().restart(i),
   };
 }

@@ -3,25 +3,17 @@
 // a custom entry added on A intercepts on B, and removed on A stops there.
 // AS27989 (2.59.193.1) is on no built-in list and its name holds no keyword,
 // so only the custom entry can intercept it.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { expect, it } from 'vitest';
+import { useCluster } from '../../helpers/cluster.js';
 import { api, NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 
 const IP = '2.59.193.1';
 const ASN = 27989;
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 
 const interceptedOnB = async () => (await api(cluster.node(1), 'GET', `/v1/ip/check?ip=${IP}&level=low`)).json.intercepted as boolean;
 
-it.skipIf(skip)('a blacklist entry added or removed on node A is in force on node B within 1 s', async () => {
+it.skipIf(cluster.skip)('a blacklist entry added or removed on node A is in force on node B within 1 s', async () => {
   expect(await interceptedOnB()).toBe(false);
   const added = await api(cluster.node(0), 'POST', '/v1/admin/blacklist', { asn: ASN, provider: 'Example bulk sender', category: 'hosting', note: 'cluster test' });
   expect(added.status, added.body).toBe(201);

@@ -3,22 +3,19 @@
 // kept and added once it is back: the stats read through either node show
 // every visit exactly once, and stay so.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { createRoute, NO_RATE_LIMIT, RedirectClient, routeStats, waitUntil } from '../../helpers/routes.js';
 
 const BEFORE = 30;
 const WHILE_AWAY = 40;
-const skip = clusterSkipReason();
-let cluster: TestCluster;
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 let clients: RedirectClient[];
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
+beforeAll(() => {
+  if (cluster.skip) return;
   clients = [0, 1].map((i) => new RedirectClient(cluster.node(i)));
 });
-afterAll(async () => {
+afterAll(() => {
   for (const c of clients ?? []) c.close();
-  await cluster?.close();
 });
 
 async function visit(times: number): Promise<void> {
@@ -29,7 +26,7 @@ async function visit(times: number): Promise<void> {
 
 let routeCode = '';
 
-it.skipIf(skip)('counts every click once, those served while PostgreSQL was stopped included', async () => {
+it.skipIf(cluster.skip)('counts every click once, those served while PostgreSQL was stopped included', async () => {
   const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
   routeCode = route.code;
   await waitUntil(() => clients[1].visit(route.code, { method: 'HEAD' }), (v) => v.status === 302, 1000, 10);

@@ -14,7 +14,7 @@ import { freePort } from './ports.js';
 import { type Env, startServer, tempDataDir, type TestServer } from './server.js';
 
 /** Why cluster tests cannot run here (a missing service binary), or null. */
-export function clusterSkipReason(): string | null {
+function clusterSkipReason(): string | null {
   if (postgresBin() === null) return 'PostgreSQL is not installed (/usr/lib/postgresql/<version>/bin)';
   if (!redisInstalled()) return 'redis-server is not installed';
   if (!nginxInstalled()) return 'nginx is not installed';

@@ -6,28 +6,25 @@
 // writes accepted, and replication between them works again.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { consoleSession } from '../../helpers/console-session.js';
 import { api, createRoute, NO_RATE_LIMIT, RedirectClient, waitUntil } from '../../helpers/routes.js';
 import { readBootstrap } from '../../helpers/server.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
+// Sessions idle out after 12 s, so one is touched (rewritten) every 3 s: also while PostgreSQL is away.
+const cluster = useCluster({ nodes: 2, nginx: false, env: { ...NO_RATE_LIMIT, SPLITGUARD_SESSION_IDLE_MINUTES: '0.2' } });
 let clients: RedirectClient[];
-beforeAll(async () => {
-  if (skip) return;
-  // Sessions idle out after 12 s, so one is touched (rewritten) every 3 s: also while PostgreSQL is away.
-  cluster = await startCluster({ nodes: 2, nginx: false, env: { ...NO_RATE_LIMIT, SPLITGUARD_SESSION_IDLE_MINUTES: '0.2' } });
+beforeAll(() => {
+  if (cluster.skip) return;
   clients = [0, 1].map((i) => new RedirectClient(cluster.node(i)));
 });
-afterAll(async () => {
+afterAll(() => {
   for (const c of clients ?? []) c.close();
-  await cluster?.close();
 });
 
 const readyz = (i: number) => call(cluster.nodes[i].ports[0], cluster.nodes[i].ca, 'GET', '/readyz');
 
-it.skipIf(skip)('serves from the replicas while PostgreSQL is stopped, refuses writes with 503, and recovers by itself', async () => {
+it.skipIf(cluster.skip)('serves from the replicas while PostgreSQL is stopped, refuses writes with 503, and recovers by itself', async () => {
   const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
   await waitUntil(() => clients[1].visit(route.code), (v) => v.status === 302, 1000, 10);
   for (const i of [0, 1]) expect((await readyz(i)).json).toMatchObject({ ready: true, database: 'connected' });

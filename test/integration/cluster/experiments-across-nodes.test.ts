@@ -7,26 +7,23 @@
 // conversion again through B is a duplicate, and both nodes report the same
 // experiment.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { api, NO_RATE_LIMIT, RedirectClient, visitorId, waitUntil } from '../../helpers/routes.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 const clients: RedirectClient[] = [];
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
+beforeAll(() => {
+  if (cluster.skip) return;
   clients.push(new RedirectClient(cluster.node(0)), new RedirectClient(cluster.node(1)));
 });
-afterAll(async () => {
+afterAll(() => {
   for (const c of clients) c.close();
-  await cluster?.close();
 });
 
 const VISITORS = 200;
 const url = (k: string) => `https://${k}.example.com/`;
 
-it.skipIf(skip)('splits, counts and converts a route across both nodes, visitors seen on both counted once', async () => {
+it.skipIf(cluster.skip)('splits, counts and converts a route across both nodes, visitors seen on both counted once', async () => {
   const created = await api(cluster.node(0), 'POST', '/v1/routes', {
     name: 'cluster experiment', variants: ['a', 'b', 'c'].map((k) => ({ url: url(k), weight: 1 })), append_click_id: true, intercept_level: 'off',
   });

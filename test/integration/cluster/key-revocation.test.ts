@@ -1,24 +1,16 @@
 // Cluster mode, two nodes: an API key made through node A's console works on
 // node B within a second, and once revoked through A it is refused on B
 // within a second (B has used it, so B's key memo held it).
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { consoleSession } from '../../helpers/console-session.js';
 import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { readBootstrap } from '../../helpers/server.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 
-it.skipIf(skip)('a key revoked on node A is refused on node B within 1 s', async () => {
+it.skipIf(cluster.skip)('a key revoked on node A is refused on node B within 1 s', async () => {
   const boot = readBootstrap(cluster.nodes[0].dataDir);
   const session = await consoleSession(cluster.nodes[0], boot.admin_email, boot.admin_password);
   const b = cluster.nodes[1];

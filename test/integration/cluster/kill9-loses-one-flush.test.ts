@@ -4,26 +4,18 @@
 // redirect the clients received, less at most what the node served in one
 // flush interval (FLUSH_MS, with half of it again for the flush itself),
 // and never more than it served.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FLUSH_MS } from '../../../src/redirect/clicks.js';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { sleep } from '../../helpers/connections.js';
 import { createRoute, NO_RATE_LIMIT, RedirectClient, waitUntil } from '../../helpers/routes.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 
 const CLIENTS = 8;
 const LOAD_MS = 3000;
 
-it.skipIf(skip)('loses at most one flush interval of clicks when killed under load', async () => {
+it.skipIf(cluster.skip)('loses at most one flush interval of clicks when killed under load', async () => {
   const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
   const clients = Array.from({ length: CLIENTS }, () => new RedirectClient(cluster.node(1)));
   await waitUntil(() => clients[0].visit(route.code), (v) => v.status === 302, 2000, 10);

@@ -5,24 +5,22 @@
 // file; both nodes then serve the same new database (same checksum) well
 // within 30 s, the follower having downloaded it from PostgreSQL.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { databaseStatus, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
 import { startSourceServer, type SourceServer } from '../../helpers/sources.js';
 
-const skip = clusterSkipReason();
 let sources: SourceServer;
-let cluster: TestCluster;
+// Registered before useCluster's hooks: the source server starts before the cluster (whose options name it) and closes after it.
 beforeAll(async () => {
-  if (skip) return;
+  if (cluster.skip) return;
   sources = await startSourceServer();
-  cluster = await startCluster({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000', SPLITGUARD_IPDB_SOURCES: sources.node('valid') } });
 });
 afterAll(async () => {
-  await cluster?.close();
   await sources?.close();
 });
+const cluster = useCluster(() => ({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000', SPLITGUARD_IPDB_SOURCES: sources.node('valid') } }));
 
-it.skipIf(skip)('a trigger through any node builds once on the leader, and every node swaps to the published file', async () => {
+it.skipIf(cluster.skip)('a trigger through any node builds once on the leader, and every node swaps to the published file', async () => {
   const [a, b] = cluster.nodes.map((n) => ({ ...n, apiKey: cluster.apiKey }));
   await waitUntil(async () => cluster.nodes[0].logs().some((l) => l.event === 'refresh_leader'), (v) => v, 5000);
   const before = await databaseStatus(a);

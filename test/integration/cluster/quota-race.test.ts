@@ -2,25 +2,17 @@
 // in the writing transaction. Creations raced through both nodes at once,
 // far more than the quota allows, get exactly the quota's worth of 201s,
 // the rest 403 quota_exceeded, and every code is distinct.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { expect, it } from 'vitest';
+import { useCluster } from '../../helpers/cluster.js';
 import { consoleSession } from '../../helpers/console-session.js';
 import { api, inParallel, NO_RATE_LIMIT, PAGE_A, PAGE_B } from '../../helpers/routes.js';
 import { readBootstrap } from '../../helpers/server.js';
 
 const ALLOWED = 12;
 const ATTEMPTS = 60;
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 
-it.skipIf(skip)('racing creations across nodes never pass the quota', async () => {
+it.skipIf(cluster.skip)('racing creations across nodes never pass the quota', async () => {
   const boot = readBootstrap(cluster.nodes[0].dataDir);
   const session = await consoleSession(cluster.nodes[0], boot.admin_email, boot.admin_password);
   expect((await session.call('PUT', `/accounts/${boot.account_id}`, { quota: ALLOWED })).status).toBe(200);

@@ -3,24 +3,16 @@
 // replica with a snapshot when it starts: routes created and updated while
 // it was away redirect there, a route deleted meanwhile answers 404 (its
 // code stays taken), and a key revoked meanwhile is refused.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { consoleSession } from '../../helpers/console-session.js';
 import { api, createRoute, NO_RATE_LIMIT, PAGE_B, RedirectClient, updateRoute } from '../../helpers/routes.js';
 import { readBootstrap } from '../../helpers/server.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 
-it.skipIf(skip)('a node behind the kept log takes a snapshot and serves what changed while it was away', async () => {
+it.skipIf(cluster.skip)('a node behind the kept log takes a snapshot and serves what changed while it was away', async () => {
   const boot = readBootstrap(cluster.nodes[0].dataDir);
   const session = await consoleSession(cluster.nodes[0], boot.admin_email, boot.admin_password);
   const made = await session.call('POST', '/keys', { name: 'to revoke' });

@@ -4,26 +4,23 @@
 // once, and a route deleted through A answers 404 on B within a second.
 // Node B has served (and cached) the route before the deletion.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { api, createRoute, NO_RATE_LIMIT, PAGE_A, PAGE_B, RedirectClient, waitUntil } from '../../helpers/routes.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 let onA: RedirectClient;
 let onB: RedirectClient;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
+beforeAll(() => {
+  if (cluster.skip) return;
   onA = new RedirectClient(cluster.node(0));
   onB = new RedirectClient(cluster.node(1));
 });
-afterAll(async () => {
+afterAll(() => {
   onA?.close();
   onB?.close();
-  await cluster?.close();
 });
 
-it.skipIf(skip)('a route created on node A redirects on node B within 1 s, and is gone there within 1 s of its deletion', async () => {
+it.skipIf(cluster.skip)('a route created on node A redirects on node B within 1 s, and is gone there within 1 s of its deletion', async () => {
   for (let round = 0; round < 5; round++) {
     const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
     // PostgreSQL holds it (the source of truth), not only A's replica.

@@ -4,26 +4,20 @@
 // PostgreSQL is back; a new node (empty data directory) cannot start and
 // says why in one line.
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
 import { call } from '../../helpers/client.js';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { api, createRoute, NO_RATE_LIMIT, RedirectClient, waitUntil } from '../../helpers/routes.js';
 import { startServer, tempDataDir } from '../../helpers/server.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
 const emptyDir = tempDataDir();
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
+afterAll(() => {
   rmSync(emptyDir, { recursive: true, force: true });
 });
+const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 
-it.skipIf(skip)('a node with a replica starts degraded and recovers; a new node refuses to start', async () => {
+it.skipIf(cluster.skip)('a node with a replica starts degraded and recovers; a new node refuses to start', async () => {
   const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
   await waitUntil(() => api(cluster.node(1), 'GET', `/v1/routes/${route.id}`), (r) => r.status === 200, 1000, 10);
   expect(await cluster.nodes[1].stop()).toBe(0);

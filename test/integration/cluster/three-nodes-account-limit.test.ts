@@ -3,26 +3,18 @@
 // requests at once, each on its own connection, spread over the nodes by
 // nginx) gets 60 answers 200 in all — Redis counts for the cluster — and
 // every node answered some of them.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { tally } from '../../helpers/attack.js';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { metric } from '../../helpers/connections.js';
 import { api } from '../../helpers/routes.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  // The contract's limit (the test default raises it), and room for 200 TLS handshakes before a node decides alone.
-  cluster = await startCluster({ nodes: 3, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: undefined, SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+// The contract's limit (the test default raises it), and room for 200 TLS handshakes before a node decides alone.
+const cluster = useCluster({ nodes: 3, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: undefined, SPLITGUARD_REDIS_TIMEOUT_MS: '2000' } });
 
 const OK = 'splitguard_api_responses_total{status="200"}';
 
-it.skipIf(skip)('holds one account to 60 requests a minute across three nodes behind nginx', async () => {
+it.skipIf(cluster.skip)('holds one account to 60 requests a minute across three nodes behind nginx', async () => {
   const before = await Promise.all(cluster.nodes.map((n) => metric(n, OK)));
   const answers = await Promise.all(Array.from({ length: 200 }, () => api(cluster.lb, 'GET', '/v1/account')));
   expect(tally(answers.map((a) => a.status))).toEqual({ 200: 60, 429: 140 });

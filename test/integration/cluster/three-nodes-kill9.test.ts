@@ -4,20 +4,12 @@
 // serve them), and started again on its data directory it catches up with
 // what was written while it was down. `splitguard cluster status` lists
 // the three nodes, live, caught up and connected to Redis.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { api, createRoute, NO_RATE_LIMIT, PAGE_A, PAGE_B, RedirectClient, waitUntil } from '../../helpers/routes.js';
 
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 3, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+const cluster = useCluster({ nodes: 3, env: NO_RATE_LIMIT });
 
 async function liveOn(i: number, code: string): Promise<number> {
   const client = new RedirectClient(cluster.node(i));
@@ -28,7 +20,7 @@ async function liveOn(i: number, code: string): Promise<number> {
   }
 }
 
-it.skipIf(skip)('propagates through nginx, and a node killed mid-write loses no acknowledged write', async () => {
+it.skipIf(cluster.skip)('propagates through nginx, and a node killed mid-write loses no acknowledged write', async () => {
   for (let n = 0; n < 6; n++) {
     const route = await createRoute(cluster.lb, { intercept_level: 'off' });
     for (let i = 0; i < 3; i++) expect(await liveOn(i, route.code)).toBeLessThan(1000);

@@ -2,23 +2,15 @@
 // under redirect load through nginx while PostgreSQL is stopped for 15 s:
 // not one redirect fails, API writes answer 503 meanwhile, and once
 // PostgreSQL is back every click served is counted exactly once.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { expect, it } from 'vitest';
+import { useCluster } from '../../helpers/cluster.js';
 import { redirectLoad } from '../../helpers/redirect-load.js';
 import { api, createRoute, NO_RATE_LIMIT, routeStats, waitUntil } from '../../helpers/routes.js';
 
 const AWAY_MS = 15_000;
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 3, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+const cluster = useCluster({ nodes: 3, env: NO_RATE_LIMIT });
 
-it.skipIf(skip)('PostgreSQL stopped for 15 s under load: 0 failed redirects, every click counted once it is back', async () => {
+it.skipIf(cluster.skip)('PostgreSQL stopped for 15 s under load: 0 failed redirects, every click counted once it is back', async () => {
   const route = await createRoute(cluster.lb, { intercept_level: 'off' });
   // Live on every node before the load starts.
   for (let i = 0; i < 3; i++) {

@@ -7,30 +7,22 @@
 // whole (in PostgreSQL and in the replica, listed) or not at all; the node
 // stays up and a well-behaved client (the canary: /readyz, a redirect, a
 // creation) is answered within 2 s throughout.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { assertCanary, type CanaryReport, pipelineAndDrop, sendAndDrop, startCanary } from '../../helpers/attack.js';
-import { clusterSkipReason, startCluster, type TestCluster } from '../../helpers/cluster.js';
+import { useCluster } from '../../helpers/cluster.js';
 import { rawRequest } from '../../helpers/raw-http.js';
 import { api, createRoute, NO_RATE_LIMIT, PAGE_A, PAGE_B } from '../../helpers/routes.js';
 
 const RACERS = 200;
 const CANARY_BOUND_MS = 2000;
-const skip = clusterSkipReason();
-let cluster: TestCluster;
-beforeAll(async () => {
-  if (skip) return;
-  cluster = await startCluster({ nodes: 1, nginx: false, threads: 2, env: NO_RATE_LIMIT });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
+const cluster = useCluster({ nodes: 1, nginx: false, threads: 2, env: NO_RATE_LIMIT });
 
 function createRequest(key: string, name: string): string {
   const body = JSON.stringify({ name, page_a: PAGE_A, page_b: PAGE_B });
   return `POST /v1/routes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
-it.skipIf(skip)('answers raced writes, keeps abandoned ones whole or absent, and keeps serving', async () => {
+it.skipIf(cluster.skip)('answers raced writes, keeps abandoned ones whole or absent, and keeps serving', async () => {
   const node = cluster.nodes[0];
   const server = { ...node, apiKey: cluster.apiKey };
   const route = await createRoute(server);

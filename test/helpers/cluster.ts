@@ -118,9 +118,9 @@ interface UsedCluster extends Omit<TestCluster, 'close'> {
  * afterAll hook that closes it. The handle reads as the started cluster;
  * used before the beforeAll hook ran, or when skipped, it throws.
  *
- * Hook order (vitest's default sequence.hooks, 'stack', which vitest.config.ts
- * keeps): beforeAll hooks run in the order they are registered, afterAll hooks
- * in the reverse order. So hooks a file registers after this call (clients of
+ * Hook order (sequence.hooks 'stack', vitest 4's default, which vitest.config.ts
+ * does not change): beforeAll hooks run in the order they are registered,
+ * afterAll hooks in the reverse order. So hooks a file registers after this call (clients of
  * the nodes, say) run after the cluster has started and before it closes, and
  * hooks registered before it run before it starts and after it closes.
  * `options` may be a function, called in the beforeAll hook: for options that

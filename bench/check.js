@@ -10,7 +10,8 @@
 //   node bench/check.js --against <commit> [scenario ...]
 //       the reference is that commit, measured here and now: checked out into
 //       a temporary worktree (with this checkout's node_modules linked in),
-//       built, its benchmarks run, then this checkout's
+//       built, its benchmarks run, then this checkout's; the scripts in
+//       OUR_SCRIPTS are this checkout's in both runs (see there)
 //   node bench/check.js [--no-run] [scenario ...]
 //       the committed reference (bench/reference/*.json); refused when it was
 //       measured on another processor model
@@ -46,6 +47,15 @@ const run = !args.includes('--no-run');
 const only = args.filter((a, i) => !a.startsWith('--') && i !== againstAt + 1);
 const scenarios = [...new Set(GUARDED.map((g) => g[0]))].filter((s) => only.length === 0 || only.includes(s));
 
+/**
+ * Benchmarks whose way of measuring changed after the reference commits
+ * that matter, and that drive only what every version has (the CLI,
+ * /healthz, /proc): the reference is measured by this checkout's script, so
+ * both sides are read the same way. startup.js reads memory once it has
+ * settled (its header says why); older scripts read it 1.5 s after start.
+ */
+const OUR_SCRIPTS = ['startup.js'];
+
 /** Builds `commit` in a temporary worktree, runs its benchmarks of `scenarios` there, and returns its results directory. */
 function measureReference(commit) {
   const root = path.join(here, '..');
@@ -58,6 +68,7 @@ function measureReference(commit) {
     // Through npx: npm's configuration (nodedir: the local headers) reaches node-gyp.
     sh('npx', ['--no-install', 'node-gyp', 'rebuild'], dir);
     sh(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], dir);
+    for (const script of OUR_SCRIPTS) cpSync(path.join(here, script), path.join(dir, 'bench', script));
     const theirs = scenarios.filter((s) => existsSync(path.join(dir, 'bench', `${s}.js`)));
     sh(process.execPath, [path.join(dir, 'bench/run.js'), ...theirs], dir);
     const kept = mkdtempSync(path.join(os.tmpdir(), 'sg-bench-reference-results-'));

@@ -435,37 +435,13 @@ function splitText(r) {
 }
 
 /**
- * The route form's fields; `route` fills them for an edit. Two forms: page A
- * and B with a share (the two-variant view), or the variants editor (2 to 8
- * URLs with weights), which a route of more than two variants always uses
- * and "Use more variants" switches to.
+ * The variants editor: 2 to 8 rows of a URL and a relative weight, named
+ * variants[i].url / variants[i].weight and labelled by their key in order.
+ * `onChange` runs after every row added or removed.
  */
-function routeFields(route = {}) {
-  const c = {
-    name: h('input', { name: 'name', value: route.name ?? '', maxlength: 200, required: true }),
-    page_a: h('input', { name: 'page_a', type: 'url', value: route.page_a ?? '', placeholder: 'https://example.com/a', required: true }),
-    page_b: h('input', { name: 'page_b', type: 'url', value: route.page_b ?? '', placeholder: 'https://example.com/b', required: true }),
-    split_ratio: h('input', { name: 'split_ratio', type: 'number', min: 0, max: 100, step: 1, value: String(Math.round((route.split_ratio ?? 0.5) * 100)) }),
-    default_group: h('select', { name: 'default_group' }),
-    intercept_level: select('intercept_level', LEVELS, route.intercept_level ?? 'medium'),
-    append_click_id: h('input', { name: 'append_click_id', type: 'checkbox', checked: route.append_click_id === true }),
-  };
-  let multi = (route.variants?.length ?? 0) > 2;
+function variantsEditor(onChange) {
   const rows = h('div', { class: 'variants-editor' });
-  const twoWay = h('div', {},
-    h('div', { class: 'row' }, field('Page A URL', c.page_a), field('Page B URL', c.page_b)),
-    field('Share of real visitors sent to page A (%)', c.split_ratio, 'The rest go to page B.'));
   const addButton = h('button', { type: 'button', class: 'secondary small' }, 'Add variant');
-  const moreButton = h('button', { type: 'button', class: 'secondary small' }, 'Use more variants');
-  const editor = h('fieldset', { class: 'variants' }, h('legend', {}, 'Variants and weights'),
-    h('p', { class: 'hint' }, 'Weights are relative (40 / 30 / 30 is the same split as 4 / 3 / 3); a weight of 0 sends nobody there and keeps the history.'),
-    rows, addButton);
-
-  const groupOptions = () => {
-    const count = multi ? rows.children.length : 2;
-    const current = c.default_group.value || route.default_group || 'a';
-    c.default_group.replaceChildren(...KEYS.slice(0, count).map((k) => h('option', { value: k, selected: k === current }, multi ? `Variant ${k.toUpperCase()}` : `Page ${k.toUpperCase()}`)));
-  };
   const renumber = () => {
     [...rows.children].forEach((row, i) => {
       const K = KEYS[i].toUpperCase();
@@ -477,7 +453,7 @@ function routeFields(route = {}) {
       row.querySelector('button').disabled = rows.children.length <= 2;
     });
     addButton.disabled = rows.children.length >= 8;
-    groupOptions();
+    onChange();
   };
   const addRow = (v = { url: '', weight: 1 }) => {
     const url = h('input', { type: 'url', value: v.url, placeholder: 'https://example.com/page' });
@@ -496,28 +472,70 @@ function routeFields(route = {}) {
     renumber();
   };
   addButton.addEventListener('click', () => addRow());
+  const node = h('fieldset', { class: 'variants' }, h('legend', {}, 'Variants and weights'),
+    h('p', { class: 'hint' }, 'Weights are relative (40 / 30 / 30 is the same split as 4 / 3 / 3); a weight of 0 sends nobody there and keeps the history.'),
+    rows, addButton);
+  return {
+    node,
+    addRow,
+    clear: () => rows.replaceChildren(),
+    count: () => rows.children.length,
+    values: () => [...rows.children].map((row) => ({
+      url: row.querySelector('input[type="url"]').value.trim(),
+      weight: Number(row.querySelector('input[type="number"]').value),
+    })),
+  };
+}
+
+/**
+ * The route form's fields; `route` fills them for an edit. Two forms: page A
+ * and B with a share (the two-variant view), or the variants editor (2 to 8
+ * URLs with weights), which a route of more than two variants always uses
+ * and "Use more variants" switches to.
+ */
+function routeFields(route = {}) {
+  const c = {
+    name: h('input', { name: 'name', value: route.name ?? '', maxlength: 200, required: true }),
+    page_a: h('input', { name: 'page_a', type: 'url', value: route.page_a ?? '', placeholder: 'https://example.com/a', required: true }),
+    page_b: h('input', { name: 'page_b', type: 'url', value: route.page_b ?? '', placeholder: 'https://example.com/b', required: true }),
+    split_ratio: h('input', { name: 'split_ratio', type: 'number', min: 0, max: 100, step: 1, value: String(Math.round((route.split_ratio ?? 0.5) * 100)) }),
+    default_group: h('select', { name: 'default_group' }),
+    intercept_level: select('intercept_level', LEVELS, route.intercept_level ?? 'medium'),
+    append_click_id: h('input', { name: 'append_click_id', type: 'checkbox', checked: route.append_click_id === true }),
+  };
+  let multi = (route.variants?.length ?? 0) > 2;
+  const twoWay = h('div', {},
+    h('div', { class: 'row' }, field('Page A URL', c.page_a), field('Page B URL', c.page_b)),
+    field('Share of real visitors sent to page A (%)', c.split_ratio, 'The rest go to page B.'));
+  const moreButton = h('button', { type: 'button', class: 'secondary small' }, 'Use more variants');
+  const groupOptions = () => {
+    const count = multi ? editor.count() : 2;
+    const current = c.default_group.value || route.default_group || 'a';
+    c.default_group.replaceChildren(...KEYS.slice(0, count).map((k) => h('option', { value: k, selected: k === current }, multi ? `Variant ${k.toUpperCase()}` : `Page ${k.toUpperCase()}`)));
+  };
+  const editor = variantsEditor(groupOptions);
   const showMode = () => {
     twoWay.hidden = multi;
-    editor.hidden = !multi;
+    editor.node.hidden = !multi;
     moreButton.hidden = multi;
     groupOptions();
   };
   moreButton.addEventListener('click', () => {
     // Start from what the two-variant fields say.
     const pct = Number(c.split_ratio.value || 50);
-    rows.replaceChildren();
-    addRow({ url: c.page_a.value.trim(), weight: pct });
-    addRow({ url: c.page_b.value.trim(), weight: 100 - pct });
+    editor.clear();
+    editor.addRow({ url: c.page_a.value.trim(), weight: pct });
+    editor.addRow({ url: c.page_b.value.trim(), weight: 100 - pct });
     multi = true;
     showMode();
   });
-  for (const v of multi ? route.variants : []) addRow(v);
+  for (const v of multi ? route.variants : []) editor.addRow(v);
   showMode();
 
   const nodes = [
     field('Name', c.name),
     twoWay,
-    editor,
+    editor.node,
     moreButton,
     h('div', { class: 'row' },
       field('Intercepted visitors go to', c.default_group),
@@ -527,13 +545,7 @@ function routeFields(route = {}) {
   const values = () => {
     const common = { name: c.name.value, default_group: c.default_group.value, intercept_level: c.intercept_level.value, append_click_id: c.append_click_id.checked };
     if (multi) {
-      return {
-        ...common,
-        variants: [...rows.children].map((row) => ({
-          url: row.querySelector('input[type="url"]').value.trim(),
-          weight: Number(row.querySelector('input[type="number"]').value),
-        })),
-      };
+      return { ...common, variants: editor.values() };
     }
     const pct = c.split_ratio.value.trim();
     return { ...common, page_a: c.page_a.value.trim(), page_b: c.page_b.value.trim(), split_ratio: pct === '' ? undefined : Number(pct) / 100 };
@@ -551,14 +563,10 @@ async function newRoutePage(view) {
   })));
 }
 
-async function routePage(view, { match }) {
-  const id = match[1];
-  let route = await api('GET', `/v1/routes/${id}`);
-  const title = h('h1', {}, route.name);
+/** The route's settings as a definition list; `show(route)` redraws them. */
+function routeFacts() {
   const facts = h('dl', { class: 'facts' });
-  const charts = h('div', { class: 'charts' });
-  const summary = h('p', { class: 'stats-summary' });
-  const showFacts = () => facts.replaceChildren(
+  const show = (route) => facts.replaceChildren(
     h('dt', {}, 'Short link'), h('dd', {}, shortLink(route)),
     ...(route.variants.length === 2 ? [
       h('dt', {}, 'Page A'), h('dd', {}, h('code', {}, route.page_a)),
@@ -569,8 +577,15 @@ async function routePage(view, { match }) {
     h('dt', {}, 'Click id'), h('dd', {}, route.append_click_id ? 'sg_cid is appended for conversions' : 'not appended'),
     h('dt', {}, 'Created'), h('dd', {}, time(route.created_at)),
     h('dt', {}, 'Updated'), h('dd', {}, time(route.updated_at)));
+  return { nodes: [facts], show };
+}
+
+/** The last 7 days' summary and charts; `show(stats)` redraws them when the figures changed. */
+function statsPanel() {
+  const charts = h('div', { class: 'charts' });
+  const summary = h('p', { class: 'stats-summary' });
   let shown = '';
-  const showStats = (stats) => {
+  const show = (stats) => {
     const key = JSON.stringify(stats);
     if (key === shown) return;
     shown = key;
@@ -585,45 +600,47 @@ async function routePage(view, { match }) {
       h('figure', { class: 'chart-rules' }, h('figcaption', {}, 'Rule hits'),
         barChart({ title: 'Rule hits', labels: RULES.map((r) => r[1]), keys: RULES.map((r) => r[0]), values: RULES.map((r) => hits[r[0]] ?? 0), classes: RULES.map((r) => r[2]), xTitle: 'Hits, last 7 days' })));
   };
+  return { nodes: [summary, charts], show };
+}
 
-  const experimentBox = h('div', { class: 'experiment' });
+/** One variant's row of the experiment table, with its "Promote" button. */
+function experimentRow(v, g, promote) {
+  const pct = (x) => (x === null ? '—' : `${(x * 100).toFixed(2)} %`);
+  const button = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Promote variant ${v.key.toUpperCase()}` }, 'Promote');
+  button.addEventListener('click', () => promote(v.key));
+  return h('tr', { 'data-variant': v.key },
+    h('th', { scope: 'row' }, `Variant ${v.key.toUpperCase()}`),
+    h('td', { class: 'num', 'data-col': 'weight' }, String(v.weight)),
+    h('td', { class: 'num', 'data-col': 'visitors' }, String(v.visitors)),
+    h('td', { class: 'num', 'data-col': 'clicks' }, String(v.clicks)),
+    h('td', { class: 'num', 'data-col': 'conversions' }, String(g.count)),
+    h('td', { class: 'num', 'data-col': 'rate' }, g.rate === null ? '—' : `${pct(g.rate)} (${pct(g.ci95[0])} – ${pct(g.ci95[1])})`),
+    h('td', { class: 'num', 'data-col': 'lift' }, g.lift === null ? '—' : `${g.lift >= 0 ? '+' : ''}${(g.lift * 100).toFixed(1)} %`),
+    h('td', { class: 'num', 'data-col': 'p_value' }, g.p_value === null ? '—' : String(g.p_value)),
+    h('td', { class: 'num', 'data-col': 'prob_best' }, pct(g.prob_best)),
+    h('td', {}, button));
+}
+
+/**
+ * The experiment panel: the sample-ratio alarm, the goal, the per-variant
+ * table and the rates chart. `show(exp, variants)` redraws it when anything
+ * shown changed; `promote(key)` is the page's (it asks and saves).
+ */
+function experimentPanel(promote) {
+  const box = h('div', { class: 'experiment' });
   let goal = 'conversion';
-  let shownExperiment = '';
-  const showExperiment = (exp) => {
-    const key = JSON.stringify([exp, goal, route.variants]);
-    if (key === shownExperiment) return;
-    shownExperiment = key;
+  let shown = '';
+  const show = (exp, variants) => {
+    const key = JSON.stringify([exp, goal, variants]);
+    if (key === shown) return;
+    shown = key;
     if (!exp.goals.includes(goal)) goal = exp.goals[0];
     const goalSelect = select('goal', exp.goals.map((g) => [g, g]), goal);
     goalSelect.addEventListener('change', () => {
       goal = goalSelect.value;
-      showExperiment(exp);
+      show(exp, variants);
     });
-    const pct = (v) => (v === null ? '—' : `${(v * 100).toFixed(2)} %`);
-    const num = (v) => (v === null ? '—' : String(v));
-    const rows = exp.variants.map((v) => {
-      const g = v.conversions[goal];
-      const promote = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Promote variant ${v.key.toUpperCase()}` }, 'Promote');
-      promote.addEventListener('click', async () => {
-        if (!(await confirmDialog(`Send every real visitor to variant ${v.key.toUpperCase()}? The other variants get weight 0 and keep their history.`, 'Promote'))) return;
-        const variants = route.variants.map((x) => ({ url: x.url, weight: x.key === v.key ? 100 : 0 }));
-        route = { ...route, ...(await api('PUT', `/v1/routes/${id}`, { variants })) };
-        showFacts();
-        toast(`Variant ${v.key.toUpperCase()} promoted to 100 %`);
-      });
-      return h('tr', { 'data-variant': v.key },
-        h('th', { scope: 'row' }, `Variant ${v.key.toUpperCase()}`),
-        h('td', { class: 'num', 'data-col': 'weight' }, String(v.weight)),
-        h('td', { class: 'num', 'data-col': 'visitors' }, String(v.visitors)),
-        h('td', { class: 'num', 'data-col': 'clicks' }, String(v.clicks)),
-        h('td', { class: 'num', 'data-col': 'conversions' }, String(g.count)),
-        h('td', { class: 'num', 'data-col': 'rate' }, g.rate === null ? '—' : `${pct(g.rate)} (${pct(g.ci95[0])} – ${pct(g.ci95[1])})`),
-        h('td', { class: 'num', 'data-col': 'lift' }, g.lift === null ? '—' : `${g.lift >= 0 ? '+' : ''}${(g.lift * 100).toFixed(1)} %`),
-        h('td', { class: 'num', 'data-col': 'p_value' }, num(g.p_value)),
-        h('td', { class: 'num', 'data-col': 'prob_best' }, pct(g.prob_best)),
-        h('td', {}, promote));
-    });
-    experimentBox.replaceChildren(...[
+    box.replaceChildren(...[
       exp.srm.alert
         ? h('p', { class: 'srm-alert', role: 'alert' }, `Sample-ratio mismatch: the visitors do not follow the weights (p = ${exp.srm.p_value}). Check interception and the pages before trusting these results.`)
         : null,
@@ -631,7 +648,7 @@ async function routePage(view, { match }) {
       h('div', { class: 'table-wrap' }, h('table', { class: 'experiment' },
         h('caption', { class: 'hint' }, `Real visitors from ${exp.window.from} to ${exp.window.to} (UTC); goal "${goal}"; lift and p-value against variant A`),
         h('thead', {}, h('tr', {}, ['Variant', 'Weight', 'Visitors', 'Clicks', 'Conversions', 'Rate (95 % interval)', 'Lift', 'p-value', 'P(best)', ''].map((t, i) => h('th', { scope: 'col', class: i > 0 && i < 9 ? 'num' : '' }, t)))),
-        h('tbody', {}, rows))),
+        h('tbody', {}, exp.variants.map((v) => experimentRow(v, v.conversions[goal], promote))))),
       h('div', { class: 'charts' }, h('figure', { class: 'chart-rates' }, h('figcaption', {}, 'Conversion rate with its 95 % interval'),
         intervalChart({
           title: `Conversion rate, goal ${goal}`,
@@ -643,6 +660,28 @@ async function routePage(view, { match }) {
         }))),
     ].filter((n) => n !== null));
   };
+  return { nodes: [box], show };
+}
+
+async function routePage(view, { match }) {
+  const id = match[1];
+  let route = await api('GET', `/v1/routes/${id}`);
+  const title = h('h1', {}, route.name);
+  const facts = routeFacts();
+  const stats = statsPanel();
+  const saved = (fresh, message) => {
+    route = { ...route, ...fresh };
+    title.textContent = route.name;
+    document.title = `${route.name} · splitguard`;
+    facts.show(route);
+    toast(message);
+  };
+  const experiment = experimentPanel(async (key) => {
+    const K = key.toUpperCase();
+    if (!(await confirmDialog(`Send every real visitor to variant ${K}? The other variants get weight 0 and keep their history.`, 'Promote'))) return;
+    const variants = route.variants.map((x) => ({ url: x.url, weight: x.key === key ? 100 : 0 }));
+    saved(await api('PUT', `/v1/routes/${id}`, { variants }), `Variant ${K} promoted to 100 %`);
+  });
 
   const { nodes, values } = routeFields(route);
   const edit = form({}, [nodes, h('button', { type: 'submit' }, 'Save changes')], async () => {
@@ -653,11 +692,7 @@ async function routePage(view, { match }) {
       toast('Nothing changed');
       return;
     }
-    route = { ...route, ...(await api('PUT', `/v1/routes/${id}`, changes)) };
-    title.textContent = route.name;
-    document.title = `${route.name} · splitguard`;
-    showFacts();
-    toast('Route saved');
+    saved(await api('PUT', `/v1/routes/${id}`, changes), 'Route saved');
   });
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!(await confirmDialog(`Delete route "${route.name}"? Its short link stops working at once and its code is never reused.`, 'Delete route'))) return;
@@ -666,15 +701,15 @@ async function routePage(view, { match }) {
     go('/routes');
   } }, 'Delete route');
 
-  showFacts();
-  showStats(route.stats);
-  showExperiment(route.experiment);
+  facts.show(route);
+  stats.show(route.stats);
+  experiment.show(route.experiment, route.variants);
   view.append(
     h('p', {}, h('a', { href: '#/routes' }, '← All routes')),
     title,
-    h('section', { class: 'panel' }, facts),
-    h('section', { class: 'panel', 'aria-labelledby': 'stats-h' }, h('h2', { id: 'stats-h' }, 'Last 7 days'), summary, charts),
-    h('section', { class: 'panel', 'aria-labelledby': 'exp-h' }, h('h2', { id: 'exp-h' }, 'Experiment'), experimentBox),
+    h('section', { class: 'panel' }, ...facts.nodes),
+    h('section', { class: 'panel', 'aria-labelledby': 'stats-h' }, h('h2', { id: 'stats-h' }, 'Last 7 days'), ...stats.nodes),
+    h('section', { class: 'panel', 'aria-labelledby': 'exp-h' }, h('h2', { id: 'exp-h' }, 'Experiment'), ...experiment.nodes),
     h('section', { class: 'panel', 'aria-labelledby': 'edit-h' }, h('h2', { id: 'edit-h' }, 'Edit route'), edit),
     h('section', { class: 'panel', 'aria-labelledby': 'del-h' }, h('h2', { id: 'del-h' }, 'Delete route'), del),
   );
@@ -682,8 +717,8 @@ async function routePage(view, { match }) {
   every(1000, async () => {
     try {
       const fresh = await api('GET', `/v1/routes/${id}`);
-      showStats(fresh.stats);
-      showExperiment(fresh.experiment);
+      stats.show(fresh.stats);
+      experiment.show(fresh.experiment, route.variants);
     } catch {
       stopTimers();
     }

@@ -39,10 +39,6 @@ export class Sessions {
     this.#idleMs = Math.round(idleMinutes * 60_000);
   }
 
-  get idleMs(): number {
-    return this.#idleMs;
-  }
-
   /** Starts a session; returns the cookie value (the only copy of the id) and the session. */
   async create(email: string, now = Date.now()): Promise<{ id: string; session: ConsoleSession }> {
     this.#sweep(now);

@@ -32,10 +32,6 @@ export class ClickRecorder {
     return p.c;
   }
 
-  get pendingRoutes(): number {
-    return this.#pending.size;
-  }
-
   /** Writes everything pending; concurrent calls queue behind each other. */
   flush(): Promise<void> {
     // After a failed flush (its caller has the error) the next one runs all the same.

@@ -33,16 +33,13 @@ const READY_LAG_MS = 5000;
 const CONNECTED = 0;
 const LAG = 1;
 const APPLIED = 2;
-const LIVE = 3;
 
 /** The threads' view of the node's link (read-only). */
 export class ClusterStatus {
   readonly #a: Float64Array;
 
   static allocate(): SharedArrayBuffer {
-    const buffer = new SharedArrayBuffer(8 * 4);
-    new Float64Array(buffer)[LIVE] = 1;
-    return buffer;
+    return new SharedArrayBuffer(8 * 3);
   }
 
   constructor(buffer: SharedArrayBuffer) {
@@ -55,11 +52,6 @@ export class ClusterStatus {
 
   get lagMs(): number {
     return this.#a[LAG];
-  }
-
-  /** Nodes with a recent heartbeat (at least 1: this one). */
-  get liveNodes(): number {
-    return Math.max(1, this.#a[LIVE]);
   }
 
   /** /readyz: connected to PostgreSQL and the replica caught up. */
@@ -198,20 +190,17 @@ export class ClusterNode {
     this.#beating = true;
     const ipdb = this.#report.ipdb();
     try {
-      const { rows } = await this.#link.pool.query<{ live: number }>(
-        `WITH me AS (
-           INSERT INTO nodes (name, started_at, last_seen, applied_seq, lag_ms, ready, ipdb_version, ipdb_sha256, redis)
-           VALUES ($1, $2, now(), $3, $4, $5, $6, $7, $8)
-           ON CONFLICT (name) DO UPDATE SET started_at = EXCLUDED.started_at, last_seen = now(), applied_seq = EXCLUDED.applied_seq,
-             lag_ms = EXCLUDED.lag_ms, ready = EXCLUDED.ready, ipdb_version = EXCLUDED.ipdb_version, ipdb_sha256 = EXCLUDED.ipdb_sha256,
-             redis = EXCLUDED.redis)
-         SELECT count(*)::int + 1 AS live FROM nodes WHERE name <> $1 AND last_seen > now() - make_interval(secs => $9)`,
+      await this.#link.pool.query(
+        `INSERT INTO nodes (name, started_at, last_seen, applied_seq, lag_ms, ready, ipdb_version, ipdb_sha256, redis)
+         VALUES ($1, $2, now(), $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (name) DO UPDATE SET started_at = EXCLUDED.started_at, last_seen = now(), applied_seq = EXCLUDED.applied_seq,
+           lag_ms = EXCLUDED.lag_ms, ready = EXCLUDED.ready, ipdb_version = EXCLUDED.ipdb_version, ipdb_sha256 = EXCLUDED.ipdb_sha256,
+           redis = EXCLUDED.redis`,
         [
           this.#link.config.nodeName, this.#started, this.#link.replica.applied, Math.round(this.#status[LAG]), this.#report.ready(),
-          ipdb.version, ipdb.sha256, this.#report.redis(), NODE_STALE_S,
+          ipdb.version, ipdb.sha256, this.#report.redis(),
         ],
       );
-      this.#status[LIVE] = rows[0].live;
       // Every node trims; the primary key makes it a short range delete.
       await this.#link.pool.query('DELETE FROM changes WHERE seq <= (SELECT seq FROM change_head) - $1', [CHANGES_KEPT]);
     } catch (err) {

@@ -1,7 +1,9 @@
-// The console's static files: read once at start-up from src/console/static
-// (hand-written ES modules and CSS, no build step) and served from memory
-// with a strict Content-Security-Policy. The console runs from dist/console/,
-// so the files are looked for beside this module and then in the source tree.
+// The console's static files: found at start-up in src/console/static
+// (hand-written ES modules and CSS, no build step), read on a thread's first
+// console request and served from memory as bytes (off the V8 heap: app.js
+// alone would be a 100 KB two-byte string in every thread), with a strict
+// Content-Security-Policy. The console runs from dist/console/, so the files
+// are looked for beside this module and then in the source tree.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,18 +32,28 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-export interface StaticFile {
+const NAMES = ['index.html', 'app.js', 'charts.js', 'app.css', 'favicon.svg'];
+
+interface StaticFile {
   type: string;
-  body: string;
+  body: Buffer;
 }
 
-/** URL path (under /console/) → file. index.html answers /console and every page path. */
-export function loadStatic(): { index: StaticFile; files: Map<string, StaticFile> } {
-  const dir = CANDIDATES.find((d) => existsSync(path.join(d, 'index.html')));
+export interface StaticFiles {
+  /** URL path (under /console/) → file. index.html answers /console and every page path. */
+  files: Map<string, StaticFile>;
+  index: StaticFile;
+}
+
+/** The console's files, read on first use; a missing file is refused at once (start-up). */
+export function consoleFiles(): () => StaticFiles {
+  const dir = CANDIDATES.find((d) => NAMES.every((name) => existsSync(path.join(d, name))));
   if (!dir) throw new Error(`the console's files were not found (looked in ${CANDIDATES.join(', ')})`);
-  const files = new Map<string, StaticFile>();
-  for (const name of ['index.html', 'app.js', 'charts.js', 'app.css', 'favicon.svg']) {
-    files.set(`/console/${name}`, { type: TYPES[path.extname(name)], body: readFileSync(path.join(dir, name), 'utf8') });
-  }
-  return { index: files.get('/console/index.html')!, files };
+  let loaded: StaticFiles | null = null;
+  return () => {
+    if (loaded) return loaded;
+    const files = new Map<string, StaticFile>();
+    for (const name of NAMES) files.set(`/console/${name}`, { type: TYPES[path.extname(name)], body: readFileSync(path.join(dir, name)) });
+    return (loaded = { files, index: files.get('/console/index.html')! });
+  };
 }

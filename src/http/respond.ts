@@ -100,7 +100,7 @@ export function watchAbort(exchange: Exchange, onAbort?: () => void): void {
 
 export type Headers = Record<string, string>;
 
-export function send(exchange: Exchange, status: number, headers: Headers, body?: string, json = false): void {
+export function send(exchange: Exchange, status: number, headers: Headers, body?: string | Uint8Array, json = false): void {
   if (exchange.aborted || exchange.done) return;
   exchange.done = true;
   exchange.res.cork(() => {

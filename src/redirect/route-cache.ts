@@ -4,6 +4,7 @@
 // its code; the cache drops that code on its next lookup, so a
 // deletion or update is in force on every thread from the moment the change
 // is acknowledged.
+import { constantBytes } from '../http/respond.js';
 import type { FeedReader } from '../store/feed.js';
 import { layoutOf, type Route, type Routes, VARIANT_KEYS, variantsOf } from '../store/routes-store.js';
 import { LEVEL_INDEX } from '../quality/lists.js';
@@ -52,7 +53,7 @@ function compileRoute(r: Route): CompiledRoute {
     bases: parts.map((p) => p[0]),
     fragments: parts.map((p) => p[1]),
     hasQuery: parts.map((p) => p[2]),
-    pages: variants.map((v) => Uint8Array.from(Buffer.from(v.url, 'utf8')).buffer),
+    pages: variants.map((v) => constantBytes(v.url, 'utf8')),
     prefixBytes: parts.map((p) => Buffer.from(`${p[0]}${p[2] ? '&' : '?'}`, 'utf8')),
     fragmentBytes: parts.map((p) => Buffer.from(p[1], 'utf8')),
   };

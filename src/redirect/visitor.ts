@@ -11,6 +11,7 @@
 // of the Set-Cookie value (NewVisitors), which uWS copies out synchronously.
 import { randomFillSync } from 'node:crypto';
 import { FNV_OFFSET, fnvStep } from '../fnv.js';
+import { constantBytes } from '../http/respond.js';
 
 const VISITOR_COOKIE = 'sg_vid';
 const NAME = `${VISITOR_COOKIE}=`;
@@ -123,7 +124,7 @@ const BASE64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
  * (one system call per 256 new visitors).
  */
 export class NewVisitors {
-  readonly cookie = Buffer.from(Uint8Array.from(Buffer.from(`${NAME}${'A'.repeat(ID_LENGTH)}${COOKIE_ATTRIBUTES}`, 'latin1')).buffer);
+  readonly cookie = Buffer.from(constantBytes(`${NAME}${'A'.repeat(ID_LENGTH)}${COOKIE_ATTRIBUTES}`));
   /** The ArrayBuffer `cookie` spans, all of it: what uWS is given (see constantBytes in http/respond.ts). */
   readonly cookieBytes = this.cookie.buffer as ArrayBuffer;
   readonly #pool = Buffer.allocUnsafe(4096);

@@ -30,7 +30,7 @@ import type { Account, ConsoleSession, User } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { credentials, login, type LoginLimits } from './login.js';
 import { CLEAR_COOKIE, COOKIE, csrfMatches, readCookie, sessionCookie, Sessions } from './sessions.js';
-import { consoleFiles, SECURITY_HEADERS } from './static.js';
+import { loadStatic, SECURITY_HEADERS } from './static.js';
 
 export interface ConsoleDeps {
   config: Config;
@@ -170,11 +170,10 @@ class ConsoleApi {
 
 /** The single-page app and its static files: a path without a dot is the app, which routes on the client. */
 function pageHandler(): (res: HttpResponse, req: HttpRequest) => void {
-  const load = consoleFiles();
+  const { index, files } = loadStatic();
   return (res, req) => {
     const exchange = openExchange(res, req.getMethod() === 'head');
     const url = req.getUrl();
-    const { index, files } = load();
     const file = files.get(url) ?? (url.includes('.') ? undefined : index);
     if (!file) {
       send(exchange, 404, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, 'not found\n');

@@ -1,7 +1,7 @@
-// The console's static files: found at start-up in src/console/static
-// (hand-written ES modules and CSS, no build step), read on a thread's first
-// console request and served from memory as bytes (off the V8 heap: app.js
-// alone would be a 100 KB two-byte string in every thread), with a strict
+// The console's static files: read once at start-up from src/console/static
+// (hand-written ES modules and CSS, no build step) and served from memory as
+// bytes (off the V8 heap: app.js alone would be a 100 KB two-byte string in
+// every thread, encoded to UTF-8 again for every answer), with a strict
 // Content-Security-Policy. The console runs from dist/console/, so the files
 // are looked for beside this module and then in the source tree.
 import { existsSync, readFileSync } from 'node:fs';
@@ -39,21 +39,17 @@ interface StaticFile {
   body: Buffer;
 }
 
-export interface StaticFiles {
+interface StaticFiles {
   /** URL path (under /console/) → file. index.html answers /console and every page path. */
   files: Map<string, StaticFile>;
   index: StaticFile;
 }
 
-/** The console's files, read on first use; a missing file is refused at once (start-up). */
-export function consoleFiles(): () => StaticFiles {
+/** The console's files; a missing one stops the start. */
+export function loadStatic(): StaticFiles {
   const dir = CANDIDATES.find((d) => NAMES.every((name) => existsSync(path.join(d, name))));
   if (!dir) throw new Error(`the console's files were not found (looked in ${CANDIDATES.join(', ')})`);
-  let loaded: StaticFiles | null = null;
-  return () => {
-    if (loaded) return loaded;
-    const files = new Map<string, StaticFile>();
-    for (const name of NAMES) files.set(`/console/${name}`, { type: TYPES[path.extname(name)], body: readFileSync(path.join(dir, name)) });
-    return (loaded = { files, index: files.get('/console/index.html')! });
-  };
+  const files = new Map<string, StaticFile>();
+  for (const name of NAMES) files.set(`/console/${name}`, { type: TYPES[path.extname(name)], body: readFileSync(path.join(dir, name)) });
+  return { files, index: files.get('/console/index.html')! };
 }

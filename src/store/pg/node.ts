@@ -33,13 +33,14 @@ const READY_LAG_MS = 5000;
 const CONNECTED = 0;
 const LAG = 1;
 const APPLIED = 2;
+const SLOTS = 3;
 
 /** The threads' view of the node's link (read-only). */
 export class ClusterStatus {
   readonly #a: Float64Array;
 
   static allocate(): SharedArrayBuffer {
-    return new SharedArrayBuffer(8 * 3);
+    return new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * SLOTS);
   }
 
   constructor(buffer: SharedArrayBuffer) {

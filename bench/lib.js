@@ -18,8 +18,6 @@ export function summary(xs) {
   return { median: round(median(xs)), min: round(Math.min(...xs)), max: round(Math.max(...xs)), samples: xs.map((x) => round(x)) };
 }
 
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 export function round(x, digits = 2) {
   const f = 10 ** digits;
   return Math.round(x * f) / f;

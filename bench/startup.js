@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freshDataDir, round, sleep, summary, table, writeResult } from './lib.js';
+import { freshDataDir, round, summary, table, writeResult } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const RUNS = Number(process.env.BENCH_PAIRS || 5);
@@ -52,6 +52,7 @@ async function start(threads) {
     await new Promise((r) => setTimeout(r, 5));
   }
   const ms = performance.now() - t0;
+  const sleep = (t) => new Promise((r) => setTimeout(r, t));
   await sleep(1500);
   const atStart = rssKb(child.pid) / 1024;
   const readings = [];

@@ -43,7 +43,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canPin, cpuSeconds, freshDataDir, haveWrk, round, sleep, startPinned, stopProcess, summary, table, writeResult } from './lib.js';
+import { canPin, cpuSeconds, freshDataDir, haveWrk, round, startPinned, stopProcess, summary, table, writeResult } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
@@ -166,6 +166,7 @@ function command(args) {
   );
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const builtAt = async () => (await api('GET', '/v1/ip/database')).json.built_at;
 
 /** Waits until the server serves a database other than `previous`; returns the new built_at. */

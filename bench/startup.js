@@ -52,6 +52,7 @@ async function start(threads) {
     await new Promise((r) => setTimeout(r, 5));
   }
   const ms = performance.now() - t0;
+  // Local, not from lib.js: bench:check --against runs this script on older builds, whose lib.js it must not outgrow.
   const sleep = (t) => new Promise((r) => setTimeout(r, t));
   await sleep(1500);
   const atStart = rssKb(child.pid) / 1024;

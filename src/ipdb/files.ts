@@ -4,7 +4,7 @@ import { writeFileDurably } from '../durable-file.js';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 import { buildDatabase, type BuildReport, type FeedInput } from './build.js';
-import { ASN_FORMATS, parseFeed } from './feeds/parse.js';
+import { ASN_FORMATS, type FeedFormat, parseFeed } from './feeds/parse.js';
 import { compileHostingList, type HostingListInput } from '../quality/hosting-list.js';
 import { carrierNamedAsns, hostingListRules } from '../quality/lists.js';
 import type { FeedFile } from './feeds/state.js';
@@ -42,12 +42,14 @@ function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: 
     try {
       const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
       const asns: number[] = [];
-      for (const file of f.files) {
-        const parsed = parseFeed(f.format, readFileSync(file), `${f.name} (${path.basename(file)})`);
+      const read = (file: string, format: FeedFormat) => {
+        const parsed = parseFeed(format, readFileSync(file), `${f.name} (${path.basename(file)})`);
         ranges.v4.push(...(parsed.ranges?.v4 ?? []));
         ranges.v6.push(...(parsed.ranges?.v6 ?? []));
         asns.push(...(parsed.asns ?? []));
-      }
+      };
+      for (const file of f.files) read(file, f.format);
+      if (f.recent !== undefined) read(f.recent, 'cidr-lines');
       const kind = ASN_FORMATS.includes(f.format) ? { asns } : { ranges };
       inputs.push({ name: f.name, label: f.label, version: f.version, fetchedAt: f.fetchedAt, ...kind });
     } catch (err) {

@@ -22,6 +22,8 @@ interface FeedSnapshot {
   format: FeedFormat;
   /** The date the snapshot's data is from (its "fetched at" until the first refresh). */
   date: string;
+  /** For a feed with keepDays: the recent file (recent.ts) as of the snapshot, under feeds/snapshots/. */
+  recent?: string;
 }
 
 export interface FeedDefinition {
@@ -32,6 +34,8 @@ export interface FeedDefinition {
   sources: string[];
   snapshot: FeedSnapshot | null;
   refreshHours: number;
+  /** Addresses the feed's data held in the last keepDays days stay folded in (recent.ts). */
+  keepDays?: number;
   /**
    * An upstream list of the hosting/VPN ASN list (quality/hosting-list.ts):
    * not folded in on its own, but compiled with the others under the list's
@@ -49,6 +53,7 @@ const ONIONOO_EXITS = 'https://onionoo.torproject.org/details?type=relay&running
 const GOOGLE_BOTS = 'https://developers.google.com/static/search/apis/ipranges';
 const DAY = 24;
 const WEEK = 7 * 24;
+const TOR_KEEP_DAYS = 7;
 const snap = (format: FeedFormat, date: string, ...files: string[]): FeedSnapshot => ({ files, format, date });
 const vpn = (provider: string): FeedDefinition => ({
   name: provider, label: 'vpn', format: 'cidr-lines', sources: [`${JOE}/${provider}.txt`],
@@ -61,15 +66,19 @@ const asnList = (list: HostingListSource, format: FeedFormat, url: string, file:
 
 // Provenance, licences and sizes of every snapshot: feeds/README.md.
 export const FEEDS: readonly FeedDefinition[] = [
-  // Tor exits change by the hour.
-  { name: 'tor', label: 'tor', format: 'cidr-lines', sources: ['https://check.torproject.org/torbulkexitlist'], snapshot: snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), refreshHours: 1 },
+  // Tor exits change by the hour, and many come back within days: both Tor
+  // feeds keep the exits of the last week (recent.ts).
+  {
+    name: 'tor', label: 'tor', format: 'cidr-lines', sources: ['https://check.torproject.org/torbulkexitlist'],
+    snapshot: snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), refreshHours: 1, keepDays: TOR_KEEP_DAYS,
+  },
   // The bulk list is IPv4 only; Onionoo's details of the Exit-flagged relays
   // carry their IPv6 OR addresses too. Failover: a mirror of the full details
   // document, twice a day (the parser keeps its running exits).
   {
     name: 'tor-onionoo', label: 'tor', format: 'onionoo-json',
     sources: [ONIONOO_EXITS, `${RAW}/ValdikSS/tor-onionoo-mirror/master/details-full.json`],
-    snapshot: snap('onionoo-json', '2026-08-22', 'tor-onionoo-exits.json'), refreshHours: 1,
+    snapshot: snap('onionoo-json', '2026-08-22', 'tor-onionoo-exits.json'), refreshHours: 1, keepDays: TOR_KEEP_DAYS,
   },
   // VPN servers: each provider's own list (collected by Joe12387), then X4BNet's aggregate.
   ...['airvpn', 'ivpn', 'mullvad', 'nordvpn', 'ovpn', 'pia', 'protonvpn', 'riseupvpn', 'surfshark', 'windscribe'].map(vpn),
@@ -119,6 +128,11 @@ const SNAPSHOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 
 export function snapshotFiles(feed: FeedDefinition): string[] {
   return (feed.snapshot?.files ?? []).map((f) => path.join(SNAPSHOT_DIR, f));
+}
+
+/** The snapshot's recent file (recent.ts), if it has one. */
+export function snapshotRecent(feed: FeedDefinition): string | null {
+  return feed.snapshot?.recent ? path.join(SNAPSHOT_DIR, feed.snapshot.recent) : null;
 }
 
 /** A feed's sources under the SPLITGUARD_FEED_SOURCES setting: the publisher's, none (`off`), or the configured ones. */

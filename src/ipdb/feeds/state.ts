@@ -10,7 +10,7 @@ import type { Validators } from '../fetch.js';
 import type { FeedLabel } from '../format.js';
 import type { HostingListSource } from '../../quality/hosting-list.js';
 import type { FeedFormat } from './parse.js';
-import { type FeedDefinition, snapshotFiles } from './registry.js';
+import { type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
 
 export interface FeedState {
   /** The last good data: its version, when it was fetched, its entries, its files (absolute), its source. */
@@ -19,6 +19,9 @@ export interface FeedState {
   entries: number;
   files: string[];
   source: string | null;
+  /** For a feed with keepDays: its recent file (recent.ts, absolute; null when it remembers nothing) and that file's entries. */
+  recent: string | null;
+  recent_entries: number;
   /** Validators of the last good download, per URL (sent only while its files exist). */
   validators: Record<string, Validators>;
   last_attempt_at: string | null;
@@ -33,6 +36,8 @@ export interface FeedFile {
   label: FeedLabel;
   format: FeedFormat;
   files: string[];
+  /** A recent file (recent.ts), read as cidr-lines with the feed's own files. */
+  recent?: string;
   version: string;
   fetchedAt: number;
   /** An upstream list of the hosting/VPN ASN list (FeedDefinition.list). */
@@ -40,7 +45,7 @@ export interface FeedFile {
 }
 
 export const EMPTY_STATE: FeedState = {
-  version: null, fetched_at: null, entries: 0, files: [], source: null, validators: {},
+  version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, recent_entries: 0, validators: {},
   last_attempt_at: null, last_outcome: null, last_error: null, next_due_at: null,
 };
 
@@ -72,9 +77,11 @@ export function feedFiles(feeds: readonly FeedDefinition[], store: StateStore | 
   for (const f of feeds) {
     const state = feedState(store, f.name);
     if (hasGoodData(state)) {
-      out.push({ name: f.name, label: f.label, format: f.format, files: state.files, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0, list: f.list });
+      const recent = state.recent !== null && existsSync(state.recent) ? { recent: state.recent } : {};
+      out.push({ name: f.name, label: f.label, format: f.format, files: state.files, ...recent, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0, list: f.list });
     } else if (f.snapshot) {
-      out.push({ name: f.name, label: f.label, format: f.snapshot.format, files: snapshotFiles(f), version: `snapshot ${f.snapshot.date}`, fetchedAt: Date.parse(f.snapshot.date), list: f.list });
+      const recent = snapshotRecent(f);
+      out.push({ name: f.name, label: f.label, format: f.snapshot.format, files: snapshotFiles(f), ...(recent ? { recent } : {}), version: `snapshot ${f.snapshot.date}`, fetchedAt: Date.parse(f.snapshot.date), list: f.list });
     }
   }
   return out;

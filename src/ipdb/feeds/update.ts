@@ -4,15 +4,16 @@
 // sanity check against the last good data. A good download replaces the
 // cached files durably; a failure leaves them, and the feed keeps serving
 // its last good data and says why in its state.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { moveDurably } from '../../durable-file.js';
+import { moveDurably, writeFileDurably } from '../../durable-file.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { type FetchLimits, fetchSource, sourceName } from '../fetch.js';
 import { parseFeed } from './parse.js';
-import type { FeedDefinition } from './registry.js';
+import { type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
+import { type PreviousData, recentAfter } from './recent.js';
 import { EMPTY_STATE, feedDir, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
 
 /** A new download must keep at least this share of the last good data's entries. */
@@ -85,10 +86,13 @@ async function updateFeed(
       let entries = 0;
       const versions: string[] = [];
       const digest = createHash('sha256');
+      const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
       for (const part of fetched.parts) {
         const bytes = readFileSync(part.file!);
         const parsed = parseFeed(feed.format, bytes, `${feed.name} (${part.url})`);
         entries += parsed.entries - parsed.malformed - parsed.special;
+        for (const r of parsed.ranges?.v4 ?? []) ranges.v4.push(r);
+        for (const r of parsed.ranges?.v6 ?? []) ranges.v6.push(r);
         if (parsed.version) versions.push(parsed.version);
         digest.update(bytes);
       }
@@ -96,12 +100,14 @@ async function updateFeed(
         throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download`);
       }
       const files = installParts(options.dataDir, feed.name, fetched.parts.map((p) => p.file!));
+      const recent = feed.keepDays ? installRecent(options.dataDir, feed, before, ranges, now.getTime()) : { recent: null, recent_entries: 0 };
       const state: FeedState = {
         version: versions.length > 0 ? versions.join(' | ') : digest.digest('hex').slice(0, 12),
         fetched_at: now.toISOString(),
         entries,
         files,
         source,
+        ...recent,
         validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
         last_attempt_at: now.toISOString(),
         last_outcome: 'updated',
@@ -109,7 +115,7 @@ async function updateFeed(
         next_due_at: next,
       };
       await saveFeedState(options.state, feed.name, state);
-      for (const old of before.files) if (!files.includes(old)) rmSync(old, { force: true });
+      for (const old of [...before.files, before.recent ?? '']) if (old !== '' && !files.includes(old) && old !== recent.recent) rmSync(old, { force: true });
       return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
     } catch (err) {
       const error = (err as Error).message;
@@ -136,4 +142,20 @@ function installParts(dataDir: string, name: string, parts: string[]): string[] 
     moveDurably(part, file);
     return file;
   });
+}
+
+/**
+ * Writes the recent file of a feed with keepDays after a good download of
+ * `current` (recent.ts): what the previous data held (the last good download,
+ * else the snapshot) and the new one lacks. Nothing to remember writes no file.
+ */
+function installRecent(dataDir: string, feed: FeedDefinition, before: FeedState, current: Parameters<typeof recentAfter>[1], now: number): Pick<FeedState, 'recent' | 'recent_entries'> {
+  const previous: PreviousData = hasGoodData(before)
+    ? { files: before.files, format: feed.format, seenAt: Date.parse(before.last_attempt_at ?? before.fetched_at ?? '') || 0, recent: before.recent !== null && existsSync(before.recent) ? before.recent : null }
+    : { files: snapshotFiles(feed), format: feed.snapshot?.format ?? feed.format, seenAt: Date.parse(feed.snapshot?.date ?? '') || 0, recent: snapshotRecent(feed) };
+  const { text, entries } = recentAfter(previous, current, now, feed.keepDays!, feed.name);
+  if (entries === 0) return { recent: null, recent_entries: 0 };
+  const file = path.join(feedDir(dataDir), `${feed.name}.recent.${now.toString(36)}`);
+  writeFileDurably(file, text);
+  return { recent: file, recent_entries: entries };
 }

@@ -70,7 +70,7 @@ export const FEEDS: readonly FeedDefinition[] = [
   // feeds keep the exits of the last week (recent.ts).
   {
     name: 'tor', label: 'tor', format: 'cidr-lines', sources: ['https://check.torproject.org/torbulkexitlist'],
-    snapshot: snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), refreshHours: 1, keepDays: TOR_KEEP_DAYS,
+    snapshot: { ...snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), recent: 'tor-exit-nodes.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS,
   },
   // The bulk list is IPv4 only; Onionoo's details of the Exit-flagged relays
   // carry their IPv6 OR addresses too. Failover: a mirror of the full details
@@ -78,7 +78,7 @@ export const FEEDS: readonly FeedDefinition[] = [
   {
     name: 'tor-onionoo', label: 'tor', format: 'onionoo-json',
     sources: [ONIONOO_EXITS, `${RAW}/ValdikSS/tor-onionoo-mirror/master/details-full.json`],
-    snapshot: snap('onionoo-json', '2026-08-22', 'tor-onionoo-exits.json'), refreshHours: 1, keepDays: TOR_KEEP_DAYS,
+    snapshot: { ...snap('onionoo-json', '2026-08-22', 'tor-onionoo-exits.json'), recent: 'tor-onionoo-exits.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS,
   },
   // VPN servers: each provider's own list (collected by Joe12387), then X4BNet's aggregate.
   ...['airvpn', 'ivpn', 'mullvad', 'nordvpn', 'ovpn', 'pia', 'protonvpn', 'riseupvpn', 'surfshark', 'windscribe'].map(vpn),

@@ -44,11 +44,7 @@ export async function serve(
   // Set once the storage is open (cluster mode): what this node serves, for its heartbeat.
   let published: PublishedDatabase | null = null;
   const metrics = new Metrics(shared.metrics, config.threads);
-  // What `cluster status` shows of Redis: the server threads hold the links (limits/redis-link.ts).
-  const redis = () => {
-    const up = metrics.total(Metric.redisConnected);
-    return up >= config.threads ? 'connected' : up > 0 ? `connected on ${up} of ${config.threads} threads` : 'unreachable';
-  };
+  const redis = () => redisStatus(metrics, config.threads);
   const { storage, node } = await openNodeStorage(config, shared, () => published?.serving() ?? { version: null, sha256: null }, redis, options.announce);
   const tls = prepareTls(config);
 
@@ -75,19 +71,7 @@ export async function serve(
   let stopping: Promise<void> | null = null;
   let guard: { stop(): void } | null = null;
   // Every caller gets the same promise, resolved when everything is closed.
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      refresh.halt();
-      await leader?.stop();
-      database.stop();
-      guard?.stop();
-      log('info', 'shutting_down', {});
-      const cleanThreads = await threads.stop();
-      await refresh.close();
-      await node?.stop();
-      await storage.close();
-      log('info', 'stopped', { cleanThreads });
-    })());
+  const stop = (): Promise<void> => (stopping ??= closeInOrder({ refresh, leader, database, guard: () => guard, threads, node, storage }));
 
   const inputs = Array.from({ length: config.threads }, (_, thread) => ({ thread, config, dbFile: database.serving?.path ?? '', tls, shared, tables: database.tables }));
   try {
@@ -113,6 +97,39 @@ export async function serve(
   // (the installed package last) instead of waiting for the schedule.
   if (database.serving === null) void refresh.run('repair');
   return { ports: threads.ports, stop };
+}
+
+/** What `cluster status` shows of Redis: the server threads hold the links (limits/redis-link.ts). */
+function redisStatus(metrics: Metrics, threads: number): string {
+  const up = metrics.total(Metric.redisConnected);
+  return up >= threads ? 'connected' : up > 0 ? `connected on ${up} of ${threads} threads` : 'unreachable';
+}
+
+/**
+ * Shuts the server down: no refresh starts and none is published, the
+ * connection guard stops, the threads finish what they are answering, then
+ * the refresh, the cluster membership and the storage close.
+ */
+async function closeInOrder(parts: {
+  refresh: RefreshScheduler;
+  leader: RefreshLeader | null;
+  database: DatabaseSwapper;
+  /** Read when its turn comes: a start still under way may set it meanwhile. */
+  guard: () => { stop(): void } | null;
+  threads: ServerThreads;
+  node: ClusterNode | null;
+  storage: Storage;
+}): Promise<void> {
+  parts.refresh.halt();
+  await parts.leader?.stop();
+  parts.database.stop();
+  parts.guard()?.stop();
+  log('info', 'shutting_down', {});
+  const cleanThreads = await parts.threads.stop();
+  await parts.refresh.close();
+  await parts.node?.stop();
+  await parts.storage.close();
+  log('info', 'stopped', { cleanThreads });
 }
 
 /**

@@ -16,7 +16,8 @@ import { assertPortFree, bootstrapOnce, prepareDatabaseFile, prepareTls } from '
 import { ServerThreads } from './serve/threads.js';
 import { prepareDataDir } from './store/db.js';
 import { PublishedDatabase, REFRESH_REQUEST, RefreshLeader, type RefreshRequest } from './store/pg/ipdb.js';
-import { ClusterNode, ClusterStatus } from './store/pg/node.js';
+import { ClusterStatus } from './store/pg/cluster-status.js';
+import { ClusterNode } from './store/pg/node.js';
 import { openStorage, type Storage } from './store/storage.js';
 
 /** Connections to PostgreSQL the main thread's storage may hold (bootstrap, refresh state). */
@@ -146,7 +147,7 @@ async function openNodeStorage(
   announce?: (text: string) => void,
 ): Promise<{ storage: Storage; node: ClusterNode | null }> {
   const clusterStatus = new ClusterStatus(shared.cluster);
-  const storage = openStorage(config.dataDir, {
+  const storage = await openStorage(config.dataDir, {
     signal: shared.feed,
     cluster: config.databaseUrl === null ? null : { databaseUrl: config.databaseUrl, nodeName: config.nodeName, poolSize: MAIN_POOL_SIZE, connected: () => clusterStatus.connected },
   });

@@ -22,14 +22,13 @@ import { IpDatabase } from './ipdb/database.js';
 import { log, setLogNode, setLogThread } from './log.js';
 import { Metric, Metrics } from './metrics.js';
 import { localLimits, localTables } from './limits/limits.js';
-import { RedisLink } from './limits/redis-link.js';
-import { redisLimits } from './limits/redis-limits.js';
 import { PasswordWork } from './console/password-work.js';
+import type { ConsoleFiles } from './console/static.js';
 import { Router } from './http/router.js';
 import { type us_listen_socket, uws } from './http/uws.js';
 import { KeyCache } from './store/accounts-store.js';
 import { handleStorageCommitErrors } from './store/commit-errors.js';
-import { ClusterStatus } from './store/pg/node.js';
+import { ClusterStatus } from './store/pg/cluster-status.js';
 import { openStorage } from './store/storage.js';
 
 /** Connections to PostgreSQL each server thread may hold (writes, statistics). */
@@ -55,8 +54,10 @@ export interface WorkerInput {
     feed: SharedArrayBuffer;
     /** BigInt64: when the running (or just requested) refresh started, in ms; 0 when none. */
     refresh: SharedArrayBuffer;
-    /** Cluster mode: the node's link to PostgreSQL as the main thread sees it (store/pg/node.ts ClusterStatus). */
+    /** Cluster mode: the node's link to PostgreSQL as the main thread sees it (store/pg/cluster-status.ts). */
     cluster: SharedArrayBuffer;
+    /** The console's static files, read once by the main thread (console/static.ts). */
+    console: ConsoleFiles;
   };
   /** Keyword tables of dbFile, computed once by the main thread. */
   tables: KeywordTables | null;
@@ -87,7 +88,7 @@ if (input.config.databaseUrl !== null) setLogNode(input.config.nodeName);
 handleStorageCommitErrors();
 
 const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);
-const storage = openStorage(input.config.dataDir, {
+const storage = await openStorage(input.config.dataDir, {
   signal: input.shared.feed,
   cluster: clusterStatus && {
     databaseUrl: input.config.databaseUrl!,
@@ -145,10 +146,13 @@ registerIpdbEndpoints(router, storage.state, () => database, {
 
 // Cluster-wide with SPLITGUARD_REDIS_URL, this process's tables standing in
 // while Redis is away; else the tables alone. The redirect never counts here.
+// Redis's modules are loaded only when it is configured.
 const tables = localTables(input.shared);
-const limits = input.config.redisUrl
-  ? redisLimits(new RedisLink({ url: input.config.redisUrl, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0 }), tables)
-  : localLimits(tables);
+const limits = input.config.redisUrl ? await redisBacked(input.config.redisUrl) : localLimits(tables);
+async function redisBacked(url: string) {
+  const [{ RedisLink }, { redisLimits }] = await Promise.all([import('./limits/redis-link.js'), import('./limits/redis-limits.js')]);
+  return redisLimits(new RedisLink({ url, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0 }), tables);
+}
 
 const inflight = { count: 0 };
 const deps: AppDeps = {
@@ -175,6 +179,7 @@ const deps: AppDeps = {
       work: new PasswordWork(input.shared.passwordWork),
     },
     inflight,
+    files: input.shared.console,
   },
 };
 

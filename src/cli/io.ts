@@ -19,7 +19,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** Runs `fn` with the data directory's storage open, and closes it after. */
 export async function withStorage<T>(io: Io, fn: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = openStorage(io.dataDir, { cluster: io.cluster });
+  const storage = await openStorage(io.dataDir, { cluster: io.cluster });
   try {
     return await fn(storage);
   } finally {

@@ -30,7 +30,7 @@ import type { Account, ConsoleSession, User } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { credentials, login, type LoginLimits } from './login.js';
 import { CLEAR_COOKIE, COOKIE, csrfMatches, readCookie, sessionCookie, Sessions } from './sessions.js';
-import { loadStatic, SECURITY_HEADERS } from './static.js';
+import { type ConsoleFiles, SECURITY_HEADERS, staticFiles } from './static.js';
 
 export interface ConsoleDeps {
   config: Config;
@@ -40,6 +40,8 @@ export interface ConsoleDeps {
   /** Sign-in limits and the bound on password hashing, shared by every thread. */
   loginLimits: LoginLimits;
   inflight: { count: number };
+  /** The static files, shared by every thread (static.ts). */
+  files: ConsoleFiles;
 }
 
 interface Call extends RequestBasics {
@@ -169,8 +171,8 @@ class ConsoleApi {
 }
 
 /** The single-page app and its static files: a path without a dot is the app, which routes on the client. */
-function pageHandler(): (res: HttpResponse, req: HttpRequest) => void {
-  const { index, files } = loadStatic();
+function pageHandler(shared: ConsoleFiles): (res: HttpResponse, req: HttpRequest) => void {
+  const { index, files } = staticFiles(shared);
   return (res, req) => {
     const exchange = openExchange(res, req.getMethod() === 'head');
     const url = req.getUrl();
@@ -201,7 +203,7 @@ export function registerConsole(endpoints: Endpoints, deps: ConsoleDeps): void {
       consoleApi.fail(exchange, err);
     }
   };
-  const page = pageHandler();
+  const page = pageHandler(deps.files);
   endpoints.get('/console', page);
   endpoints.get('/console/*', page);
   // Method-specific registrations: uWS prefers them over any(), and the

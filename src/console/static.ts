@@ -1,9 +1,11 @@
 // The console's static files: read once at start-up from src/console/static
-// (hand-written ES modules and CSS, no build step) and served from memory as
-// bytes (off the V8 heap: app.js alone would be a 100 KB two-byte string in
-// every thread, encoded to UTF-8 again for every answer), with a strict
-// Content-Security-Policy. The console runs from dist/console/, so the files
-// are looked for beside this module and then in the source tree.
+// (hand-written ES modules and CSS, no build step) by the main thread into
+// one SharedArrayBuffer, and served by every server thread from views of it
+// (off the V8 heap, and one copy for the process: app.js alone would be a
+// 100 KB two-byte string in every thread, encoded to UTF-8 again for every
+// answer), with a strict Content-Security-Policy. The console runs from
+// dist/console/, so the files are looked for beside this module and then in
+// the source tree.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,11 +47,32 @@ interface StaticFiles {
   index: StaticFile;
 }
 
-/** The console's files; a missing one stops the start. */
-export function loadStatic(): StaticFiles {
+/** The files as the main thread hands them to the server threads: their bytes back to back, and where each lies. */
+export interface ConsoleFiles {
+  bytes: SharedArrayBuffer;
+  /** In NAMES order: [offset, length] in `bytes`. */
+  spans: [number, number][];
+}
+
+/** Reads the console's files (main thread); a missing one stops the start. */
+export function loadConsoleFiles(): ConsoleFiles {
   const dir = CANDIDATES.find((d) => NAMES.every((name) => existsSync(path.join(d, name))));
   if (!dir) throw new Error(`the console's files were not found (looked in ${CANDIDATES.join(', ')})`);
+  const contents = NAMES.map((name) => readFileSync(path.join(dir, name)));
+  const bytes = new SharedArrayBuffer(contents.reduce((n, c) => n + c.length, 0));
+  const spans: [number, number][] = [];
+  let at = 0;
+  for (const c of contents) {
+    new Uint8Array(bytes, at, c.length).set(c);
+    spans.push([at, c.length]);
+    at += c.length;
+  }
+  return { bytes, spans };
+}
+
+/** A server thread's view of the files: no copy. */
+export function staticFiles(shared: ConsoleFiles): StaticFiles {
   const files = new Map<string, StaticFile>();
-  for (const name of NAMES) files.set(`/console/${name}`, { type: TYPES[path.extname(name)], body: readFileSync(path.join(dir, name)) });
+  NAMES.forEach((name, i) => files.set(`/console/${name}`, { type: TYPES[path.extname(name)], body: Buffer.from(shared.bytes, ...shared.spans[i]) }));
   return { files, index: files.get('/console/index.html')! };
 }

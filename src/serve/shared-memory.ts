@@ -1,11 +1,13 @@
 // The memory every server thread shares with the others and with the main
-// thread: limiter tables, metrics regions and two signal slots. Allocated once by serve(), passed to each thread in WorkerInput.
+// thread: limiter tables, metrics regions, signal slots and the console's
+// files. Allocated once by serve(), passed to each thread in WorkerInput.
 import type { Config } from '../config.js';
 import { PasswordWork } from '../console/password-work.js';
+import { loadConsoleFiles } from '../console/static.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { SharedRateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics.js';
-import { ClusterStatus } from '../store/pg/node.js';
+import { ClusterStatus } from '../store/pg/cluster-status.js';
 import type { WorkerInput } from '../server.worker.js';
 
 /** The memory every server thread shares with the main thread (WorkerInput.shared). */
@@ -26,5 +28,6 @@ export function allocateSharedMemory(config: Config): SharedMemory {
     feed: new SharedArrayBuffer(4),
     refresh: new SharedArrayBuffer(8),
     cluster: ClusterStatus.allocate(),
+    console: loadConsoleFiles(),
   };
 }

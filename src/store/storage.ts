@@ -15,9 +15,8 @@ import { openStores, type Stores } from './db.js';
 import { Experiments, Secrets } from './experiments-store.js';
 import { FeedReader } from './feed.js';
 import { LmdbBackend } from './lmdb-backend.js';
-import { PgBackend } from './pg/backend.js';
-import { createPool, type Pool } from './pg/client.js';
-import { Replica } from './pg/replica.js';
+import type { Pool } from './pg/client.js';
+import type { Replica } from './pg/replica.js';
 import { Routes } from './routes-store.js';
 import { SessionStore } from './sessions-store.js';
 import { StateStore } from './state-store.js';
@@ -94,12 +93,18 @@ export interface StorageOptions {
   cluster?: ClusterSettings | null;
 }
 
-/** Opens the data directory's store (creating and migrating it) and the back end the configuration asks for. */
-export function openStorage(dataDir: string, options: StorageOptions = {}): Storage {
+/**
+ * Opens the data directory's store (creating and migrating it) and the back
+ * end the configuration asks for. The PostgreSQL back end's modules are
+ * loaded only in cluster mode: each thread would otherwise hold their code
+ * for nothing on a single node.
+ */
+export async function openStorage(dataDir: string, options: StorageOptions = {}): Promise<Storage> {
   const stores = openStores(dataDir);
   if (options.signal) stores.signal = new Int32Array(options.signal);
   const settings = options.cluster;
   if (!settings) return storageOver(stores, new LmdbBackend(stores), null);
+  const [{ PgBackend }, { createPool }, { Replica }] = await Promise.all([import('./pg/backend.js'), import('./pg/client.js'), import('./pg/replica.js')]);
   // pg.Pool connects lazily: opening never waits on the network.
   const pool = createPool(settings.databaseUrl, `splitguard ${settings.nodeName}`, settings.poolSize ?? 4);
   const replica = new Replica(stores, pool);

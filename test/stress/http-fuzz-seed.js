@@ -13,7 +13,7 @@ if (!dataDir) {
   process.exit(2);
 }
 
-const storage = openStorage(dataDir);
+const storage = await openStorage(dataDir);
 const out = { plain: [], admins: [], revoked: [] };
 // Accounts and keys as concurrent asynchronous writes (they share commits),
 // then routes, one at a time per account (each reads the account's count),

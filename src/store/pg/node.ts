@@ -3,18 +3,13 @@
 // every second in case a notification was missed), reconnection after
 // PostgreSQL went away, the node's heartbeat row in `nodes`, and the status
 // every server thread reads for /readyz and the limiters' local share.
-//
-// Status, one SharedArrayBuffer viewed as Float64Array:
-//
-//   [ connected | lag_ms | applied seq | live nodes ]
-//
-// written only by this module (plain stores of aligned 8-byte values, which
-// do not tear), read by the threads (ClusterStatus).
+// The status is written only here, into the slots cluster-status.ts lays out.
 import { log } from '../../log.js';
 import type { Storage } from '../storage.js';
 import { CHANNEL } from './changes.js';
 import { type Client, connect, describe, isUnavailable, unavailable } from './client.js';
 import { migrate } from './migrations.js';
+import { APPLIED, CONNECTED, LAG } from './cluster-status.js';
 
 const POLL_MS = 1000;
 const HEARTBEAT_MS = 2000;
@@ -27,43 +22,6 @@ export const NODE_STALE_S = 10;
  * long while) takes a snapshot instead (replica.ts).
  */
 const CHANGES_KEPT = 100_000;
-/** A replica this far behind the head is not ready. */
-const READY_LAG_MS = 5000;
-
-const CONNECTED = 0;
-const LAG = 1;
-const APPLIED = 2;
-const SLOTS = 3;
-
-/** The threads' view of the node's link (read-only). */
-export class ClusterStatus {
-  readonly #a: Float64Array;
-
-  static allocate(): SharedArrayBuffer {
-    return new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * SLOTS);
-  }
-
-  constructor(buffer: SharedArrayBuffer) {
-    this.#a = new Float64Array(buffer);
-  }
-
-  get connected(): boolean {
-    return this.#a[CONNECTED] === 1;
-  }
-
-  get lagMs(): number {
-    return this.#a[LAG];
-  }
-
-  /** /readyz: connected to PostgreSQL and the replica caught up. */
-  readiness(): { ready: boolean; lag_ms: number; database: 'connected' | 'unreachable'; reason?: string } {
-    const lag = Math.round(this.lagMs);
-    if (!this.connected) return { ready: false, lag_ms: lag, database: 'unreachable', reason: 'PostgreSQL is unreachable' };
-    if (lag > READY_LAG_MS) return { ready: false, lag_ms: lag, database: 'connected', reason: 'the replica is catching up' };
-    return { ready: true, lag_ms: lag, database: 'connected' };
-  }
-}
-
 export interface NodeReport {
   /** The IP database this node serves: version and SHA-256, or nulls. */
   ipdb(): { version: string | null; sha256: string | null };

@@ -13,9 +13,9 @@ import { openStorage, type Storage } from '../../../src/store/storage.js';
 
 let dir: string;
 let storage: Storage;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'sg-due-feeds-'));
-  storage = openStorage(dir);
+  storage = await openStorage(dir);
 });
 afterAll(async () => {
   await storage.close();

@@ -17,6 +17,9 @@ export class SipHash {
   readonly #k0h: number;
   readonly #k1l: number;
   readonly #k1h: number;
+  /** #lastWord's answer. */
+  #mh = 0;
+  #ml = 0;
 
   /** `key`: 16 bytes. */
   constructor(key: Uint8Array) {
@@ -31,6 +34,18 @@ export class SipHash {
   /** Hashes bytes[0 .. length) into (hi, lo). */
   hash(bytes: Uint8Array, length: number): void {
     this.hashAt(bytes, 0, length);
+  }
+
+  /** The last word, into (#mh, #ml): the `left` (0..7) bytes after the full words, and the length's low byte on top. */
+  #lastWord(bytes: Uint8Array, at: number, left: number, length: number): void {
+    let ml = 0;
+    let mh = (length & 0xff) << 24;
+    for (let i = 0; i < left; i++) {
+      if (i < 4) ml |= bytes[at + i] << (8 * i);
+      else mh |= bytes[at + i] << (8 * (i - 4));
+    }
+    this.#ml = ml >>> 0;
+    this.#mh = mh >>> 0;
   }
 
   /** Hashes bytes[offset .. offset + length) into (hi, lo). */
@@ -60,16 +75,9 @@ export class SipHash {
           ml = (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0;
           mh = (bytes[at + 4] | (bytes[at + 5] << 8) | (bytes[at + 6] << 16) | (bytes[at + 7] << 24)) >>> 0;
         } else {
-          // The last word: the remaining bytes, and the length's low byte on top.
-          ml = 0;
-          mh = (length & 0xff) << 24;
-          const left = offset + length - full;
-          for (let i = 0; i < left; i++) {
-            if (i < 4) ml |= bytes[at + i] << (8 * i);
-            else mh |= bytes[at + i] << (8 * (i - 4));
-          }
-          ml >>>= 0;
-          mh >>>= 0;
+          this.#lastWord(bytes, at, offset + length - full, length);
+          ml = this.#ml;
+          mh = this.#mh;
         }
         v3h = (v3h ^ mh) >>> 0;
         v3l = (v3l ^ ml) >>> 0;

@@ -39,26 +39,21 @@ export function rangeCidr(family: 4 | 6, start: bigint, end: bigint): string {
 
 const keyOf = (family: 4 | 6, start: bigint, end: bigint) => `${family}:${start.toString(16)}-${end.toString(16)}`;
 
-function addRanges(into: Map<string, { cidr: string; seen: number }>, ranges: Ranges, seen: number): void {
-  for (const [family, list] of [[4, ranges.v4], [6, ranges.v6]] as const) {
-    for (const [start, end] of list) {
-      const key = keyOf(family, start, end);
-      const had = into.get(key);
-      if (!had || had.seen < seen) into.set(key, { cidr: rangeCidr(family, start, end), seen });
-    }
-  }
+type Kept = Map<string, { cidr: string; seen: number }>;
+
+/** Notes a range as seen at `seen`, unless it was seen later already. */
+function note(into: Kept, family: 4 | 6, start: bigint, end: bigint, seen: number): void {
+  const key = keyOf(family, start, end);
+  if ((into.get(key)?.seen ?? -Infinity) < seen) into.set(key, { cidr: rangeCidr(family, start, end), seen });
 }
 
 /** A recent file's entries; lines that are not "<CIDR> <ISO time>" are skipped (the file is rebuilt from what is readable). */
-function readRecent(file: string, into: Map<string, { cidr: string; seen: number }>): void {
+function readRecent(file: string, into: Kept): void {
   for (const line of readFileSync(file, 'latin1').split('\n')) {
     const [cidr, time] = line.trim().split(/\s+/);
     const range = cidr && !cidr.startsWith('#') ? cidrRange(cidr) : null;
     const seen = Date.parse(time ?? '');
-    if (range && !Number.isNaN(seen)) {
-      const key = keyOf(range.family, range.start, range.end);
-      if ((into.get(key)?.seen ?? -Infinity) < seen) into.set(key, { cidr: rangeCidr(range.family, range.start, range.end), seen });
-    }
+    if (range && !Number.isNaN(seen)) note(into, range.family, range.start, range.end, seen);
   }
 }
 
@@ -68,7 +63,7 @@ function readRecent(file: string, into: Map<string, { cidr: string; seen: number
  * seen within `keepDays`, newest first. `entries` is their count.
  */
 export function recentAfter(previous: PreviousData, current: Ranges, now: number, keepDays: number, feedName: string): { text: string; entries: number } {
-  const kept = new Map<string, { cidr: string; seen: number }>();
+  const kept: Kept = new Map();
   if (previous.recent) {
     try {
       readRecent(previous.recent, kept);
@@ -80,7 +75,8 @@ export function recentAfter(previous: PreviousData, current: Ranges, now: number
   for (const file of previous.files) {
     try {
       const parsed = parseFeed(previous.format, readFileSync(file), `${feedName} (previous data)`);
-      if (parsed.ranges) addRanges(kept, parsed.ranges, previous.seenAt);
+      for (const [start, end] of parsed.ranges?.v4 ?? []) note(kept, 4, start, end, previous.seenAt);
+      for (const [start, end] of parsed.ranges?.v6 ?? []) note(kept, 6, start, end, previous.seenAt);
     } catch (err) {
       log('warn', 'feed_recent_unreadable', { feed: feedName, file, error: (err as Error).message });
     }

@@ -19,9 +19,8 @@ export interface FeedState {
   entries: number;
   files: string[];
   source: string | null;
-  /** For a feed with keepDays: its recent file (recent.ts, absolute; null when it remembers nothing) and that file's entries. */
+  /** For a feed with keepDays: its recent file (recent.ts, absolute; null when it remembers nothing). */
   recent: string | null;
-  recent_entries: number;
   /** Validators of the last good download, per URL (sent only while its files exist). */
   validators: Record<string, Validators>;
   last_attempt_at: string | null;
@@ -45,7 +44,7 @@ export interface FeedFile {
 }
 
 export const EMPTY_STATE: FeedState = {
-  version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, recent_entries: 0, validators: {},
+  version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, validators: {},
   last_attempt_at: null, last_outcome: null, last_error: null, next_due_at: null,
 };
 

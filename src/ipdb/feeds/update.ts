@@ -100,14 +100,14 @@ async function updateFeed(
         throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download`);
       }
       const files = installParts(options.dataDir, feed.name, fetched.parts.map((p) => p.file!));
-      const recent = feed.keepDays ? installRecent(options.dataDir, feed, before, ranges, now.getTime()) : { recent: null, recent_entries: 0 };
+      const recent = feed.keepDays ? installRecent(options.dataDir, feed, before, ranges, now.getTime()) : null;
       const state: FeedState = {
         version: versions.length > 0 ? versions.join(' | ') : digest.digest('hex').slice(0, 12),
         fetched_at: now.toISOString(),
         entries,
         files,
         source,
-        ...recent,
+        recent,
         validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
         last_attempt_at: now.toISOString(),
         last_outcome: 'updated',
@@ -115,7 +115,8 @@ async function updateFeed(
         next_due_at: next,
       };
       await saveFeedState(options.state, feed.name, state);
-      for (const old of [...before.files, before.recent ?? '']) if (old !== '' && !files.includes(old) && old !== recent.recent) rmSync(old, { force: true });
+      const kept = new Set([...files, recent]);
+      for (const old of [...before.files, before.recent]) if (old !== null && !kept.has(old)) rmSync(old, { force: true });
       return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
     } catch (err) {
       const error = (err as Error).message;
@@ -149,13 +150,13 @@ function installParts(dataDir: string, name: string, parts: string[]): string[] 
  * `current` (recent.ts): what the previous data held (the last good download,
  * else the snapshot) and the new one lacks. Nothing to remember writes no file.
  */
-function installRecent(dataDir: string, feed: FeedDefinition, before: FeedState, current: Parameters<typeof recentAfter>[1], now: number): Pick<FeedState, 'recent' | 'recent_entries'> {
+function installRecent(dataDir: string, feed: FeedDefinition, before: FeedState, current: Parameters<typeof recentAfter>[1], now: number): string | null {
   const previous: PreviousData = hasGoodData(before)
     ? { files: before.files, format: feed.format, seenAt: Date.parse(before.last_attempt_at ?? before.fetched_at ?? '') || 0, recent: before.recent !== null && existsSync(before.recent) ? before.recent : null }
     : { files: snapshotFiles(feed), format: feed.snapshot?.format ?? feed.format, seenAt: Date.parse(feed.snapshot?.date ?? '') || 0, recent: snapshotRecent(feed) };
   const { text, entries } = recentAfter(previous, current, now, feed.keepDays!, feed.name);
-  if (entries === 0) return { recent: null, recent_entries: 0 };
+  if (entries === 0) return null;
   const file = path.join(feedDir(dataDir), `${feed.name}.recent.${now.toString(36)}`);
   writeFileDurably(file, text);
-  return { recent: file, recent_entries: entries };
+  return file;
 }

@@ -68,20 +68,20 @@ export function hasGoodData(state: FeedState): boolean {
 }
 
 /**
- * What the builder folds in for each feed: its last good download, else its
- * snapshot; a feed with neither is left out.
+ * What the builder folds in for a feed: its last good download, else its
+ * snapshot; null for a feed with neither.
  */
-export function feedFiles(feeds: readonly FeedDefinition[], store: StateStore | null): FeedFile[] {
-  const out: FeedFile[] = [];
-  for (const f of feeds) {
-    const state = feedState(store, f.name);
-    if (hasGoodData(state)) {
-      const recent = state.recent !== null && existsSync(state.recent) ? { recent: state.recent } : {};
-      out.push({ name: f.name, label: f.label, format: f.format, files: state.files, ...recent, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0, list: f.list });
-    } else if (f.snapshot) {
-      const recent = snapshotRecent(f);
-      out.push({ name: f.name, label: f.label, format: f.snapshot.format, files: snapshotFiles(f), ...(recent ? { recent } : {}), version: `snapshot ${f.snapshot.date}`, fetchedAt: Date.parse(f.snapshot.date), list: f.list });
-    }
+export function feedFile(f: FeedDefinition, state: FeedState): FeedFile | null {
+  if (hasGoodData(state)) {
+    const recent = state.recent !== null && existsSync(state.recent) ? { recent: state.recent } : {};
+    return { name: f.name, label: f.label, format: f.format, files: state.files, ...recent, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0, list: f.list };
   }
-  return out;
+  if (!f.snapshot) return null;
+  const recent = snapshotRecent(f);
+  return { name: f.name, label: f.label, format: f.snapshot.format, files: snapshotFiles(f), ...(recent ? { recent } : {}), version: `snapshot ${f.snapshot.date}`, fetchedAt: Date.parse(f.snapshot.date), list: f.list };
+}
+
+/** feedFile for every feed, leaving out those with nothing to fold in. */
+export function feedFiles(feeds: readonly FeedDefinition[], store: StateStore | null): FeedFile[] {
+  return feeds.map((f) => feedFile(f, feedState(store, f.name))).filter((f): f is FeedFile => f !== null);
 }

@@ -4,7 +4,7 @@
 // sanity check against the last good data. A good download replaces the
 // cached files durably; a failure leaves them, and the feed keeps serving
 // its last good data and says why in its state.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { moveDurably, writeFileDurably } from '../../durable-file.js';
@@ -12,9 +12,9 @@ import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { type FetchLimits, fetchSource, sourceName } from '../fetch.js';
 import { parseFeed } from './parse.js';
-import { type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
+import type { FeedDefinition } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
-import { EMPTY_STATE, feedDir, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
+import { EMPTY_STATE, feedDir, feedFile, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
 
 /** A new download must keep at least this share of the last good data's entries. */
 const MIN_ENTRY_FRACTION = 0.5;
@@ -151,9 +151,10 @@ function installParts(dataDir: string, name: string, parts: string[]): string[] 
  * else the snapshot) and the new one lacks. Nothing to remember writes no file.
  */
 function installRecent(dataDir: string, feed: FeedDefinition, before: FeedState, current: Parameters<typeof recentAfter>[1], now: number): string | null {
-  const previous: PreviousData = hasGoodData(before)
-    ? { files: before.files, format: feed.format, seenAt: Date.parse(before.last_attempt_at ?? before.fetched_at ?? '') || 0, recent: before.recent !== null && existsSync(before.recent) ? before.recent : null }
-    : { files: snapshotFiles(feed), format: feed.snapshot?.format ?? feed.format, seenAt: Date.parse(feed.snapshot?.date ?? '') || 0, recent: snapshotRecent(feed) };
+  const held = feedFile(feed, before);
+  // A download was last known current at its last attempt (a 304 confirms it); a snapshot at its date.
+  const seenAt = hasGoodData(before) ? Date.parse(before.last_attempt_at ?? '') || (held?.fetchedAt ?? 0) : (held?.fetchedAt ?? 0);
+  const previous: PreviousData = { files: held?.files ?? [], format: held?.format ?? feed.format, seenAt, recent: held?.recent ?? null };
   const { text, entries } = recentAfter(previous, current, now, feed.keepDays!, feed.name);
   if (entries === 0) return null;
   const file = path.join(feedDir(dataDir), `${feed.name}.recent.${now.toString(36)}`);

@@ -45,10 +45,16 @@ async function flood(port: number): Promise<{ opened: number; refused: number }>
   return { opened: held.length, refused };
 }
 
+/** The server's warnings and errors so far, to say why an expectation failed. */
+const trouble = () => JSON.stringify(server.logs().filter((l) => l.level === 'error' || l.level === 'warn'));
+
 it('keeps answering and does not spin once the descriptors run out', async () => {
   const pid = server.process.pid!;
   const port = server.ports[0];
   expect(server.logs().find((l) => l.event === 'connection_limits')).toMatchObject({ fileLimit: LIMIT, maxConnections: LIMIT * 0.8 });
+  // Healthy before the flood, so that a failure below is the flood's doing.
+  const before = await request({ port, ca: server.ca, path: '/healthz' });
+  expect(before.status, `before the flood: ${trouble()}`).toBe(200);
 
   const { opened, refused } = await flood(port);
   // The flood got further than the cap and then found the server unable to accept.
@@ -62,7 +68,9 @@ it('keeps answering and does not spin once the descriptors run out', async () =>
     () => request({ port, ca: server.ca, path: '/healthz', timeoutMs: 2000 }).then((r) => r.status, () => 0),
     (status) => status === 200,
     8000,
-  );
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; the server logged: ${trouble()}`);
+  });
   expect(ms).toBeLessThan(8000);
 
   // Once the listen queue has drained, the CPU is not pegged: under half a core over 2 s.

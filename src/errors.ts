@@ -80,6 +80,8 @@ const base = {
   // (limits/redis-link.ts): logged; the node then decides alone, no client sees it.
   redis_timeout: { status: 500, message: fixed('Redis did not answer within the limits\' timeout') },
   port_in_use: { status: 500, message: fixed('the address is already in use (another splitguard or another server listens there)') },
+  // serve's open-file limit leaves the process too few descriptors (serve/file-limit.ts).
+  file_limit_too_low: { status: 500, message: fixed('the open-file limit is too low') },
 
   // Writing a database file (ipdb build --out, a refresh's install) failed.
   ipdb_write_failed: { status: 500, message: fixed('the database file could not be written') },

@@ -10,6 +10,7 @@ import { cleanRefreshLeftovers } from './ipdb/refresh.js';
 import { log, setLogNode } from './log.js';
 import { Metric, Metrics } from './metrics.js';
 import { DatabaseSwapper } from './serve/database-swapper.js';
+import type { FileLimit } from './serve/file-limit.js';
 import { RefreshScheduler } from './serve/refresh-scheduler.js';
 import { allocateSharedMemory, type SharedMemory } from './serve/shared-memory.js';
 import { assertPortFree, bootstrapOnce, prepareDatabaseFile, prepareTls } from './serve/startup.js';
@@ -30,13 +31,17 @@ export interface RunningServer {
 
 export async function serve(
   config: Config,
-  options: { announce?: (text: string) => void; threads?: ServerThreads } = {},
+  options: {
+    /** The open-file limit, raised before anything opened descriptors (serve/file-limit.ts); null when unknown. */
+    fileLimit: FileLimit | null;
+    announce?: (text: string) => void;
+    threads?: ServerThreads;
+  },
 ): Promise<RunningServer> {
   const started = performance.now();
   if (config.databaseUrl !== null) setLogNode(config.nodeName);
   prepareDataDir(config.dataDir);
-  // Before anything opens descriptors: the soft open-file limit up to the hard one.
-  const connectionLimits = prepareConnectionLimits(config);
+  const guardLimits = prepareConnectionLimits(config, options.fileLimit);
   await assertPortFree(config.host, config.port);
   const threads = options.threads ?? new ServerThreads().spawn(config.threads);
   cleanRefreshLeftovers(config.dataDir);
@@ -92,7 +97,7 @@ export async function serve(
   }
   database.attach(threads, () => refresh.busy || stopping !== null);
   await startRefreshing(refresh, leader, published);
-  guard = startConnectionGuard(threads.ports, connectionLimits.limits, metrics);
+  guard = startConnectionGuard(threads.ports, guardLimits, metrics);
   log('info', 'listening', { host: config.host, ports: threads.ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
   // Serving without a database: repair it now from the configured sources
   // (the installed package last) instead of waiting for the schedule.

@@ -61,6 +61,11 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
       io.err(`splitguard: ${err.message}`);
       return err.code === 'cli_usage' || err.code === 'config_invalid' ? 2 : 1;
     }
+    // Out of descriptors before a command could check its limit (Node's module loader, serve/file-limit.ts).
+    if ((err as NodeJS.ErrnoException).code === 'EMFILE') {
+      io.err(`splitguard: ${new AppError('file_limit_too_low', `${(err as Error).message}; raise it (ulimit -n)`).message}`);
+      return 1;
+    }
     io.err(`splitguard: unexpected failure: ${(err as Error).stack ?? String(err)}`);
     return 1;
   }

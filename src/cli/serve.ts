@@ -2,6 +2,7 @@
 import type { Config } from '../config.js';
 import { log } from '../log.js';
 import type { RunningServer } from '../main.js';
+import { raiseFileLimit } from '../serve/file-limit.js';
 import { ServerThreads } from '../serve/threads.js';
 import type { Io } from './io.js';
 import { parseCommand } from './io.js';
@@ -27,11 +28,15 @@ export async function serveCommand(io: Io, args: string[], config: Config): Prom
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
+    // Before anything else opens descriptors: the open-file limit raised, or
+    // the start refused with what to do (too few descriptors would fail it
+    // somewhere worse: serve/file-limit.ts).
+    const fileLimit = raiseFileLimit(config.threads);
     // The threads first: each loads its modules while this thread loads the
     // server's own (main.ts and all it imports) and opens the store.
     const threads = new ServerThreads().spawn(config.threads);
     const { serve } = await import('../main.js');
-    server = await serve(config, { announce: (text) => io.err(text), threads });
+    server = await serve(config, { announce: (text) => io.err(text), threads, fileLimit });
   } catch (err) {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

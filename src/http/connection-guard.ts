@@ -25,6 +25,7 @@ import { parseIp } from '../ipdb/address.js';
 import { binding, type NativeConnection, type NativeConnectionGuard } from '../ipdb/native.js';
 import { log } from '../log.js';
 import { Metric, type Metrics } from '../metrics.js';
+import { DEFAULT_SHARE_OF_FILE_LIMIT, type FileLimit } from '../serve/file-limit.js';
 import { inCidrs } from './client-ip.js';
 
 /** What the policy reads of a connection (a NativeConnection has more). */
@@ -141,27 +142,13 @@ export class ConnectionGuard {
 
 /** The guard acts at this granularity. */
 const GUARD_TICK_MS = 1000;
-/** The share of the open-file limit the global cap defaults to; the rest is for files, LMDB, threads. */
-const DEFAULT_SHARE_OF_FILE_LIMIT = 0.8;
-
-export interface ConnectionLimits {
-  limits: GuardLimits;
-  /** The soft and hard RLIMIT_NOFILE after raising; null when they could not be read. */
-  fileLimit: { soft: number; hard: number } | null;
-}
 
 /**
- * Raises the soft open-file limit to the hard limit (every thread shares it)
- * and turns the configuration into limits; the global cap defaults to 80% of
- * the raised limit. Logs the limit and the caps.
+ * Turns the configuration and the open-file limit (serve/file-limit.ts: the
+ * raised one, null when unknown) into limits; the global cap defaults to 80%
+ * of the limit. Logs the limit and the caps.
  */
-export function prepareConnectionLimits(config: Config): ConnectionLimits {
-  let fileLimit: ConnectionLimits['fileLimit'] = null;
-  try {
-    fileLimit = binding.raiseFileLimit();
-  } catch (err) {
-    log('error', 'file_limit_unknown', { error: err });
-  }
+export function prepareConnectionLimits(config: Config, fileLimit: FileLimit | null): GuardLimits {
   const global = config.maxConnections ?? (fileLimit && Number.isFinite(fileLimit.soft) ? Math.floor(fileLimit.soft * DEFAULT_SHARE_OF_FILE_LIMIT) : 0);
   const limits: GuardLimits = {
     perAddress: config.maxConnectionsPerAddress,
@@ -176,7 +163,7 @@ export function prepareConnectionLimits(config: Config): ConnectionLimits {
     maxConnectionsPerAddress: limits.perAddress,
     stallSeconds: config.stallSeconds,
   });
-  return { limits, fileLimit };
+  return limits;
 }
 
 const SHED_COUNTER: Record<ShedReason, number> = {

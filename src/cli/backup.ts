@@ -17,13 +17,14 @@
 // (store-check.ts), so a damaged or foreign file is refused with a message
 // instead of being installed.
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { moveDurably, syncPath } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { AppError } from '../errors.js';
 import { ENV_OPTIONS } from '../store/db.js';
+import { lmdbFileProblem, storeProblem } from '../store/lmdb-file.js';
 import { type Io, parseCommand } from './io.js';
 
 export const backupUsage = `  splitguard backup --out FILE                       a consistent, compacted copy of the store (safe while serving)
@@ -38,23 +39,6 @@ interface StoreSummary {
 
 const fail = (message: string) => new AppError('cli_failed', message);
 
-
-/**
- * LMDB's magic number, in the meta page at the start of every data file
- * (after the page header, whose size depends on the build): a cheap first
- * test that gives a clear message for a file that is not LMDB at all.
- */
-const LMDB_MAGIC = Buffer.from([0xde, 0xc0, 0xef, 0xbe]);
-
-function looksLikeLmdb(file: string): boolean {
-  const head = Buffer.alloc(64);
-  const fd = openSync(file, 'r');
-  try {
-    return readSync(fd, head, 0, head.length, 0) === head.length && head.includes(LMDB_MAGIC);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Reads the store copy in DIR (DIR/data.mdb) end to end in a child process. */
 function checkCopy(dir: string, what: string): StoreSummary {
@@ -92,6 +76,8 @@ export async function backupCommand(io: Io, args: string[]): Promise<number> {
   const out = path.resolve(values.out as string);
   const dbDir = path.join(io.dataDir, 'db');
   if (!existsSync(path.join(dbDir, 'data.mdb'))) throw fail(`backup: there is no store to back up in ${dbDir}`);
+  const damaged = storeProblem(dbDir);
+  if (damaged !== null) throw fail(`backup: ${damaged}; the store is damaged, there is nothing sound to back up`);
   if (existsSync(out)) throw fail(`backup: ${out} already exists; choose a new name or remove it`);
   const parent = path.dirname(out);
   if (!existsSync(parent) || !statSync(parent).isDirectory()) throw fail(`backup: the directory ${parent} does not exist`);
@@ -140,10 +126,13 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
   if (!existsSync(from)) throw fail(`restore: ${from} does not exist`);
   if (!statSync(from).isFile()) throw fail(`restore: ${from} is not a file`);
   if (statSync(from).size === 0) throw fail(`restore: ${from} is not a valid splitguard backup: it is empty`);
-  if (!looksLikeLmdb(from)) throw fail(`restore: ${from} is not a valid splitguard backup: it is not an LMDB file`);
+  const problem = lmdbFileProblem(from);
+  if (problem !== null) throw fail(`restore: ${from} is not a valid splitguard backup: ${problem}`);
 
   const dbDir = path.join(io.dataDir, 'db');
-  if (existsSync(path.join(dbDir, 'data.mdb'))) {
+  // A damaged store cannot be opened to read its reader table (lmdb-js would
+  // crash on it: store/lmdb-file.ts); it is replaced all the same, and kept.
+  if (existsSync(path.join(dbDir, 'data.mdb')) && storeProblem(dbDir) === null) {
     const pids = storeUsers(dbDir);
     if (pids.length > 0) {
       throw fail(

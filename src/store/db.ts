@@ -11,6 +11,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
 import type { DayCounts } from './backend.js';
 import type { Change } from './feed.js';
+import { storeProblem } from './lmdb-file.js';
 import type { Route } from './routes-store.js';
 
 export interface Account {
@@ -219,6 +220,7 @@ export function openStores(dataDir: string): Stores {
   let stores: Stores;
   try {
     mkdirSync(dir, { recursive: true });
+    refuseDamagedFiles(dir);
     const root = open({ path: dir, ...ENV_OPTIONS });
     stores = {
       root,
@@ -242,10 +244,18 @@ export function openStores(dataDir: string): Stores {
       signal: null,
     };
   } catch (err) {
-    throw storageError(dir, err);
+    throw err instanceof AppError ? err : storageError(dir, err);
   }
   migrate(stores);
   return stores;
+}
+
+/** A store file LMDB would refuse is refused here, before lmdb-js crashes on it (store/lmdb-file.ts). */
+function refuseDamagedFiles(dir: string): void {
+  const problem = storeProblem(dir);
+  if (problem !== null) {
+    throw new AppError('storage_unusable', `${problem}; the store is damaged: restore a backup (splitguard restore --from FILE), or move ${dir} away to start an empty store`);
+  }
 }
 
 function migrate(stores: Stores): void {

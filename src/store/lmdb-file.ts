@@ -1,0 +1,83 @@
+// What LMDB reads first of a store, checked before lmdb-js is asked to open
+// it: when opening an environment fails, lmdb-js 3.5.6 crashes the process on
+// its own error path (EnvWrap::openEnv -> closeEnv -> ~ExtendedEnv: SIGSEGV,
+// or a heap-corruption abort), so a data.mdb that LMDB would reject must never
+// reach it. The checks are mdb_env_read_header's, in its order
+// (node_modules/lmdb/dependencies/lmdb/libraries/liblmdb/mdb.c), for the
+// layout of this build, little-endian, offsets from the start of a meta page:
+//
+//   page header  pgno u64 @0, txnid u64 @8, pad u16 @16, flags u16 @18 (P_META 0x08), lower/upper @20
+//   meta         magic u32 @24 = 0xBEEFC0DE, version u32 @28 (low 16 bits: 2),
+//                address u64 @32, mapsize u64 @40, dbs[0].pad u32 @48 = the page size, ...
+//
+// LMDB reads 168 bytes (the page header and the meta) of the first meta page
+// at 0 and of the second at the page size the first names; a short read of
+// either is MDB_INVALID. It checks the stamp of the first only, then trusts
+// whichever has the later transaction; both are stamped when LMDB creates a
+// file, so here both must be. An empty or missing file is a new store. What this
+// does not see: a file cut short after its meta pages (LMDB's last page
+// number may lie past the end of a healthy file, so its length proves
+// nothing); reading a missing page then ends the process with SIGBUS.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** The bytes LMDB reads of each meta page: the page header and MDB_meta. */
+const META_READ = 168;
+const P_META = 0x08;
+const MAGIC = 0xbeefc0de;
+const DATA_VERSION = 2;
+const isMeta = (page: Buffer) => (page.readUInt16LE(18) & P_META) !== 0 && page.readUInt32LE(24) === MAGIC;
+/** Page sizes LMDB writes: a power of two from 512 to 64 KiB (its MAX_PAGESIZE). */
+const pageSizeOk = (n: number) => n >= 512 && n <= 65536 && (n & (n - 1)) === 0;
+
+/** Why LMDB would refuse the data file `file` (or could not be trusted with it), or null when it may open it. */
+export function lmdbFileProblem(file: string): string | null {
+  let size: number;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) return 'it is not a regular file';
+    size = st.size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  if (size === 0) return null;
+  if (size < META_READ) return `it is ${size} bytes, shorter than LMDB's header (${META_READ})`;
+  const head = Buffer.alloc(META_READ);
+  const second = Buffer.alloc(META_READ);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, META_READ, 0);
+    if (!isMeta(head)) return 'it is not an LMDB file';
+    const version = head.readUInt32LE(28) & 0xffff;
+    if (version !== DATA_VERSION) return `it is an LMDB file of format ${version}, not ${DATA_VERSION}`;
+    const pageSize = head.readUInt32LE(48);
+    if (!pageSizeOk(pageSize)) return `its page size (${pageSize}) is not one LMDB writes`;
+    if (size < pageSize + META_READ || readSync(fd, second, 0, META_READ, pageSize) !== META_READ) {
+      return `it is ${size} bytes, too short for its second meta page`;
+    }
+    if (!isMeta(second)) return 'its second meta page is damaged';
+  } finally {
+    closeSync(fd);
+  }
+  return null;
+}
+
+/** Why LMDB could not open its lock file `file`, or null: a lock file must be a regular file (its contents LMDB rebuilds). */
+function lockFileProblem(file: string): string | null {
+  try {
+    return statSync(file).isFile() ? null : 'it is not a regular file';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/** Why the store in `dir` (data.mdb and lock.mdb) must not be handed to lmdb-js, naming the file; null when it may be. */
+export function storeProblem(dir: string): string | null {
+  for (const [name, problemOf] of [['data.mdb', lmdbFileProblem], ['lock.mdb', lockFileProblem]] as const) {
+    const problem = problemOf(path.join(dir, name));
+    if (problem !== null) return `${path.join(dir, name)}: ${problem}`;
+  }
+  return null;
+}

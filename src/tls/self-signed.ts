@@ -7,11 +7,12 @@
 import type * as Asn1Schema from '@peculiar/asn1-schema';
 import type * as Asn1X509 from '@peculiar/asn1-x509';
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { writeFileDurably } from '../durable-file.js';
+import { AppError } from '../errors.js';
 import { parseIp } from '../ipdb/address.js';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2'; // RFC 5758: parameters absent
@@ -105,21 +106,17 @@ export function ensureTls(
   configured: { cert: string | null; key: string | null },
   urls: string[],
 ): { certFile: string; keyFile: string; generated: boolean } {
-  if (configured.cert && configured.key) {
-    for (const [variable, file] of [['SPLITGUARD_TLS_CERT', configured.cert], ['SPLITGUARD_TLS_KEY', configured.key]] as const) {
-      if (!existsSync(file)) throw new Error(`${variable} names a file that does not exist: ${file}`);
-    }
-    try {
-      new X509Certificate(readFileSync(configured.cert));
-      createPrivateKey(readFileSync(configured.key));
-    } catch (err) {
-      throw new Error(`SPLITGUARD_TLS_CERT / SPLITGUARD_TLS_KEY are not a PEM certificate and key: ${(err as Error).message}`);
-    }
-    return { certFile: configured.cert, keyFile: configured.key, generated: false };
-  }
+  // A configured pair was checked with the configuration (config.ts checkTlsPair).
+  if (configured.cert && configured.key) return { certFile: configured.cert, keyFile: configured.key, generated: false };
   const dir = path.join(dataDir, 'tls');
   const certFile = path.join(dir, 'cert.pem');
   const keyFile = path.join(dir, 'key.pem');
+  // Reading a FIFO would wait forever, and a directory cannot be replaced by a new pair.
+  for (const file of [certFile, keyFile]) {
+    if (existsSync(file) && !statSync(file).isFile()) {
+      throw new AppError('tls_unusable', `${file} is not a regular file (a directory, FIFO or device); move it away and a new self-signed pair is made`);
+    }
+  }
   if (existsSync(certFile) && existsSync(keyFile) && usablePair(certFile, keyFile)) return { certFile, keyFile, generated: false };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { cert, key } = generateSelfSigned(servedHosts(urls));

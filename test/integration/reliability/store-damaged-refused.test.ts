@@ -56,7 +56,9 @@ it.each(DAMAGE)('%s: serve and backup exit 1 naming %s, and nothing crashes', as
   const served = spawnSync(process.execPath, [BIN, 'serve'], {
     env: childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1' }),
     encoding: 'utf8',
+    // A start that hangs must fail the test, not hold it: SIGTERM waits for a handler that a blocked thread never runs.
     timeout: 20_000,
+    killSignal: 'SIGKILL',
   });
   expect(served.signal, served.stderr).toBeNull();
   expect(served.status, served.stderr).toBe(1);

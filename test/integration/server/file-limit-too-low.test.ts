@@ -25,7 +25,7 @@ afterAll(async () => {
 function serveUnder(n: number, threads: number) {
   const [command, ...args] = [...limited(n), process.execPath, BIN, 'serve'];
   const env = childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1', SPLITGUARD_THREADS: String(threads) });
-  return spawnSync(command, args, { env, encoding: 'utf8', timeout: 20_000 });
+  return spawnSync(command, args, { env, encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
 }
 
 const REFUSAL = /^splitguard: the open-file limit is too low: (\d+) \(hard limit (\d+)\); (\d+) server threads? needs? at least (\d+): raise it \(ulimit -n, or LimitNOFILE= under systemd\) or run fewer threads \(SPLITGUARD_THREADS\)$/m;

@@ -1,10 +1,11 @@
 // Configuration: read from the environment once, validated, frozen. Every
 // error names the variable and says what was expected.
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseIp } from './ipdb/address.js';
+import { readRegularFile } from './regular-file.js';
 import { FEEDS, type FeedDefinition } from './ipdb/feeds/registry.js';
 import { ConfigError } from './errors.js';
 
@@ -244,12 +245,6 @@ function file(env: NodeJS.ProcessEnv, name: string): string | null {
   return resolved;
 }
 
-/** A configured PEM file's bytes; anything but a regular file is refused unread (reading a FIFO would wait forever). */
-function readPem(file: string): Buffer {
-  if (!statSync(file).isFile()) throw new Error(`${file} is not a regular file`);
-  return readFileSync(file);
-}
-
 /**
  * The configured certificate and key must parse and belong together: found
  * here, before anything is written, rather than after the first start has
@@ -259,12 +254,12 @@ function checkTlsPair(env: NodeJS.ProcessEnv, certFile: string, keyFile: string)
   let cert: X509Certificate;
   let key: KeyObject;
   try {
-    cert = new X509Certificate(readPem(certFile));
+    cert = new X509Certificate(readRegularFile(certFile));
   } catch {
     throw new ConfigError('SPLITGUARD_TLS_CERT', 'a readable PEM certificate file', env.SPLITGUARD_TLS_CERT ?? '');
   }
   try {
-    key = createPrivateKey(readPem(keyFile));
+    key = createPrivateKey(readRegularFile(keyFile));
   } catch {
     throw new ConfigError('SPLITGUARD_TLS_KEY', 'a readable, unencrypted PEM private key file', env.SPLITGUARD_TLS_KEY ?? '');
   }

@@ -1,8 +1,9 @@
 // The data directory's current database: <data dir>/ipdb/current.trie. It is
 // only ever replaced by rename (files.ts), never written in place, because a
 // mapped file that shrinks under a reader faults.
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { IpdbError } from '../errors.js';
+import { notARegularFile } from '../regular-file.js';
 import { binding } from './native.js';
 import { FEEDS, type FeedDefinition } from './feeds/registry.js';
 import { feedFiles } from './feeds/state.js';
@@ -51,7 +52,7 @@ export function ensureCurrentDatabase(
   // A directory, FIFO or device in its place is the operator's to move away:
   // reading a FIFO would wait for a writer forever, and replacing a
   // directory would throw away whatever is in it.
-  if (exists && !statSync(file).isFile()) {
+  if (notARegularFile(file)) {
     throw new IpdbError('ipdb_not_a_file', `${binding.statuses.ipdb_not_a_file} (move it away and start again)`, file);
   }
   const replacedVersion = exists ? otherFormatVersion(file) : null;

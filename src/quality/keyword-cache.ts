@@ -3,8 +3,9 @@
 // file is named by the database checksum and a hash of the lists, so a new
 // database or a new release of the lists never reads a stale one.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { writeFileDurably } from '../durable-file.js';
+import { readRegularFile } from '../regular-file.js';
 import path from 'node:path';
 import type { IpDatabase } from '../ipdb/database.js';
 import { computeKeywordTables, type KeywordTables } from './classifier.js';
@@ -21,8 +22,8 @@ export function keywordTablesFor(db: IpDatabase, lists: BuiltInLists, dir: strin
   const n = db.recordCount;
   const file = path.join(dir, `${PREFIX}${db.info.checksum}-${listsHash(lists)}.bin`);
   try {
-    // Only a regular file is read: a FIFO would wait forever (anything else is a miss, written over below).
-    const bytes = statSync(file).isFile() ? readFileSync(file) : Buffer.alloc(0);
+    // Anything but a regular file is a miss, written over below (regular-file.ts).
+    const bytes = readRegularFile(file);
     if (bytes.length === 9 * n) {
       const sab = new SharedArrayBuffer(bytes.length);
       new Uint8Array(sab).set(bytes);

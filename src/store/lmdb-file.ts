@@ -20,6 +20,7 @@
 // nothing); reading a missing page then ends the process with SIGBUS.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { notARegularFile } from '../regular-file.js';
 
 /** The bytes LMDB reads of each meta page: the page header and MDB_meta. */
 const META_READ = 168;
@@ -32,15 +33,8 @@ const pageSizeOk = (n: number) => n >= 512 && n <= 65536 && (n & (n - 1)) === 0;
 
 /** Why LMDB would refuse the data file `file` (or could not be trusted with it), or null when it may open it. */
 export function lmdbFileProblem(file: string): string | null {
-  let size: number;
-  try {
-    const st = statSync(file);
-    if (!st.isFile()) return 'it is not a regular file';
-    size = st.size;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  if (notARegularFile(file)) return 'it is not a regular file';
+  const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
   if (size === 0) return null;
   if (size < META_READ) return `it is ${size} bytes, shorter than LMDB's header (${META_READ})`;
   const head = Buffer.alloc(META_READ);
@@ -64,14 +58,7 @@ export function lmdbFileProblem(file: string): string | null {
 }
 
 /** Why LMDB could not open its lock file `file`, or null: a lock file must be a regular file (its contents LMDB rebuilds). */
-function lockFileProblem(file: string): string | null {
-  try {
-    return statSync(file).isFile() ? null : 'it is not a regular file';
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-}
+const lockFileProblem = (file: string) => (notARegularFile(file) ? 'it is not a regular file' : null);
 
 /** Why the store in `dir` (data.mdb and lock.mdb) must not be handed to lmdb-js, naming the file; null when it may be. */
 export function storeProblem(dir: string): string | null {

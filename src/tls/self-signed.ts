@@ -7,13 +7,14 @@
 import type * as Asn1Schema from '@peculiar/asn1-schema';
 import type * as Asn1X509 from '@peculiar/asn1-x509';
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { writeFileDurably } from '../durable-file.js';
 import { AppError } from '../errors.js';
 import { parseIp } from '../ipdb/address.js';
+import { notARegularFile } from '../regular-file.js';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2'; // RFC 5758: parameters absent
 const COMMON_NAME = '2.5.4.3';
@@ -113,7 +114,7 @@ export function ensureTls(
   const keyFile = path.join(dir, 'key.pem');
   // Reading a FIFO would wait forever, and a directory cannot be replaced by a new pair.
   for (const file of [certFile, keyFile]) {
-    if (existsSync(file) && !statSync(file).isFile()) {
+    if (notARegularFile(file)) {
       throw new AppError('tls_unusable', `${file} is not a regular file (a directory, FIFO or device); move it away and a new self-signed pair is made`);
     }
   }

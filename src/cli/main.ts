@@ -56,15 +56,12 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
       default:
         throw new AppError('cli_usage', `unknown command "${command}"\n\n${await usage()}`);
     }
-  } catch (err) {
+  } catch (thrown) {
+    // Out of descriptors before a command could check its limit (Node's module loader, serve/file-limit.ts).
+    const err = (thrown as NodeJS.ErrnoException).code === 'EMFILE' ? new AppError('file_limit_too_low', `${(thrown as Error).message}; raise it (ulimit -n)`) : thrown;
     if (err instanceof AppError) {
       io.err(`splitguard: ${err.message}`);
       return err.code === 'cli_usage' || err.code === 'config_invalid' ? 2 : 1;
-    }
-    // Out of descriptors before a command could check its limit (Node's module loader, serve/file-limit.ts).
-    if ((err as NodeJS.ErrnoException).code === 'EMFILE') {
-      io.err(`splitguard: ${new AppError('file_limit_too_low', `${(err as Error).message}; raise it (ulimit -n)`).message}`);
-      return 1;
     }
     io.err(`splitguard: unexpected failure: ${(err as Error).stack ?? String(err)}`);
     return 1;

@@ -2,7 +2,7 @@
 // on 127.0.0.1 with PORT=0 (every thread listens on its own random port, so a
 // test can address one thread) and a fresh temporary data directory holding a
 // copy of the cached IP database.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,6 +83,27 @@ export function childEnv(dataDir: string, env: Env = {}): NodeJS.ProcessEnv {
     else out[k] = v;
   }
   return out;
+}
+
+const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));
+
+/**
+ * A wrapper (StartOptions.wrapper) that runs its command under an open-file
+ * limit of `n`, soft and hard: util-linux's prlimit, else the shell's ulimit.
+ */
+export function fileLimitWrapper(n: number): string[] {
+  return PRLIMIT ? [PRLIMIT, `--nofile=${n}:${n}`] : ['sh', '-c', `ulimit -n ${n} && exec "$0" "$@"`];
+}
+
+/**
+ * Runs `splitguard serve` on `dataDir` until it ends by itself: for starts
+ * that must be refused. One that hangs is killed after 20 s with SIGKILL, so
+ * that the test fails instead of waiting: SIGTERM waits for the server's
+ * handler, which never runs while its thread is blocked (in a read of a FIFO).
+ */
+export function serveToExit(dataDir: string, env: Env = {}, wrapper: string[] = []): SpawnSyncReturns<string> {
+  const [command, ...args] = [...wrapper, process.execPath, BIN, 'serve'];
+  return spawnSync(command, args, { env: childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1', ...env }), encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
 }
 
 export function readBootstrap(dataDir: string): Bootstrap {

@@ -3,9 +3,9 @@
 // child process whose every descriptor is taken, list() still finds the
 // connection and shutdown() still ends it.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { fileLimitWrapper } from '../helpers/server.js';
 
 const addon = path.resolve(import.meta.dirname, '../../build/Release/splitguard_ipdb.node');
 
@@ -54,10 +54,8 @@ server.listen(0, '127.0.0.1', () => {
 
 it('lists and shuts down a connection with every descriptor taken', () => {
   const args = ['-e', script, addon];
-  const prlimit = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));
-  const r = prlimit
-    ? spawnSync(prlimit, ['--nofile=128:128', process.execPath, ...args], { encoding: 'utf8', timeout: 20_000 })
-    : spawnSync('sh', ['-c', 'ulimit -n 128 && exec "$0" "$@"', process.execPath, ...args], { encoding: 'utf8', timeout: 20_000 });
+  const [command, ...wrapper] = fileLimitWrapper(128);
+  const r = spawnSync(command, [...wrapper, process.execPath, ...args], { encoding: 'utf8', timeout: 20_000 });
   expect(r.stderr).toBe('');
   const out = JSON.parse(r.stdout) as Record<string, unknown>;
   expect(out.emfile).toBe(true);

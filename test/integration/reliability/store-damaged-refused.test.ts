@@ -4,14 +4,13 @@
 // heap-corruption abort: store/lmdb-file.ts). One damage per case, each made
 // to a copy of a store a real server wrote; `serve` and `backup` must both
 // refuse it.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { BIN, childEnv, startServer, tempDataDir } from '../../helpers/server.js';
+import { serveToExit, startServer, tempDataDir } from '../../helpers/server.js';
 
 const healthy = tempDataDir();
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'splitguard-damaged-'));
@@ -53,13 +52,7 @@ it.each(DAMAGE)('%s: serve and backup exit 1 naming %s, and nothing crashes', as
   damage(path.join(dataDir, 'db', file));
   const named = path.join(dataDir, 'db', file);
 
-  const served = spawnSync(process.execPath, [BIN, 'serve'], {
-    env: childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1' }),
-    encoding: 'utf8',
-    // A start that hangs must fail the test, not hold it: SIGTERM waits for a handler that a blocked thread never runs.
-    timeout: 20_000,
-    killSignal: 'SIGKILL',
-  });
+  const served = serveToExit(dataDir);
   expect(served.signal, served.stderr).toBeNull();
   expect(served.status, served.stderr).toBe(1);
   expect(served.stderr).toContain(`splitguard: the storage in the data directory cannot be opened: ${named}: `);

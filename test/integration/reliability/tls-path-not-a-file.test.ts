@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, childEnv, type Env, startServer, tempDataDir } from '../../helpers/server.js';
+import { type Env, serveToExit, startServer, tempDataDir } from '../../helpers/server.js';
 
 const dataDir = tempDataDir();
 const cert = path.join(dataDir, 'tls', 'cert.pem');
@@ -18,9 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function serve(env: Env = {}) {
-  return spawnSync(process.execPath, [BIN, 'serve'], { env: childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1', ...env }), encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
-}
+const serve = (env: Env = {}) => serveToExit(dataDir, env);
 
 /** Puts a FIFO (mkfifo) or a directory at `file`, runs `fn`, then puts back what was there. */
 function replaced(file: string, kind: 'fifo' | 'directory', fn: () => void): void {

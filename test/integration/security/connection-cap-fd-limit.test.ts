@@ -6,18 +6,15 @@
 // within a few seconds, the CPU settles, and SIGTERM still ends the server
 // with exit code 0. The per-address cap is set high so that only the global
 // cap acts.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
 import { cpuTicks, type HeldConnection, holdConnection, metric, shedInLogs, sleep } from '../../helpers/connections.js';
 import { waitUntil } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { fileLimitWrapper, startServer, type TestServer } from '../../helpers/server.js';
 
 const LIMIT = 300;
 const CLOCK_TICKS_PER_SECOND = 100;
-const prlimit = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));
-// `sh -c 'ulimit -n 300 && exec node ...'` where util-linux's prlimit is missing.
-const wrapper = prlimit ? [prlimit, `--nofile=${LIMIT}:${LIMIT}`] : ['sh', '-c', `ulimit -n ${LIMIT} && exec "$0" "$@"`];
+const wrapper = fileLimitWrapper(LIMIT);
 
 let server: TestServer;
 const held: HeldConnection[] = [];

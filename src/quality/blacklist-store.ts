@@ -44,25 +44,32 @@ export function builtInEntries(listed: ReadonlyMap<number, ListedAsn> = NO_LISTE
   return out;
 }
 
+/** One entry as the API shows it: a built-in entry `e` with the operator's change `c`, or a custom entry (`e` undefined). */
+function viewOf(e: BlacklistEntry | undefined, c: BlacklistChange | undefined): BlacklistView {
+  if (e) {
+    return {
+      asn: e.asn, provider: e.provider, category: e.category, level: e.level, built_in: true,
+      enabled: !c?.disabled, source: e.source, note: c?.note || null, updated_at: c?.updatedAt ?? null,
+    };
+  }
+  return {
+    asn: c!.asn, provider: c!.provider, category: c!.category, level: c!.level, built_in: false,
+    enabled: !c!.disabled, source: null, note: c!.note || null, updated_at: c!.updatedAt,
+  };
+}
+
 /** Every entry, built-in and custom, enabled or not, ordered by ASN. */
 export function listBlacklist(stored: BlacklistChanges, listed?: ReadonlyMap<number, ListedAsn>): BlacklistView[] {
   const changes = new Map<number, BlacklistChange>();
   for (const value of stored.all()) changes.set(value.asn, value);
   const out: BlacklistView[] = [];
   for (const e of builtInEntries(listed)) {
-    const c = changes.get(e.asn);
-    out.push({
-      asn: e.asn, provider: e.provider, category: e.category, level: e.level, built_in: true,
-      enabled: !c?.disabled, source: e.source, note: c?.note || null, updated_at: c?.updatedAt ?? null,
-    });
+    out.push(viewOf(e, changes.get(e.asn)));
     changes.delete(e.asn);
   }
   for (const c of changes.values()) {
     if (c.builtIn) continue; // a change for a built-in entry that a release removed
-    out.push({
-      asn: c.asn, provider: c.provider, category: c.category, level: c.level, built_in: false,
-      enabled: !c.disabled, source: null, note: c.note || null, updated_at: c.updatedAt,
-    });
+    out.push(viewOf(undefined, c));
   }
   return out.sort((a, b) => a.asn - b.asn);
 }
@@ -90,7 +97,7 @@ export interface CustomEntryInput {
 export async function addCustomEntry(stored: BlacklistChanges, input: CustomEntryInput, listed?: ReadonlyMap<number, ListedAsn>): Promise<BlacklistView> {
   const asn = input.asn;
   if (!Number.isInteger(asn) || (asn as number) < 1 || (asn as number) > 0xffffffff) throw invalidParameter('asn', 'must be an integer from 1 to 4294967295');
-  if (typeof input.provider !== 'string' || input.provider.trim() === '' || input.provider.length > 200) throw invalidParameter('provider', 'must be a string of 1 to 200 characters');
+  if (typeof input.provider !== 'string' || input.provider.trim() === '' || input.provider.trim().length > 200) throw invalidParameter('provider', 'must be a string of 1 to 200 characters');
   if (!BLACKLIST_CATEGORIES.includes(input.category as BlacklistCategory)) throw invalidParameter('category', `must be one of ${BLACKLIST_CATEGORIES.join(', ')}`);
   // Optional means absent: null is a wrong type, as for every other field.
   const level = input.level === undefined ? 'low' : input.level;
@@ -106,20 +113,20 @@ export async function addCustomEntry(stored: BlacklistChanges, input: CustomEntr
   return listBlacklist(stored, listed).find((e) => e.asn === change.asn)!;
 }
 
-/** Enables or disables a built-in or custom entry; not_found when the ASN is on neither list. */
+/**
+ * Enables or disables a built-in or custom entry; not_found when the ASN is
+ * on neither list. The stored entry is read and written in one transaction,
+ * so a concurrent removal or edit is either before or after this one, and the
+ * answer is this edit's result.
+ */
 export async function setEnabled(stored: BlacklistChanges, asn: number, enabled: boolean, note?: string, listed?: ReadonlyMap<number, ListedAsn>): Promise<BlacklistView> {
   const builtIn = builtInEntries(listed).find((e) => e.asn === asn);
-  const existing = stored.get(asn);
-  if (builtIn || existing) {
-    const base: BlacklistChange = existing ?? {
-      asn, builtIn: true, disabled: false, provider: builtIn!.provider, category: builtIn!.category,
-      level: builtIn!.level, note: '', updatedAt: '',
-    };
-    await stored.put({ ...base, disabled: !enabled, note: note ?? base.note, updatedAt: new Date().toISOString() });
-  }
-  const view = listBlacklist(stored, listed).find((e) => e.asn === asn);
-  if (!view) throw new AppError('not_found', `AS${asn} is not on the blacklist`);
-  return view;
+  const seed: BlacklistChange | null = builtIn
+    ? { asn, builtIn: true, disabled: false, provider: builtIn.provider, category: builtIn.category, level: builtIn.level, note: '', updatedAt: '' }
+    : null;
+  const written = await stored.setEnabled(asn, { disabled: !enabled, note, updatedAt: new Date().toISOString() }, seed);
+  if (!written) throw new AppError('not_found', `AS${asn} is not on the blacklist`);
+  return viewOf(builtIn, written);
 }
 
 /** Removes a custom entry; built-in entries can only be disabled. */

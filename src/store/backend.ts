@@ -10,7 +10,7 @@
 // committed, it is visible to every reader of this process, and every cache
 // has been told through the change feed (feed.ts). Refusals that depend on
 // stored state (quota_exceeded) are decided inside the writing transaction.
-import type { Account, ApiKey, BlacklistChange, ConsoleSession, DayStats, User } from './db.js';
+import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from './db.js';
 import type { ConversionInput, VisitCounts } from './experiments-store.js';
 import type { Route, RouteChanges } from './routes-store.js';
 
@@ -51,7 +51,12 @@ export interface Backend {
 
   /** False when the ASN already has an entry. */
   addBlacklistEntry(change: BlacklistChange): Promise<boolean>;
-  putBlacklistEntry(change: BlacklistChange): Promise<void>;
+  /**
+   * Enables or disables an entry and sets its note (undefined keeps it) in one
+   * transaction, reading the stored entry there (`seed`, a built-in entry's
+   * first change, when none is stored); null when neither exists.
+   */
+  setBlacklistEnabled(asn: number, edit: BlacklistEdit, seed: BlacklistChange | null): Promise<BlacklistChange | null>;
   removeBlacklistEntry(asn: number): Promise<boolean>;
 
   /** Refresh and feed state under a name (state-store.ts); `null` removes it. */

@@ -2,7 +2,7 @@
 // validates them and merges them with the built-in entries): read from the
 // local store, written through the back end.
 import type { Backend } from './backend.js';
-import type { BlacklistChange, Stores } from './db.js';
+import type { BlacklistChange, BlacklistEdit, Stores } from './db.js';
 
 export class BlacklistChanges {
   readonly #stores: Stores;
@@ -26,8 +26,9 @@ export class BlacklistChanges {
     return this.#backend.addBlacklistEntry(change);
   }
 
-  put(change: BlacklistChange): Promise<void> {
-    return this.#backend.putBlacklistEntry(change);
+  /** The entry as written, or null when the ASN has none and `seed` is null (Backend.setBlacklistEnabled). */
+  setEnabled(asn: number, edit: BlacklistEdit, seed: BlacklistChange | null): Promise<BlacklistChange | null> {
+    return this.#backend.setBlacklistEnabled(asn, edit, seed);
   }
 
   /** False when the ASN has no entry. */

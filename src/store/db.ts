@@ -81,6 +81,13 @@ export interface BlacklistChange {
   updatedAt: string;
 }
 
+/** An enable or disable of a blacklist entry (Backend.setBlacklistEnabled); a note left undefined is kept. */
+export interface BlacklistEdit {
+  disabled: boolean;
+  note: string | undefined;
+  updatedAt: string;
+}
+
 export interface Stores {
   root: RootDatabase;
   meta: Database<unknown, string>;

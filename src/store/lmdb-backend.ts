@@ -8,7 +8,7 @@ import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
 import type { ConversionInput, VisitCounts } from './experiments-store.js';
 import { Hll } from '../experiments/hll.js';
-import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
+import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
 import { applyRouteChanges, newCode, type Route, type RouteChanges } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
@@ -169,8 +169,14 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  putBlacklistEntry(change: BlacklistChange): Promise<void> {
-    return this.#write(() => this.#putBlacklist(change));
+  setBlacklistEnabled(asn: number, edit: BlacklistEdit, seed: BlacklistChange | null): Promise<BlacklistChange | null> {
+    return this.#write(() => {
+      const base = this.#s.blacklist.get(asn) ?? seed;
+      if (!base) return null;
+      const change: BlacklistChange = { ...base, disabled: edit.disabled, note: edit.note ?? base.note, updatedAt: edit.updatedAt };
+      this.#putBlacklist(change);
+      return change;
+    });
   }
 
   #putBlacklist(change: BlacklistChange): void {

@@ -14,7 +14,7 @@ import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
 import type { Backend, DayCounts, NewAccount } from '../backend.js';
 import type { ConversionInput, VisitCounts } from '../experiments-store.js';
-import type { Account, ApiKey, BlacklistChange, ConsoleSession, DayStats, User } from '../db.js';
+import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from '../db.js';
 import { applyRouteChanges, newCode, type Route, type RouteChanges } from '../routes-store.js';
 import { Hll } from '../../experiments/hll.js';
 import { appendChanges, type NewChange } from './changes.js';
@@ -211,15 +211,20 @@ export class PgBackend implements Backend {
     });
   }
 
-  putBlacklistEntry(change: BlacklistChange): Promise<void> {
+  setBlacklistEnabled(asn: number, edit: BlacklistEdit, seed: BlacklistChange | null): Promise<BlacklistChange | null> {
     return this.#write(async (c) => {
-      const { rows } = await c.query(
-        `INSERT INTO blacklist VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (asn) DO UPDATE SET
-           built_in = EXCLUDED.built_in, disabled = EXCLUDED.disabled, provider = EXCLUDED.provider, category = EXCLUDED.category,
-           level = EXCLUDED.level, note = EXCLUDED.note, updated_at = EXCLUDED.updated_at RETURNING *`,
-        this.#blacklistValues(change),
-      );
-      return { out: undefined, changes: [{ kind: 'blacklist', key: change.asn, record: blacklistOf(rows[0]) }] };
+      const note = edit.note ?? null;
+      // One statement either way: the row's own note is what an undefined note keeps.
+      const { rows } = seed
+        ? await c.query(
+          `INSERT INTO blacklist VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (asn) DO UPDATE SET
+             disabled = EXCLUDED.disabled, note = COALESCE($9, blacklist.note), updated_at = EXCLUDED.updated_at RETURNING *`,
+          [...this.#blacklistValues({ ...seed, disabled: edit.disabled, note: edit.note ?? seed.note, updatedAt: edit.updatedAt }), note],
+        )
+        : await c.query('UPDATE blacklist SET disabled = $2, note = COALESCE($3, note), updated_at = $4 WHERE asn = $1 RETURNING *', [asn, edit.disabled, note, edit.updatedAt]);
+      if (rows.length === 0) return { out: null, changes: [] };
+      const record = blacklistOf(rows[0]);
+      return { out: record, changes: [{ kind: 'blacklist', key: asn, record }] };
     });
   }
 

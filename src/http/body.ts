@@ -37,19 +37,28 @@ export function readBody(exchange: Exchange, declared: string, limit = BODY_LIMI
   });
 }
 
-// A fast pre-check: only bodies that may hold a forbidden key pay for the
-// reviver. A key can also be spelt with escapes ("\u005f_proto__"), which
-// JSON.parse decodes, so any body with a \u escape takes the reviver too.
+// A fast pre-check: only bodies that may hold a forbidden key or a lone
+// surrogate pay for the reviver. A key can also be spelt with escapes
+// ("\u005f_proto__"), which JSON.parse decodes, so any body with a \u escape
+// takes the reviver too; a lone surrogate can only come from an escape (the
+// UTF-8 decoder refuses one in the bytes).
 const POISON = /"(?:__proto__|constructor|prototype)"\s*:|\\u/;
+
+/** An unpaired UTF-16 surrogate: what String.prototype.isWellFormed (ES2024; not in TypeScript's ES2022 library) looks for. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function rejectPoison(key: string, value: unknown): unknown {
   if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
     throw new AppError('invalid_json', `the key "${key}" is not allowed`, key);
   }
+  // Not text: stored as UTF-8, it would come back as U+FFFD, not as what was acknowledged.
+  if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) {
+    throw new AppError('invalid_json', `${LONE_SURROGATE.test(key) ? 'a key' : `"${key}"`} holds an unpaired UTF-16 surrogate (\\ud800 to \\udfff), which is not text`, key);
+  }
   return value;
 }
 
-/** Parses a JSON body; invalid_json for malformed input, bad UTF-8 or forbidden keys. */
+/** Parses a JSON body; invalid_json for malformed input, bad UTF-8, unpaired surrogates or forbidden keys. */
 export function parseJson(body: Buffer): unknown {
   let text: string;
   try {

@@ -1,6 +1,7 @@
 // JSON request bodies (src/http/body.ts parseJson): a body is UTF-8 JSON,
-// not empty, and carries no key that could poison a prototype, however the
-// key is spelt; every refusal is invalid_json, naming the key when there is one.
+// not empty, holds only text (no unpaired surrogate spelt as an escape), and
+// carries no key that could poison a prototype, however the key is spelt;
+// every refusal is invalid_json, naming the key when there is one.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { parseJson } from '../../../src/http/body.js';
@@ -47,6 +48,22 @@ describe('parseJson', () => {
 
   it('refuses bytes that are not UTF-8', () => {
     expect(refusal(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])).message).toMatch(/not valid UTF-8/);
+  });
+
+  it.each([
+    ['name', '{"name":"ab\\ud800cd"}'],
+    ['note', '{"a":{"note":"\\udc00team"}}'],
+    ['1', '["ok","x\\udbff"]'],
+    ['\ud800', '{"\\ud800":1}'],
+  ])('refuses an unpaired surrogate in %s (%s): stored as UTF-8 it would not be what was sent', (field, text) => {
+    const err = refusal(text);
+    expect(err.code).toBe('invalid_json');
+    expect(err.field).toBe(field);
+    expect(err.message).toMatch(/unpaired UTF-16 surrogate/);
+  });
+
+  it('accepts surrogate pairs, escaped or not', () => {
+    expect(parse('{"name":"\\ud83d\\ude00 \u{1F600}"}')).toEqual({ name: '\u{1F600} \u{1F600}' });
   });
 
   it('refuses malformed JSON with the parser reason', () => {

@@ -66,7 +66,7 @@ class Owners {
 /** Validates one conversion object; `at` prefixes field names in a batch ("conversions[3]."). */
 function check(raw: unknown, at: string, account: Account, owners: Owners, ids: ClickIds, now: number): Checked {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new AppError('invalid_parameter', `${at || 'the body'} must be an object with click_id`, at ? at.slice(0, -1) : 'body');
+    throw new AppError('invalid_parameter', `${at ? at.slice(0, -1) : 'the body'} must be an object with click_id`, at ? at.slice(0, -1) : 'body');
   }
   const body = raw as Record<string, unknown>;
   for (const k of Object.keys(body)) if (!(FIELDS as readonly string[]).includes(k)) throw invalidParameter(`${at}${k}`, 'is not a known field');

@@ -8,7 +8,7 @@ import { objectBody, queryParams } from './validate.js';
 const BATCH_LIMIT = 50;
 
 function level(value: unknown, field: string): Level {
-  if (value === undefined || value === '') return 'medium';
+  if (value === undefined) return 'medium';
   const l = parseLevel(value);
   if (!l) throw invalidParameter(field, `must be one of ${LEVELS.join(', ')}`);
   return l;

@@ -38,6 +38,7 @@ export function queryParams(query: string, allowed: readonly string[]): URLSearc
   const q = new URLSearchParams(query);
   const seen = new Set<string>();
   for (const key of q.keys()) {
+    if (key === '') throw invalidParameter('query', 'has a parameter without a name');
     if (!allowed.includes(key)) throw invalidParameter(key, 'is not a known parameter');
     if (seen.has(key)) throw invalidParameter(key, 'is given more than once');
     seen.add(key);

@@ -111,12 +111,12 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i];
     if (p.charCodeAt(0) === 58) {
-      let value: string;
+      // A malformed escape (%ZZ) is handed over as it came: the path names this
+      // endpoint, and the handler's check of the value says what is wrong with it.
+      let value = parts[i];
       try {
-        value = decodeURIComponent(parts[i]);
-      } catch {
-        return null;
-      }
+        value = decodeURIComponent(value);
+      } catch {}
       params[p.slice(1)] = value;
     } else if (p !== parts[i]) {
       return null;

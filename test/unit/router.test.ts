@@ -17,6 +17,11 @@ describe('Router.match', () => {
     .add('GET', '/v1/account', reply('account'))
     .add('PUT', '/v1/account', reply('account put'));
 
+  it('hands a parameter with a malformed escape over as it came, for the handler to refuse', () => {
+    const m = r.match('GET', '/v1/things/%ZZ');
+    expect(m.kind === 'found' && m.params).toEqual({ id: '%ZZ' });
+    expect(r.match('GET', '/v1/things/a%20b').kind === 'found' && (r.match('GET', '/v1/things/a%20b') as { params: unknown }).params).toEqual({ id: 'a b' });
+  });
   it('finds a literal path by method', () => {
     expect(tagOf(r.match('GET', '/v1/account'))).toBe('account');
     expect(tagOf(r.match('PUT', '/v1/account'))).toBe('account put');

@@ -8,13 +8,16 @@
 // `visitors` is the union of the days' sketches (a visitor seen on three days
 // counts once). A rate's denominator is max(visitors, conversions): the
 // estimate can fall a little under the true count, and a rate above 1 would
-// be meaningless.
+// be meaningless. A variant with no visitors has no statistics, whatever its
+// conversions (they can be acknowledged before the visits' flush reaches the
+// store): a rate of 1 and a p-value from nothing would read as a result.
 //
-// The SRM check compares visitors with the current weights, counting only
+// The SRM check compares visitors with the current weights, allowing for the
+// sketches' own error (stats.ts srm), and counting only
 // days after the weights last changed (the day of a change mixes two
 // splits): from the UTC day after weightsChangedAt, or from the creation day
 // if they never changed. Until such a day exists its p_value is null.
-import { Hll } from './hll.js';
+import { Hll, RELATIVE_ERROR } from './hll.js';
 import { probBest, relativeLift, srm, wilson, zTestPValue } from './stats.js';
 import type { Experiments } from '../store/experiments-store.js';
 import { type Route, VARIANT_KEYS, variantsOf } from '../store/routes-store.js';
@@ -52,7 +55,7 @@ function union(rows: ((Uint8Array | undefined)[] | undefined)[], count: number):
 }
 
 function goalStats(count: number[], visitors: number[]) {
-  const n = visitors.map((v, i) => Math.max(v, count[i] ?? 0));
+  const n = visitors.map((v, i) => (v > 0 ? Math.max(v, count[i] ?? 0) : 0));
   const x = n.map((_, i) => count[i] ?? 0);
   const best = probBest(n.map((nv, i) => (nv > 0 ? { x: x[i], n: nv } : null)));
   return n.map((nv, i) => {
@@ -75,7 +78,7 @@ function goalStats(count: number[], visitors: number[]) {
 function view(period: Period, route: Route, goals: string[]) {
   const variants = variantsOf(route);
   const perGoal = new Map(goals.map((g) => [g, goalStats(period.conversions.get(g) ?? [], period.visitors)]));
-  const check = period.srmVisitors === null ? { p_value: null, alert: false } : srm(period.srmVisitors, variants.map((v) => v.weight));
+  const check = period.srmVisitors === null ? { p_value: null, alert: false } : srm(period.srmVisitors, variants.map((v) => v.weight), RELATIVE_ERROR);
   return {
     goals,
     variants: variants.map((v, i) => ({

@@ -5,10 +5,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RELATIVE_ERROR } from '../../../src/experiments/hll.js';
 import { probBest, relativeLift, srm, wilson, zTestPValue } from '../../../src/experiments/stats.js';
 
 const SCRIPT = path.join(import.meta.dirname, '../../helpers/scipy-reference.py');
-const hasScipy = spawnSync('python3', ['-c', 'import scipy'], { stdio: 'ignore' }).status === 0;
+const hasScipy = spawnSync('python3', ['-c', 'import scipy, mpmath'], { stdio: 'ignore' }).status === 0;
 
 function scipy(cases: Record<string, unknown>[]): unknown[] {
   return JSON.parse(execFileSync('python3', [SCRIPT], { input: JSON.stringify(cases), maxBuffer: 1 << 24 }).toString()) as unknown[];
@@ -145,7 +146,13 @@ describe.skipIf(!hasScipy)('against SciPy, computed at test time', () => {
   });
 
   it('probability of being best: two arms against Evan Miller\'s exact sum', () => {
-    const cases = [[0, 1, 0, 1], [1, 1, 0, 1], [3, 10, 5, 10], [61, 1204, 75, 1198], [0, 100, 2, 100], [100, 100, 99, 100], [12, 3000, 20, 3000]];
+    const cases = [
+      [0, 1, 0, 1], [1, 1, 0, 1], [3, 10, 5, 10], [61, 1204, 75, 1198], [0, 100, 2, 100], [100, 100, 99, 100], [12, 3000, 20, 3000],
+      // Arms of very different sizes (a variant added late, a 99/1 canary): the narrow arm's CDF is a step inside one of the wide arm's panels.
+      [1000, 100_000, 0, 50], [1000, 100_000, 1, 100], [1000, 100_000, 0, 10], [500, 99_000, 7, 1000], [5, 20, 2000, 10_000],
+      // A billion visitors an arm.
+      [0, 1e9, 1, 1e9], [1000, 1e9, 1050, 1e9],
+    ];
     const want = scipy(cases.map(([xa, na, xb, nb]) => ({ kind: 'miller', xa, na, xb, nb }))) as number[];
     cases.forEach(([xa, na, xb, nb], i) => close(probBest([{ x: xa, n: na }, { x: xb, n: nb }])[1], want[i], 1e-9));
   });
@@ -156,6 +163,7 @@ describe.skipIf(!hasScipy)('against SciPy, computed at test time', () => {
       [{ x: 0, n: 1 }, { x: 1, n: 1 }, { x: 0, n: 3 }, { x: 2, n: 3 }],
       [{ x: 10, n: 100 }, { x: 11, n: 100 }, { x: 12, n: 100 }, { x: 9, n: 100 }, { x: 10, n: 110 }, { x: 0, n: 100 }, { x: 100, n: 100 }, { x: 13, n: 90 }],
       [{ x: 15_000, n: 100_000 }, { x: 15_200, n: 100_000 }, { x: 14_900, n: 100_000 }],
+      [{ x: 5000, n: 100_000 }, { x: 6, n: 100 }, { x: 55, n: 1000 }],
     ];
     const want = scipy(cases.map((arms) => ({ kind: 'prob_best', arms }))) as number[][];
     cases.forEach((arms, i) => {
@@ -172,5 +180,15 @@ describe.skipIf(!hasScipy)('against SciPy, computed at test time', () => {
     ];
     const want = scipy(cases.map(([observed, weights]) => ({ kind: 'srm', observed, weights }))) as number[];
     cases.forEach(([o, w], i) => close(srm(o, w).p_value, want[i], 1e-9));
+  });
+
+  it('SRM p-values of estimated counts (the sketches\' 0.57 %): two arms in closed form, more by numpy', () => {
+    const cases: [number[], number[]][] = [
+      [[1_004_000, 996_000], [1, 1]], [[120_400, 119_800], [50, 50]], [[1204, 1198], [50, 50]], [[1_020_000, 980_000], [1, 1]],
+      [[100_000, 200_500, 299_000, 400_100], [10, 20, 30, 40]], [[500_000, 0, 480_000], [40, 0, 60]],
+      [[7000, 9000, 11_000, 5000, 8000, 6000, 10_000, 12_000], [1, 1, 1, 1, 1, 1, 1, 1]],
+    ];
+    const want = scipy(cases.map(([observed, weights]) => ({ kind: 'srm_estimated', observed, weights, error: RELATIVE_ERROR }))) as number[];
+    cases.forEach(([o, w], i) => close(srm(o, w, RELATIVE_ERROR).p_value, want[i], 1e-9));
   });
 });

@@ -1,0 +1,49 @@
+// A variant with conversions but no visitors yet (conversions are answered
+// once committed; the redirect's visits reach the store up to a second later)
+// has no statistics in the experiment report: count as counted, and null
+// rate, interval, lift, p-value and probability of being best, as docs/api.md
+// says. Before, its denominator was its own count: a rate of 1 and a
+// "significant" lift from nothing.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { Hll } from '../../../src/experiments/hll.js';
+import { experimentReport } from '../../../src/experiments/report.js';
+import { openStores } from '../../../src/store/db.js';
+import { Experiments } from '../../../src/store/experiments-store.js';
+import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
+import type { Route } from '../../../src/store/routes-store.js';
+import { DAY_MS } from '../../../src/store/stats-store.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-report-'));
+const stores = openStores(dir);
+const experiments = new Experiments(new LmdbBackend(stores));
+afterAll(async () => {
+  await stores.root.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const TODAY = 20_415;
+const iso = (day: number) => new Date(day * DAY_MS + 3_600_000).toISOString();
+const route: Route = {
+  id: 3, accountId: 1, code: 'BBBBBBBB', name: 'r', pageA: 'https://a.example/', pageB: 'https://b.example/', splitRatio: 0.5,
+  defaultGroup: 'a', interceptLevel: 'off', variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }],
+  status: 'active', createdAt: iso(TODAY - 2), updatedAt: iso(TODAY),
+};
+
+it('gives a variant without visitors no rate, interval, lift, p-value or probability', async () => {
+  const a = new Hll();
+  for (let i = 0; i < 100; i++) a.add(Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0);
+  await experiments.addVisits([{ routeId: 3, day: TODAY, clicks: [100, 0], sketches: [a.serialize(), null] }]);
+  const conversion = (visitor: string, variant: number) => ({ routeId: 3, goal: 'signup', visitor, variant, day: TODAY, at: 0, value: null });
+  await experiments.addConversions([
+    ...Array.from({ length: 10 }, (_, i) => conversion(`a${String(i).padStart(15, '0')}`, 0)),
+    ...Array.from({ length: 3 }, (_, i) => conversion(`b${String(i).padStart(15, '0')}`, 1)),
+  ]);
+  const report = await experimentReport(experiments, route, TODAY);
+  const [va, vb] = report.variants;
+  expect(vb.visitors).toBe(0);
+  expect(vb.conversions.signup).toEqual({ count: 3, rate: null, ci95: null, lift: null, lift_ci95: null, p_value: null, prob_best: null });
+  expect(va.conversions.signup).toMatchObject({ count: 10, rate: 0.1, prob_best: 1 });
+});

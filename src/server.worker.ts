@@ -142,7 +142,7 @@ registerIpdbEndpoints(router, storage.state, () => database, {
     port.postMessage({ type: 'refresh', thread: input.thread, accountId } satisfies WorkerMessage);
     return { started: true, startedAt: now };
   },
-}, input.config.feeds);
+}, input.config);
 
 // Cluster-wide with SPLITGUARD_REDIS_URL, this process's tables standing in
 // while Redis is away; else the tables alone. The redirect never counts here.

@@ -1,16 +1,19 @@
 // POST /v1/ip/update: start a database refresh (or join the running one), at
 // most once an hour per account. GET /v1/ip/database: what is serving, the
 // last refresh with its per-source outcome (`nodes`, the contract's word), and the next scheduled one.
+import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Router } from '../http/router.js';
 import type { IpDatabase } from '../ipdb/database.js';
-import type { FeedDefinition } from '../ipdb/feeds/registry.js';
 import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
 import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
 import type { StateStore } from '../store/state-store.js';
 import { objectBody } from './validate.js';
 
 const TRIGGER_INTERVAL_MS = 3_600_000;
+
+/** The configured feeds, and the data directory whose feed files the states name. */
+type FeedConfig = Pick<Config, 'feeds' | 'dataDir'>;
 
 export interface RefreshControl {
   /** ms since the epoch when the running refresh started, or 0. */
@@ -30,11 +33,11 @@ export interface RefreshControl {
  * database's hosting list: they show the version of their own data and no
  * ranges.
  */
-function feedViews(feeds: readonly FeedDefinition[], db: IpDatabase | null, stored: StateStore) {
-  return feeds.map((def) => {
+function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore) {
+  return config.feeds.map((def) => {
     const state = feedState(stored, def.name);
     const held = def.list === undefined ? (db?.info.feeds.find((f) => f.name === def.name) ?? null) : null;
-    const listData = def.list === undefined ? null : hasGoodData(state) ? { version: state.version, fetchedAt: state.fetched_at } : def.snapshot ? { version: `snapshot ${def.snapshot.date}`, fetchedAt: new Date(Date.parse(def.snapshot.date)).toISOString() } : null;
+    const listData = def.list === undefined ? null : hasGoodData(state, config.dataDir) ? { version: state.version, fetchedAt: state.fetched_at } : def.snapshot ? { version: `snapshot ${def.snapshot.date}`, fetchedAt: new Date(Date.parse(def.snapshot.date)).toISOString() } : null;
     return {
       name: def.name,
       label: def.label,
@@ -49,7 +52,7 @@ function feedViews(feeds: readonly FeedDefinition[], db: IpDatabase | null, stor
   });
 }
 
-export function registerIpdbEndpoints(router: Router, state: StateStore, database: () => IpDatabase | null, control: RefreshControl, feeds: readonly FeedDefinition[]): void {
+export function registerIpdbEndpoints(router: Router, state: StateStore, database: () => IpDatabase | null, control: RefreshControl, config: FeedConfig): void {
   router.add(
     'POST',
     '/v1/ip/update',
@@ -96,7 +99,7 @@ export function registerIpdbEndpoints(router: Router, state: StateStore, databas
         refresh_running: since !== 0,
         last_refresh: lastRefresh(state),
         next_refresh_at: next === null ? null : new Date(next).toISOString(),
-        feeds: feedViews(feeds, db, state),
+        feeds: feedViews(config, db, state),
       },
     };
   });

@@ -64,7 +64,7 @@ export function ensureCurrentDatabase(
     sourceName: source.name,
     dataVersion: source.version,
     onProgress,
-    feeds: feedFiles(feeds, null),
+    feeds: feedFiles(feeds, null, dataDir),
     excludeAsns: excludedFromAsnFeeds(),
   });
   installDatabaseFile(bytes, file);

@@ -159,6 +159,8 @@ async function fetchFile(url: string, dest: string, known: Validators | undefine
   } catch (err) {
     throw new FetchError(url, (err as NodeJS.ErrnoException).code ?? 'cannot read');
   }
+  // A FIFO would block the copy (and the refresh) for good; a directory has nothing to copy.
+  if (!st.isFile()) throw new FetchError(url, 'not a regular file');
   const etag = `"${st.size}-${st.mtimeMs}"`;
   if (known?.etag === etag) return { url, file: null, bytes: 0, validators: known };
   await copyFile(file, dest);

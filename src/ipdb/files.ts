@@ -1,8 +1,8 @@
 // Building a trie file from source files on disk and installing it safely.
-import { readFileSync } from 'node:fs';
 import { writeFileDurably } from '../durable-file.js';
 import path from 'node:path';
 import { AppError } from '../errors.js';
+import { readRegularFile } from '../regular-file.js';
 import { buildDatabase, type BuildReport, type FeedInput } from './build.js';
 import { ASN_FORMATS, type FeedFormat, parseFeed } from './feeds/parse.js';
 import { compileHostingList, type HostingListInput } from '../quality/hosting-list.js';
@@ -31,32 +31,47 @@ export interface FileBuildReport extends BuildReport {
 }
 
 /**
- * Reads the feeds' files into build input. A feed whose files cannot be
- * read or parsed is left out and reported: the ASN data and the other feeds
- * still build.
+ * Reads the feeds' files into build input. A download that cannot be read or
+ * parsed (damaged or replaced since it was saved) gives way to the feed's
+ * snapshot; a feed with nothing readable is left out. Either way it is
+ * reported (the refresh logs it): the ASN data and the other feeds still build.
  */
 function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: { name: string; error: string }[] } {
   const inputs: FeedInput[] = [];
   const errors: { name: string; error: string }[] = [];
   for (const f of feeds) {
     try {
-      const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
-      const asns: number[] = [];
-      const read = (file: string, format: FeedFormat) => {
-        const parsed = parseFeed(format, readFileSync(file), `${f.name} (${path.basename(file)})`);
-        ranges.v4.push(...(parsed.ranges?.v4 ?? []));
-        ranges.v6.push(...(parsed.ranges?.v6 ?? []));
-        asns.push(...(parsed.asns ?? []));
-      };
-      for (const file of f.files) read(file, f.format);
-      if (f.recent !== undefined) read(f.recent, 'cidr-lines');
-      const kind = ASN_FORMATS.includes(f.format) ? { asns } : { ranges };
-      inputs.push({ name: f.name, label: f.label, version: f.version, fetchedAt: f.fetchedAt, ...kind });
+      inputs.push(feedInput(f));
     } catch (err) {
-      errors.push({ name: f.name, error: (err as Error).message });
+      const error = (err as Error).message;
+      if (!f.fallback) {
+        errors.push({ name: f.name, error: `${error}; the feed is left out` });
+        continue;
+      }
+      try {
+        inputs.push(feedInput(f.fallback));
+        errors.push({ name: f.name, error: `${error}; its ${f.fallback.version} is folded in instead` });
+      } catch (again) {
+        errors.push({ name: f.name, error: `${error}; its snapshot too: ${(again as Error).message}` });
+      }
     }
   }
   return { inputs, errors };
+}
+
+function feedInput(f: FeedFile): FeedInput {
+  const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
+  const asns: number[] = [];
+  const read = (file: string, format: FeedFormat) => {
+    const parsed = parseFeed(format, readRegularFile(file), `${f.name} (${path.basename(file)})`);
+    ranges.v4.push(...(parsed.ranges?.v4 ?? []));
+    ranges.v6.push(...(parsed.ranges?.v6 ?? []));
+    asns.push(...(parsed.asns ?? []));
+  };
+  for (const file of f.files) read(file, f.format);
+  if (f.recent !== undefined) read(f.recent, 'cidr-lines');
+  const kind = ASN_FORMATS.includes(f.format) ? { asns } : { ranges };
+  return { name: f.name, label: f.label, version: f.version, fetchedAt: f.fetchedAt, ...kind };
 }
 
 /**
@@ -84,7 +99,7 @@ function hostingListInputs(lists: readonly FeedFile[], names: ReadonlyMap<number
   for (const f of lists) {
     const names = new Map<number, string>();
     for (const file of f.files) {
-      for (const [asn, name] of parseFeed(f.format, readFileSync(file), `${f.name} (${path.basename(file)})`).asnNames ?? []) if (!names.has(asn)) names.set(asn, name);
+      for (const [asn, name] of parseFeed(f.format, readRegularFile(file), `${f.name} (${path.basename(file)})`).asnNames ?? []) if (!names.has(asn)) names.set(asn, name);
     }
     byList[f.list!] = names;
   }
@@ -153,7 +168,7 @@ export function rebuildWithFeeds(database: string, options: BuildFromFilesOption
 export function buildFromFiles(files: string[], options: BuildFromFilesOptions = {}): { bytes: Uint8Array; report: FileBuildReport } {
   const inputs = files.map((file) => {
     try {
-      return { name: path.basename(file), data: readFileSync(file) };
+      return { name: path.basename(file), data: readRegularFile(file) };
     } catch (err) {
       throw new AppError('ipdb_source_unreadable', `${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, null, { cause: err });
     }

@@ -147,7 +147,7 @@ export class Refresher {
       const build = (base: Pick<BuildTask, 'files' | 'database'>, source: string, version: string) =>
         this.#build({
           ...base,
-          feeds: feedFiles(feeds, state),
+          feeds: feedFiles(feeds, state, dataDir),
           excludeAsns: [...(this.#options.excludeAsns ?? [])],
           out: path.join(work, 'candidate.trie'),
           cacheDir: path.dirname(current),
@@ -161,7 +161,7 @@ export class Refresher {
       }
       // The ASN data stays as installed; a feed changed, or the configuration
       // asks for another set of feeds: fold the feeds in again.
-      const refold = feedOutcomes.some((f) => f.outcome === 'updated') || foldsOtherFeeds(current, feedFiles(feeds, state));
+      const refold = feedOutcomes.some((f) => f.outcome === 'updated') || foldsOtherFeeds(current, feedFiles(feeds, state, dataDir));
       if (installed === null && refold && installedDamage(current) === null) {
         const db = IpDatabase.open(current);
         const { source, version } = db.info;
@@ -258,6 +258,7 @@ export class Refresher {
   async #build(task: BuildTask): Promise<BuildResult> {
     this.#pool ??= new Piscina({ filename: WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 10_000 });
     const result = (await this.#pool.run(task)) as BuildResult;
+    for (const { name, error } of result.report.feedErrors) log('warn', 'feed_unreadable', { feed: name, error });
     if (!result.idleScheduling) log('warn', 'ipdb_build_not_idle', { reason: 'the system refused SCHED_IDLE for the build thread; the build competed with serving at normal priority' });
     return result;
   }

@@ -70,7 +70,7 @@ export class RefreshScheduler {
     }
     if (nextRefreshAt(this.#state) === null) await storeNextDue(this.#state, nextDue(Date.now(), this.#config.ipdbRefreshHours));
     this.#arm();
-    if (foldsOtherFeeds(currentDatabasePath(this.#config.dataDir), feedFiles(this.#config.feeds, this.#state))) void this.run('configured feeds changed', 'refold');
+    if (foldsOtherFeeds(currentDatabasePath(this.#config.dataDir), feedFiles(this.#config.feeds, this.#state, this.#config.dataDir))) void this.run('configured feeds changed', 'refold');
     // Started again after a new election (cluster mode): one poll only.
     clearInterval(this.#feedPoll);
     this.#feedPoll = setInterval(() => {

@@ -9,8 +9,8 @@
 // follows the first field): one CIDR a line, then the time it was last seen,
 //   185.220.101.1/32 2026-11-23T10:00:00.000Z
 // It is written by the refresh only and replaced whole, never edited.
-import { readFileSync } from 'node:fs';
 import { log } from '../../log.js';
+import { readRegularFile } from '../../regular-file.js';
 import { cidrRange, type FeedFormat, parseFeed } from './parse.js';
 
 const DAY_MS = 86_400_000;
@@ -49,7 +49,7 @@ function note(into: Kept, family: 4 | 6, start: bigint, end: bigint, seen: numbe
 
 /** A recent file's entries; lines that are not "<CIDR> <ISO time>" are skipped (the file is rebuilt from what is readable). */
 function readRecent(file: string, into: Kept): void {
-  for (const line of readFileSync(file, 'latin1').split('\n')) {
+  for (const line of readRegularFile(file).toString('latin1').split('\n')) {
     const [cidr, time] = line.trim().split(/\s+/);
     const range = cidr && !cidr.startsWith('#') ? cidrRange(cidr) : null;
     const seen = Date.parse(time ?? '');
@@ -74,7 +74,7 @@ export function recentAfter(previous: PreviousData, current: Ranges, now: number
   }
   for (const file of previous.files) {
     try {
-      const parsed = parseFeed(previous.format, readFileSync(file), `${feedName} (previous data)`);
+      const parsed = parseFeed(previous.format, readRegularFile(file), `${feedName} (previous data)`);
       for (const [start, end] of parsed.ranges?.v4 ?? []) note(kept, 4, start, end, previous.seenAt);
       for (const [start, end] of parsed.ranges?.v6 ?? []) note(kept, 6, start, end, previous.seenAt);
     } catch (err) {

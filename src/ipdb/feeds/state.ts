@@ -3,8 +3,14 @@
 // attempt, stored as feed:<name> (store/state-store.ts), readable by every thread for
 // GET /v1/ip/database. A feed with no good download yet is built from its
 // shipped snapshot.
-import { existsSync } from 'node:fs';
+//
+// The state names its files by their names in the feed directory, resolved
+// against the data directory that reads them (feedPath): a copied, moved or
+// restored data directory reads and replaces its own files, never those of
+// the directory it came from. States written before held absolute paths;
+// their last component is the name.
 import path from 'node:path';
+import { isRegularFile } from '../../regular-file.js';
 import type { StateStore } from '../../store/state-store.js';
 import type { Validators } from '../fetch.js';
 import type { FeedLabel } from '../format.js';
@@ -13,13 +19,13 @@ import type { FeedFormat } from './parse.js';
 import { type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
 
 export interface FeedState {
-  /** The last good data: its version, when it was fetched, its entries, its files (absolute), its source. */
+  /** The last good data: its version, when it was fetched, its entries, its files (names in the feed directory), its source. */
   version: string | null;
   fetched_at: string | null;
   entries: number;
   files: string[];
   source: string | null;
-  /** For a feed with keepDays: its recent file (recent.ts, absolute; null when it remembers nothing). */
+  /** For a feed with keepDays: its recent file (recent.ts, a name in the feed directory; null when it remembers nothing). */
   recent: string | null;
   /** Validators of the last good download, per URL (sent only while its files exist). */
   validators: Record<string, Validators>;
@@ -41,6 +47,8 @@ export interface FeedFile {
   fetchedAt: number;
   /** An upstream list of the hosting/VPN ASN list (FeedDefinition.list). */
   list?: HostingListSource;
+  /** For a download: the feed's snapshot, folded in instead if the download cannot be read at build time. */
+  fallback?: FeedFile;
 }
 
 export const EMPTY_STATE: FeedState = {
@@ -62,26 +70,37 @@ export function saveFeedState(store: StateStore, name: string, state: FeedState)
   return store.put(key(name), state);
 }
 
-/** Whether the feed's last good download is still on disk. */
-export function hasGoodData(state: FeedState): boolean {
-  return state.files.length > 0 && state.files.every((f) => existsSync(f));
+/** Where a file the state names lies in `dataDir`. */
+export function feedPath(dataDir: string, stored: string): string {
+  return path.join(feedDir(dataDir), path.basename(stored));
+}
+
+/** Whether the feed's last good download is still in `dataDir`, as regular files. */
+export function hasGoodData(state: FeedState, dataDir: string): boolean {
+  return state.files.length > 0 && state.files.every((f) => isRegularFile(feedPath(dataDir, f)));
 }
 
 /**
  * What the builder folds in for a feed: its last good download, else its
  * snapshot; null for a feed with neither.
  */
-export function feedFile(f: FeedDefinition, state: FeedState): FeedFile | null {
-  if (hasGoodData(state)) {
-    const recent = state.recent !== null && existsSync(state.recent) ? { recent: state.recent } : {};
-    return { name: f.name, label: f.label, format: f.format, files: state.files, ...recent, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0, list: f.list };
+export function feedFile(f: FeedDefinition, state: FeedState, dataDir: string): FeedFile | null {
+  const snapshot = snapshotFile(f);
+  if (hasGoodData(state, dataDir)) {
+    const recentFile = state.recent === null ? null : feedPath(dataDir, state.recent);
+    const recent = recentFile !== null && isRegularFile(recentFile) ? { recent: recentFile } : {};
+    return { name: f.name, label: f.label, format: f.format, files: state.files.map((file) => feedPath(dataDir, file)), ...recent, version: state.version ?? 'unknown', fetchedAt: Date.parse(state.fetched_at ?? '') || 0, list: f.list, ...(snapshot ? { fallback: snapshot } : {}) };
   }
+  return snapshot;
+}
+
+function snapshotFile(f: FeedDefinition): FeedFile | null {
   if (!f.snapshot) return null;
   const recent = snapshotRecent(f);
   return { name: f.name, label: f.label, format: f.snapshot.format, files: snapshotFiles(f), ...(recent ? { recent } : {}), version: `snapshot ${f.snapshot.date}`, fetchedAt: Date.parse(f.snapshot.date), list: f.list };
 }
 
 /** feedFile for every feed, leaving out those with nothing to fold in. */
-export function feedFiles(feeds: readonly FeedDefinition[], store: StateStore | null): FeedFile[] {
-  return feeds.map((f) => feedFile(f, feedState(store, f.name))).filter((f): f is FeedFile => f !== null);
+export function feedFiles(feeds: readonly FeedDefinition[], store: StateStore | null, dataDir: string): FeedFile[] {
+  return feeds.map((f) => feedFile(f, feedState(store, f.name), dataDir)).filter((f): f is FeedFile => f !== null);
 }

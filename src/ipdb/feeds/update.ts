@@ -14,7 +14,7 @@ import { type FetchLimits, fetchSource, sourceName } from '../fetch.js';
 import { parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
-import { EMPTY_STATE, feedDir, feedFile, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
+import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
 
 /** A new download must keep at least this share of the last good data's entries. */
 const MIN_ENTRY_FRACTION = 0.5;
@@ -68,7 +68,7 @@ async function updateFeed(
 ): Promise<FeedOutcome> {
   const t0 = performance.now();
   const before = feedState(options.state, feed.name);
-  const good = hasGoodData(before);
+  const good = hasGoodData(before, options.dataDir);
   const now = new Date();
   const next = new Date(now.getTime() + feed.refreshHours * 3_600_000).toISOString();
   const errors: string[] = [];
@@ -115,8 +115,9 @@ async function updateFeed(
         next_due_at: next,
       };
       await saveFeedState(options.state, feed.name, state);
-      const kept = new Set([...files, recent]);
-      for (const old of [...before.files, before.recent]) if (old !== null && !kept.has(old)) rmSync(old, { force: true });
+      // Only this data directory's own files go (a state copied from another directory names that one's files by absolute path).
+      const kept = new Set([...files, recent].map((f) => f && path.basename(f)));
+      for (const old of [...before.files, before.recent]) if (old !== null && !kept.has(path.basename(old))) rmSync(feedPath(options.dataDir, old), { force: true });
       return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
     } catch (err) {
       const error = (err as Error).message;
@@ -132,15 +133,15 @@ async function updateFeed(
 
 /**
  * Moves the downloaded parts into the feed cache under new names (the
- * previous files stay until the state names the new ones).
+ * previous files stay until the state names the new ones); returns the names.
  */
 function installParts(dataDir: string, name: string, parts: string[]): string[] {
   const dir = feedDir(dataDir);
   mkdirSync(dir, { recursive: true });
   const stamp = Date.now().toString(36);
   return parts.map((part, i) => {
-    const file = path.join(dir, `${name}.${stamp}.${i}`);
-    moveDurably(part, file);
+    const file = `${name}.${stamp}.${i}`;
+    moveDurably(part, path.join(dir, file));
     return file;
   });
 }
@@ -151,13 +152,13 @@ function installParts(dataDir: string, name: string, parts: string[]): string[] 
  * else the snapshot) and the new one lacks. Nothing to remember writes no file.
  */
 function installRecent(dataDir: string, feed: FeedDefinition, before: FeedState, current: Parameters<typeof recentAfter>[1], now: number): string | null {
-  const held = feedFile(feed, before);
+  const held = feedFile(feed, before, dataDir);
   // A download was last known current at its last attempt (a 304 confirms it); a snapshot at its date.
-  const seenAt = hasGoodData(before) ? Date.parse(before.last_attempt_at ?? '') || (held?.fetchedAt ?? 0) : (held?.fetchedAt ?? 0);
+  const seenAt = hasGoodData(before, dataDir) ? Date.parse(before.last_attempt_at ?? '') || (held?.fetchedAt ?? 0) : (held?.fetchedAt ?? 0);
   const previous: PreviousData = { files: held?.files ?? [], format: held?.format ?? feed.format, seenAt, recent: held?.recent ?? null };
   const { text, entries } = recentAfter(previous, current, now, feed.keepDays!, feed.name);
   if (entries === 0) return null;
-  const file = path.join(feedDir(dataDir), `${feed.name}.recent.${now.toString(36)}`);
-  writeFileDurably(file, text);
+  const file = `${feed.name}.recent.${now.toString(36)}`;
+  writeFileDurably(path.join(feedDir(dataDir), file), text);
   return file;
 }

@@ -4,7 +4,7 @@
 // an EISDIR stack trace). The data directory's pair: exit 1 naming the file
 // and what to do; a configured one: the configuration's own message, exit 2.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Env, serveToExit, startServer, tempDataDir } from '../../helpers/server.js';
@@ -20,11 +20,12 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const serve = (env: Env = {}) => serveToExit(dataDir, env);
 
-/** Puts a FIFO (mkfifo) or a directory at `file`, runs `fn`, then puts back what was there. */
-function replaced(file: string, kind: 'fifo' | 'directory', fn: () => void): void {
+/** Puts a FIFO (mkfifo), a directory or a symlink to itself at `file`, runs `fn`, then puts back what was there. */
+function replaced(file: string, kind: 'fifo' | 'directory' | 'symlink loop', fn: () => void): void {
   const before = existsSync(file) ? readFileSync(file) : null;
   rmSync(file, { recursive: true, force: true });
   if (kind === 'directory') mkdirSync(file);
+  else if (kind === 'symlink loop') symlinkSync(path.basename(file), file);
   else expect(spawnSync('mkfifo', [file]).status).toBe(0);
   try {
     fn();
@@ -37,6 +38,8 @@ function replaced(file: string, kind: 'fifo' | 'directory', fn: () => void): voi
 it.each([
   ['cert.pem', 'directory'],
   ['key.pem', 'fifo'],
+  // stat fails with ELOOP: it was a stack trace.
+  ['cert.pem', 'symlink loop'],
 ] as const)('refuses the data directory\'s %s as a %s with exit 1', (name, kind) => {
   const file = name === 'cert.pem' ? cert : key;
   replaced(file, kind, () => {

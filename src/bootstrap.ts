@@ -12,8 +12,13 @@ export interface BootstrapSecrets {
   api_key: string;
 }
 
-/** Creates the first user and account when the store has no user; returns the secrets, or null. */
-export async function bootstrap(storage: Storage, dataDir: string): Promise<BootstrapSecrets | null> {
+/**
+ * Creates the first user and account when the store has no user; returns the
+ * secrets, or null, and why bootstrap.json could not be written (null when it
+ * was). The store has them by then and a later start makes none: the caller
+ * must show them whatever happened to the file.
+ */
+export async function bootstrap(storage: Storage, dataDir: string): Promise<{ secrets: BootstrapSecrets; fileError: string | null } | null> {
   if (storage.users.list().length > 0) return null;
   const account = await storage.accounts.create('default', undefined, true);
   const { token } = await storage.keys.create(account.id, 'bootstrap', true);
@@ -21,6 +26,10 @@ export async function bootstrap(storage: Storage, dataDir: string): Promise<Boot
   const user = await storage.users.create('admin@localhost', password, true, account.id);
   const secrets: BootstrapSecrets = { admin_email: user.email, admin_password: password, account_id: account.id, api_key: token };
   const file = path.join(dataDir, 'bootstrap.json');
-  writeFileDurably(file, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
-  return secrets;
+  try {
+    writeFileDurably(file, `${JSON.stringify(secrets, null, 2)}\n`, 0o600);
+    return { secrets, fileError: null };
+  } catch (err) {
+    return { secrets, fileError: (err as Error).message };
+  }
 }

@@ -37,16 +37,25 @@ export function prepareDatabaseFile(config: Config): string {
   return file;
 }
 
-/** On a first start: the admin login and an API key, shown once through `announce`. */
+/**
+ * On a first start: the admin login and an API key, shown once through
+ * `announce`, and kept in bootstrap.json. When that file cannot be written
+ * the start goes on (the store holds the login and the key, and a later
+ * start makes none): the announcement is then the only copy, and says so.
+ */
 export async function bootstrapOnce(storage: Storage, dataDir: string, announce?: (text: string) => void): Promise<void> {
-  const secrets = await bootstrap(storage, dataDir);
-  if (!secrets) return;
+  const made = await bootstrap(storage, dataDir);
+  if (!made) return;
+  const { secrets, fileError } = made;
   const file = path.join(dataDir, 'bootstrap.json');
   log('info', 'bootstrap', { admin_email: secrets.admin_email, account_id: secrets.account_id, file });
+  if (fileError !== null) log('error', 'bootstrap_file_unwritable', { file, error: fileError });
   announce?.(
     `splitguard first start: admin login ${secrets.admin_email} / ${secrets.admin_password}\n` +
       `API key for account ${secrets.account_id}: ${secrets.api_key}\n` +
-      `(shown once; also in ${file}, mode 0600)`,
+      (fileError === null
+        ? `(shown once; also in ${file}, mode 0600)`
+        : `(shown once and only here: ${file} could not be written: ${fileError})`),
   );
 }
 

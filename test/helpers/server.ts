@@ -3,7 +3,7 @@
 // test can address one thread) and a fresh temporary data directory holding a
 // copy of the cached IP database.
 import { type ChildProcess, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { installTestDatabase, ROOT } from './ipdb-cache.js';
@@ -164,8 +164,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     throw err;
   });
 
-  // A cluster node that found the cluster bootstrapped already has no bootstrap.json.
-  const boot = existsSync(path.join(dataDir, 'bootstrap.json')) ? readBootstrap(dataDir) : { api_key: '', account_id: 0 };
+  // A cluster node that found the cluster bootstrapped already has no bootstrap.json (nor a start that could not write it).
+  const boot = statSync(path.join(dataDir, 'bootstrap.json'), { throwIfNoEntry: false })?.isFile() ? readBootstrap(dataDir) : { api_key: '', account_id: 0 };
   let signalled = false;
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (running && !signalled) {

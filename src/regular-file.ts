@@ -8,13 +8,13 @@ import { readFileSync, statSync } from 'node:fs';
 /**
  * What stands at `file`. A path that cannot be followed (a symlink loop, a
  * file where a directory should be, a directory that may not be searched) is
- * 'other', like a directory or a FIFO: something is there that is not a file
+ * 'other', like a FIFO or a device: something is there that is not a file
  * to read.
  */
-function standing(file: string): 'missing' | 'file' | 'other' {
+function standing(file: string): 'missing' | 'file' | 'directory' | 'other' {
   try {
     const st = statSync(file, { throwIfNoEntry: false });
-    return st === undefined ? 'missing' : st.isFile() ? 'file' : 'other';
+    return st === undefined ? 'missing' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
   } catch {
     return 'other';
   }
@@ -22,7 +22,8 @@ function standing(file: string): 'missing' | 'file' | 'other' {
 
 /** Whether something other than a regular file stands at `file` (false when nothing does). */
 export function notARegularFile(file: string): boolean {
-  return standing(file) === 'other';
+  const found = standing(file);
+  return found === 'directory' || found === 'other';
 }
 
 /** Whether `file` is a regular file (false when it is missing or anything else). */
@@ -30,9 +31,12 @@ export function isRegularFile(file: string): boolean {
   return standing(file) === 'file';
 }
 
-/** The bytes of `file`; throws, without reading, when it is missing or not a regular file. */
+/**
+ * The bytes of `file`. A missing file or a directory fails as reading it
+ * does (ENOENT, EISDIR); anything else that is not a regular file fails
+ * without being opened.
+ */
 export function readRegularFile(file: string): Buffer {
-  const found = standing(file);
-  if (found !== 'file') throw new Error(`${file} ${found === 'missing' ? 'does not exist' : 'is not a regular file'}`);
+  if (standing(file) === 'other') throw new Error(`${file} is not a regular file`);
   return readFileSync(file);
 }

@@ -27,14 +27,26 @@ export async function withStorage<T>(io: Io, fn: (storage: Storage) => Promise<T
   }
 }
 
-/** util.parseArgs with strict checking; its errors become usage errors naming the command. */
+/**
+ * util.parseArgs with strict checking; its errors become usage errors naming
+ * the command. An option given twice is one too (parseArgs keeps the last
+ * value silently: `key reset --account 1 --account 2` revoked account 2's keys).
+ */
 export function parseCommand(command: string, args: string[], options: Options, allowPositionals: boolean) {
+  let parsed;
   try {
-    return parseArgs({ args, options, allowPositionals, strict: true });
+    parsed = parseArgs({ args, options, allowPositionals, strict: true, tokens: true });
   } catch (err) {
     const message = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '');
     throw new AppError('cli_usage', `${command}: ${message}`, null, { cause: err });
   }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name) && !options[token.name]?.multiple) throw new AppError('cli_usage', `${command}: option '--${token.name}' is given more than once`);
+    seen.add(token.name);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
 }
 
 /** A progress callback that redraws one stderr line on a terminal, and does nothing elsewhere. */

@@ -170,7 +170,7 @@ export function buildFromFiles(files: string[], options: BuildFromFilesOptions =
     try {
       return { name: path.basename(file), data: readRegularFile(file) };
     } catch (err) {
-      throw new AppError('ipdb_source_unreadable', `${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, null, { cause: err });
+      throw new AppError('ipdb_source_unreadable', `${file} (${(err as NodeJS.ErrnoException).code ?? 'not a regular file'})`, null, { cause: err });
     }
   });
   const parsed = parseSources(inputs, (f) => options.onProgress?.('parse', f));

@@ -88,6 +88,9 @@ describe('unknown commands and flags', () => {
     { args: ['serve', '--port', '1'], code: 2, stderr: /serve: Unknown option '--port'/ },
     { args: ['serve', 'now'], code: 2, stderr: /serve: Unexpected argument 'now'/ },
     { args: ['account', 'create', '--name', 'x', '--frobnicate'], code: 2, stderr: /account create: Unknown option '--frobnicate'/ },
+    // Given twice, an option is refused, not read as its last value (a key reset revoked the second account's keys).
+    { args: ['key', 'reset', '--account', '1', '--account', '2'], code: 2, stderr: /key reset: option '--account' is given more than once/ },
+    { args: ['account', 'create', '--name', 'A', '--name=B'], code: 2, stderr: /account create: option '--name' is given more than once/ },
     { args: ['ipdb', 'refresh', '--now'], code: 2, stderr: /ipdb refresh: Unknown option '--now'/ },
     { args: ['backup', '--out'], code: 2, stderr: /backup: Option '--out <value>' argument missing/ },
     { args: ['restore', '--form', 'x'], code: 2, stderr: /restore: Unknown option '--form'/ },

@@ -93,8 +93,9 @@ function origin(env: NodeJS.ProcessEnv, name: string, fallback: string): string 
   } catch {
     throw new ConfigError(name, 'an absolute http(s) URL such as https://links.example.com', raw);
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash) {
-    throw new ConfigError(name, 'an http(s) URL without credentials, query or fragment', raw);
+  // A bare '?' or '#' leaves search and hash empty: the raw text is checked for them.
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || /[?#]/.test(raw) || url.pathname !== '/') {
+    throw new ConfigError(name, 'an http(s) origin without credentials, path, query or fragment', raw);
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -208,7 +209,8 @@ function redisUrlOf(env: NodeJS.ProcessEnv, name: string): string | null {
   if (raw === undefined || raw.trim() === '') return null;
   const expected = 'a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0';
   // The value may carry a password: the message shows it masked.
-  const shown = raw.replace(/\/\/[^/@]*@/, '//***@');
+  // Up to the last '@': a password may hold a '/' or an '@' (then the URL is invalid, and shown).
+  const shown = raw.replace(/\/\/.*@/, '//***@');
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -224,9 +226,9 @@ function redisUrlOf(env: NodeJS.ProcessEnv, name: string): string | null {
   return url.href;
 }
 
-/** A URL as it may appear in a message: without its password. */
+/** A URL as it may appear in a message: without its password (up to the last '@': it may hold a '/' or an '@'). */
 function redact(raw: string): string {
-  return raw.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+  return raw.replace(/^([a-z]+:\/\/[^:/@]*):.*@/i, '$1:***@');
 }
 
 /** SPLITGUARD_NODE_NAME: 1-64 characters of [A-Za-z0-9._-]; default the host name. */

@@ -57,6 +57,12 @@ describe('cluster configuration', () => {
     expect(err.message).toContain('mysql://u:***@db/x');
   });
 
+  it('never repeats a password that holds a "/" (the URL it makes is invalid, and shown)', () => {
+    const err = refusal({ SPLITGUARD_DATABASE_URL: 'postgres://admin:s3cr/et@/db', SPLITGUARD_REDIS_URL: REDIS });
+    expect(err.message).not.toContain('s3cr');
+    expect(err.message).toContain('postgres://admin:***@/db');
+  });
+
   it.each(['has space', 'x'.repeat(65), 'a/b'])('refuses the node name %s', (name) => {
     expect(refusal({ SPLITGUARD_NODE_NAME: name }).variable).toBe('SPLITGUARD_NODE_NAME');
   });

@@ -50,6 +50,11 @@ it('does not repeat the password of a refused URL', () => {
   expect((err as Error).message).toContain('got "http://***@cache:6379"');
 });
 
+it('does not repeat a password that holds a "/"', () => {
+  expect(() => loadConfig({ SPLITGUARD_DATABASE_URL: PG, SPLITGUARD_REDIS_URL: 'redis://:hunter/2@cache' })).toThrow(/got "redis:\/\/\*\*\*@cache"/);
+  expect(() => loadConfig({ SPLITGUARD_DATABASE_URL: PG, SPLITGUARD_REDIS_URL: 'redis://:hunter/2@cache' })).not.toThrow(/hunter/);
+});
+
 it('refuses a timeout out of 1..10000 ms', () => {
   for (const value of ['0', '10001', '50ms']) expect(() => loadConfig({ SPLITGUARD_REDIS_TIMEOUT_MS: value }), value).toThrow(/^SPLITGUARD_REDIS_TIMEOUT_MS must be an integer from 1 to 10000/);
 });

@@ -1,6 +1,7 @@
 // splitguard cluster import | status: moving a single node into a cluster,
 // and what the cluster's nodes last reported (docs/cluster.md). Both need
 // SPLITGUARD_DATABASE_URL.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
@@ -22,6 +23,8 @@ export async function clusterCommand(io: Io, args: string[], config: Config): Pr
   if (sub === 'import') {
     const { values } = parseCommand('cluster import', rest, { 'data-dir': { type: 'string' } }, false);
     const dir = path.resolve((values['data-dir'] as string | undefined) ?? io.dataDir);
+    // Opening a store creates one: a mistyped directory would import nothing and report success.
+    if (!existsSync(path.join(dir, 'db', 'data.mdb'))) throw new AppError('cli_failed', `cluster import: there is no store to import in ${path.join(dir, 'db')}`);
     const counts = await importDataDir(dir, databaseUrl(config, 'cluster import'));
     io.out(JSON.stringify({ data_dir: dir, ...counts }));
     return 0;

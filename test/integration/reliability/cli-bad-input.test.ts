@@ -257,6 +257,17 @@ describe('ipdb refresh with bad sources', () => {
   });
 });
 
+describe('cluster import', () => {
+  it('a data directory without a store: exit 1, and none is created there', async () => {
+    const typo = path.join(scratch, 'no-such-data-dir');
+    await expectRefusal({
+      args: ['cluster', 'import', '--data-dir', typo], code: 1, stderr: /cluster import: there is no store to import in .*no-such-data-dir\/db/,
+      env: { SPLITGUARD_DATABASE_URL: 'postgres://127.0.0.1:1/none', SPLITGUARD_REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    expect(existsSync(typo)).toBe(false);
+  });
+});
+
 describe('backup and restore', () => {
   it.each<[string, () => Case]>([
     ['backup without --out', () => ({ args: ['backup'], code: 2, stderr: /backup: --out FILE is required/ })],

@@ -181,6 +181,7 @@ function feedSources(env: NodeJS.ProcessEnv, name: string): Config['feedSources'
       }
       if (!ok) throw new ConfigError(name, `http:, https: or file: URLs for feed ${feed}`, url);
     }
+    if (out.has(feed)) throw new ConfigError(name, `each feed named once (${feed} is named twice)`, entry);
     out.set(feed, sources);
   }
   return out;

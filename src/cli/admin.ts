@@ -17,7 +17,7 @@ function positiveInt(command: string, flag: string, value: string | undefined, f
     throw new AppError('cli_usage', `${command}: --${flag} is required`);
   }
   if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1) {
-    throw new AppError('cli_usage', `${command}: --${flag} must be a positive integer, got "${value}"`);
+    throw new AppError('cli_usage', `${command}: --${flag} must be a positive integer, got "${value}" (at most 999999999)`);
   }
   return Number(value);
 }

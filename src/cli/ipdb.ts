@@ -22,7 +22,8 @@ export const ipdbUsage = `Usage:
                                                  (a running server swaps to it within a second)`;
 
 function openDatabase(io: Io, file: string | undefined): IpDatabase {
-  if (file) return IpDatabase.open(path.resolve(file));
+  if (file === '') throw new AppError('cli_usage', 'ipdb: an empty database path (leave it out for the data directory\'s database)');
+  if (file !== undefined) return IpDatabase.open(path.resolve(file));
   const { file: current } = ensureCurrentDatabase(io.dataDir, progressPrinter(io, 'building the IP database'));
   return IpDatabase.open(current);
 }

@@ -150,6 +150,7 @@ describe('account create, key reset, user create', () => {
     { args: ['key', 'reset'], code: 2, stderr: /key reset: --account is required/ },
     { args: ['key', 'reset', '--account', 'abc'], code: 2, stderr: /--account must be a positive integer, got "abc"/ },
     { args: ['key', 'reset', '--account', '0'], code: 2, stderr: /--account must be a positive integer, got "0"/ },
+    { args: ['account', 'create', '--name', 'x', '--quota', '1000000000'], code: 2, stderr: /--quota must be a positive integer, got "1000000000" \(at most 999999999\)/ },
     // The command line is right; the account is missing: the command failed.
     { args: ['key', 'reset', '--account', '999'], code: 1, stderr: /key reset: account 999 does not exist/ },
     { args: ['user', 'create', '--password', 'a-long-password'], code: 2, stderr: /--email must be an email address/ },
@@ -222,6 +223,9 @@ describe('ipdb lookup and info on files that are not databases', () => {
     { args: ['ipdb', 'lookup'], code: 2, stderr: /at least one IP address \(or --stdin\) is required/ },
     { args: ['ipdb', 'lookup', '--level', 'max', '8.8.8.8'], code: 2, stderr: /--level must be one of/ },
     { args: ['ipdb', 'lookup', '--stdin', '8.8.8.8'], code: 2, stderr: /not both/ },
+    // An empty path read the data directory's database instead.
+    { args: ['ipdb', 'lookup', '--db', '', '8.8.8.8'], code: 2, stderr: /an empty database path/ },
+    { args: ['ipdb', 'info', ''], code: 2, stderr: /an empty database path/ },
     { args: ['ipdb', 'info', 'a', 'b'], code: 2, stderr: /at most one FILE/ },
   ]))('%s', (_name, c) => expectRefusal(c));
 

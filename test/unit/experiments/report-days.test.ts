@@ -2,26 +2,15 @@
 // store: the 7-day window against the lifetime, a visitor seen on several
 // days counted once, conversions counted on their click's day, and the SRM
 // check counting only days after the last weight change.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { useExperimentsStore } from '../../helpers/experiments-store.js';
 import { Hll } from '../../../src/experiments/hll.js';
 import { experimentReport } from '../../../src/experiments/report.js';
 import { srm } from '../../../src/experiments/stats.js';
-import { openStores } from '../../../src/store/db.js';
-import { Experiments } from '../../../src/store/experiments-store.js';
-import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
 import type { Route } from '../../../src/store/routes-store.js';
 import { DAY_MS } from '../../../src/store/stats-store.js';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-report-'));
-const stores = openStores(dir);
-const experiments = new Experiments(new LmdbBackend(stores));
-afterAll(async () => {
-  await stores.root.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const experiments = useExperimentsStore('sg-report-');
 
 const TODAY = 20_415;
 const iso = (day: number) => new Date(day * DAY_MS + 3_600_000).toISOString();

@@ -4,25 +4,14 @@
 // rate, interval, lift, p-value and probability of being best, as docs/api.md
 // says. Before, its denominator was its own count: a rate of 1 and a
 // "significant" lift from nothing.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { useExperimentsStore } from '../../helpers/experiments-store.js';
 import { Hll } from '../../../src/experiments/hll.js';
 import { experimentReport } from '../../../src/experiments/report.js';
-import { openStores } from '../../../src/store/db.js';
-import { Experiments } from '../../../src/store/experiments-store.js';
-import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
 import type { Route } from '../../../src/store/routes-store.js';
 import { DAY_MS } from '../../../src/store/stats-store.js';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-report-'));
-const stores = openStores(dir);
-const experiments = new Experiments(new LmdbBackend(stores));
-afterAll(async () => {
-  await stores.root.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const experiments = useExperimentsStore('sg-report-');
 
 const TODAY = 20_415;
 const iso = (day: number) => new Date(day * DAY_MS + 3_600_000).toISOString();

@@ -4,24 +4,13 @@
 // sent), and the store ends with the exact clicks per variant, one visitor
 // counted once however many threads and flushes saw it, and the lifetime
 // sketch equal to the day's. A recorder with nothing new drops its sketches.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { useExperimentsStore } from '../../helpers/experiments-store.js';
 import { Hll } from '../../../src/experiments/hll.js';
 import { SipHash } from '../../../src/experiments/siphash.js';
 import { VisitRecorder } from '../../../src/experiments/visits.js';
-import { openStores } from '../../../src/store/db.js';
-import { Experiments } from '../../../src/store/experiments-store.js';
-import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-visits-'));
-const stores = openStores(dir);
-const experiments = new Experiments(new LmdbBackend(stores));
-afterAll(async () => {
-  await stores.root.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const experiments = useExperimentsStore('sg-visits-');
 
 it('adds clicks exactly and merges sketches across threads and repeated flushes', async () => {
   const sip = new SipHash(new Uint8Array(16).fill(3));

@@ -52,8 +52,9 @@ function rejectPoison(key: string, value: unknown): unknown {
     throw new AppError('invalid_json', `the key "${key}" is not allowed`, key);
   }
   // Not text: stored as UTF-8, it would come back as U+FFFD, not as what was acknowledged.
-  if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) {
-    throw new AppError('invalid_json', `${LONE_SURROGATE.test(key) ? 'a key' : `"${key}"`} holds an unpaired UTF-16 surrogate (\\ud800 to \\udfff), which is not text`, key);
+  const inKey = LONE_SURROGATE.test(key);
+  if (inKey || (typeof value === 'string' && LONE_SURROGATE.test(value))) {
+    throw new AppError('invalid_json', `${inKey ? 'a key' : `"${key}"`} holds an unpaired UTF-16 surrogate (\\ud800 to \\udfff), which is not text`, key);
   }
   return value;
 }

@@ -50,7 +50,8 @@ export class VisitRecorder {
 
   /** Writes what changed; concurrent calls queue behind each other. A failed write keeps the clicks for the next one. */
   flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#write());
+    // A failed write must not fail every later one: each flush starts after the last, however it ended.
+    this.#flushing = this.#flushing.catch(() => {}).then(() => this.#write());
     return this.#flushing;
   }
 

@@ -55,7 +55,8 @@ export function registerConsoleEndpoints(router: Router, storage: Storage, keyUs
     async (req) => {
       const old = ownKey(req);
       if (old.revokedAt) throw invalidParameter('id', 'is a revoked key; create a new key instead');
-      const fresh = await keys.reset(old.id);
+      // Like a new key, the replacement carries no more than the resetting user's rights.
+      const fresh = await keys.reset(old.id, req.admin);
       if (!fresh) throw new AppError('not_found', `key ${old.id} does not exist`, 'id');
       return { status: 200, body: { ...view(fresh.key), api_key: fresh.token, replaces: old.id } };
     },

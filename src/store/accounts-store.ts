@@ -105,12 +105,16 @@ export class Keys {
     return this.#backend.revokeKey(id, new Date().toISOString());
   }
 
-  /** Replaces one key by a new secret under the same name and rights; the old one stops working at once. */
-  async reset(id: string): Promise<{ token: string; key: ApiKey } | undefined> {
+  /**
+   * Replaces one key by a new secret under the same name and rights, but no
+   * more than `maxAdmin` allows (the rights of whoever resets it); the old
+   * one stops working at once.
+   */
+  async reset(id: string, maxAdmin: boolean): Promise<{ token: string; key: ApiKey } | undefined> {
     const old = this.byId(id);
     if (!old || old.revokedAt) return undefined;
     await this.revoke(id);
-    return this.create(old.accountId, old.name, old.admin);
+    return this.create(old.accountId, old.name, old.admin && maxAdmin);
   }
 
   /** Revokes every live key of an account and issues one new key with the account's rights (CLI `key reset`). */

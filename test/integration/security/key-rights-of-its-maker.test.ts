@@ -3,7 +3,9 @@
 // creates an API key: that key gets 404 from every /v1/admin endpoint, as if
 // they did not exist, while a key made by the admin user works there. Before
 // the fix the account's flag decided, and such a key could disable the
-// Cloudflare entry of the blacklist.
+// Cloudflare entry of the blacklist. The same holds for a key the plain
+// user resets: an admin key reset by them comes back without admin rights
+// (the reset copied the old key's rights).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliJson } from '../../helpers/cli.js';
 import { consoleSession } from '../../helpers/console-session.js';
@@ -13,6 +15,7 @@ import { readBootstrap, startServer, type TestServer } from '../../helpers/serve
 let server: TestServer;
 let userKey = '';
 let adminKey = '';
+let resetKey = '';
 
 beforeAll(async () => {
   server = await startServer();
@@ -23,11 +26,20 @@ beforeAll(async () => {
   userKey = made.json.api_key;
   const boot = readBootstrap(server.dataDir);
   const admin = await consoleSession(server, boot.admin_email, boot.admin_password);
-  adminKey = (await admin.call('POST', '/keys', { name: 'made by the admin' })).json.api_key;
+  const adminMade = await admin.call('POST', '/keys', { name: 'made by the admin' });
+  adminKey = adminMade.json.api_key;
+  const second = await admin.call('POST', '/keys', { name: 'made by the admin, reset by a plain user' });
+  const reset = await plain.call('POST', `/keys/${second.json.id}/reset`);
+  expect(reset.status).toBe(200);
+  resetKey = reset.json.api_key;
 });
 afterAll(() => server?.close());
 
-it("refuses the plain user's key on every admin endpoint with 404", async () => {
+it.each([
+  ['made', () => userKey],
+  ['reset', () => resetKey],
+])("refuses a key the plain user %s on every admin endpoint with 404", async (_how, key) => {
+  const userKey = key();
   const calls: [string, string, unknown?][] = [
     ['GET', '/v1/admin/blacklist?limit=100'],
     ['POST', '/v1/admin/blacklist', { asn: 64500, provider: 'x', category: 'hosting' }],

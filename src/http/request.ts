@@ -30,8 +30,24 @@ export function readRequest(req: HttpRequest): RequestBasics {
 // Request header names read on hot paths, as bytes encoded once (see
 // constantBytes in respond.ts).
 export const COOKIE = constantBytes('cookie');
-export const FORWARDED_FOR = constantBytes('x-forwarded-for');
 export const USER_AGENT = constantBytes('user-agent');
+
+/**
+ * X-Forwarded-For as the one list it means: every line of it, in order,
+ * joined with ", " (RFC 9110 §5.3); '' when there is none. uWS's getHeader
+ * gives the first line only, and a proxy may add its hop as a line of its own
+ * (HAProxy's `option forwardfor` does): read alone, the first line is what
+ * the client claimed, so a client could choose its address. It costs a walk
+ * of the request's headers: an empty first line may be followed by others,
+ * so getHeader cannot even tell that there is nothing to read.
+ */
+export function forwardedFor(req: HttpRequest): string {
+  let joined = '';
+  req.forEach((name, value) => {
+    if (name === 'x-forwarded-for') joined = joined === '' ? value : `${joined}, ${value}`;
+  });
+  return joined;
+}
 
 /**
  * The client address, 16 bytes (X-Forwarded-For believed only from a trusted
@@ -39,5 +55,5 @@ export const USER_AGENT = constantBytes('user-agent');
  */
 export function requestAddress(res: HttpResponse, req: HttpRequest, trustProxy: readonly Cidr[]): Uint8Array {
   const peer = normalizeAddress(res.getRemoteAddress());
-  return trustProxy.length > 0 ? clientAddress(peer, req.getHeader(FORWARDED_FOR), trustProxy) : peer;
+  return trustProxy.length > 0 ? clientAddress(peer, forwardedFor(req), trustProxy) : peer;
 }

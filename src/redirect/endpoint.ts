@@ -2,7 +2,7 @@
 // (redirect/redirect.ts); this writes its answer.
 import type { AppDeps } from '../app.js';
 import type { Endpoints } from '../http/framing.js';
-import { COOKIE, FORWARDED_FOR, USER_AGENT } from '../http/request.js';
+import { COOKIE, forwardedFor, USER_AGENT } from '../http/request.js';
 import { endBody, endHead, openExchange, HEADER_BYTES, type Headers, REDIRECT_BODY, send, STATUS_LINE } from '../http/respond.js';
 import type { HttpRequest, HttpResponse } from '../http/uws.js';
 import { NOT_FOUND_PAGE } from './redirect.js';
@@ -22,7 +22,7 @@ export function registerRedirect(endpoints: Endpoints, deps: Pick<AppDeps, 'conf
     const status = r.visit(
       req.getParameter(0) ?? '',
       res.getRemoteAddress(),
-      trustProxy ? req.getHeader(FORWARDED_FOR) : '',
+      trustProxy ? forwardedFor(req) : '',
       req.getHeader(COOKIE),
       req.getHeader(USER_AGENT),
       req.getQuery() ?? '',

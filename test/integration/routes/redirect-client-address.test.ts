@@ -2,8 +2,11 @@
 // when the peer is a trusted proxy (the first untrusted hop is the client,
 // anything further left is the client's own claim), and ignored when the
 // peer is not trusted. Amazon 3.5.0.1 is intercepted at medium, Deutsche
-// Telekom 80.128.0.1 is not.
+// Telekom 80.128.0.1 is not. Several X-Forwarded-For lines are one list, in
+// order (a proxy may add its hop as a line of its own): the first line alone
+// was read, so the client's own line chose its address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { header, rawRequest } from '../../helpers/raw-http.js';
 import { createRoute, NO_RATE_LIMIT, pageOf, RedirectClient, type RouteBody, TRUST_LOOPBACK, visitorId } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
@@ -33,6 +36,18 @@ describe('behind a trusted proxy (loopback)', () => {
     ['not-an-address', 'b'], // garbage: the peer (loopback, not in the database) is the client
   ])('X-Forwarded-For: %s → page %s', async (xff, page) => {
     expect(pageOf(await client.visit(route.code, { forwardedFor: xff, visitor: visitorId() }))).toBe(page);
+  });
+
+  it.each<[string[], 'a' | 'b']>([
+    [['80.128.0.1', '3.5.0.1'], 'a'], // the client's claim, then the proxy's own line
+    [['', '3.5.0.1'], 'a'], // an empty first line hides nothing
+    [['3.5.0.1', '80.128.0.1'], 'b'],
+    [['80.128.0.1, 10.0.0.1', '3.5.0.1, 127.0.0.1'], 'a'],
+  ])('X-Forwarded-For given as the lines %j → page %s', async (lines, page) => {
+    const head = [`GET /r/${route.code} HTTP/1.1`, 'Host: localhost', ...lines.map((l) => `X-Forwarded-For: ${l}`), 'Connection: close', '', ''].join('\r\n');
+    const answer = await rawRequest(head, { port: server.ports[0], ca: server.ca });
+    expect(answer.status).toBe(302);
+    expect(header(answer, 'Location')).toBe(page === 'a' ? route.page_a : route.page_b);
   });
 });
 

@@ -60,10 +60,12 @@ export class Sessions {
     }
     if (now - session.lastSeenAt > Math.min(TOUCH_MS, this.#idleMs / 4)) {
       // Awaited, so the next request (on any thread) sees the new time; it
-      // happens at most once a minute per session.
+      // happens at most once a minute per session. Only a stored session is
+      // touched: writing back the copy read above would bring back one that
+      // a sign-out deleted meanwhile.
       const touched = { ...session, lastSeenAt: now };
       try {
-        await this.#store.put(key, touched);
+        if (!(await this.#store.touch(key, now))) return null;
       } catch (err) {
         // Cluster mode with PostgreSQL away: the session goes on as it was
         // (reads answer from the replica); the next request touches it again.

@@ -41,6 +41,8 @@ export interface Backend {
   /** False when a user with that email exists. */
   createUser(user: User): Promise<boolean>;
   putSession(hash: string, session: ConsoleSession): Promise<void>;
+  /** Sets a stored session's last use in one transaction; false when it is gone (signed out, expired), and then nothing is written. */
+  touchSession(hash: string, lastSeenAt: number): Promise<boolean>;
   deleteSessions(hashes: readonly string[]): Promise<void>;
 
   /** Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever. */

@@ -101,6 +101,16 @@ export class LmdbBackend implements Backend {
     });
   }
 
+  touchSession(hash: string, lastSeenAt: number): Promise<boolean> {
+    return this.#write(() => {
+      const session = this.#s.sessions.get(hash);
+      if (!session) return false;
+      this.#s.sessions.put(hash, { ...session, lastSeenAt });
+      recordChange(this.#s, 'session', hash);
+      return true;
+    });
+  }
+
   deleteSessions(hashes: readonly string[]): Promise<void> {
     return this.#write(() => {
       for (const hash of hashes) {

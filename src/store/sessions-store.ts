@@ -26,6 +26,11 @@ export class SessionStore {
     return this.#backend.putSession(hash, session);
   }
 
+  /** False when the session is gone: a sign-out between reading it and this write is not undone. */
+  touch(hash: string, lastSeenAt: number): Promise<boolean> {
+    return this.#backend.touchSession(hash, lastSeenAt);
+  }
+
   delete(...hashes: string[]): Promise<void> {
     return this.#backend.deleteSessions(hashes);
   }

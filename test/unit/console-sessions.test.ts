@@ -1,6 +1,7 @@
 // Console sessions with an injected clock: the idle limit, the 12-hour
 // absolute limit however busy, lookups by the cookie value only (the store
-// holds its hash), deletion, and the Cookie header parser.
+// holds its hash), deletion (a request that touches the session while it is
+// signed out does not bring it back), and the Cookie header parser.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,21 @@ it('ends a session 12 hours after sign-in however busy it is', async () => {
   let t = T0;
   for (; t < T0 + ABSOLUTE_MS - 10 * MIN; t += 10 * MIN) expect(await sessions.find(id, t)).not.toBeNull();
   expect(await sessions.find(id, T0 + ABSOLUTE_MS)).toBeNull();
+});
+
+it('does not bring back a session signed out while a request touches it', async () => {
+  const sessions = new Sessions(store, 30);
+  const { id, session } = await sessions.create('c@example.com', T0);
+  const key = (await sessions.find(id, T0))!.key;
+  // The sign-out's write is queued first; the request, past the touch
+  // interval, reads the session before that write lands and touches it after.
+  const signOut = sessions.delete(key);
+  const found = await sessions.find(id, T0 + 10 * MIN);
+  await signOut;
+  expect(found).toBeNull();
+  expect(stores.sessions.get(key)).toBeUndefined();
+  expect(await sessions.find(id, T0 + 10 * MIN)).toBeNull();
+  expect(session.email).toBe('c@example.com');
 });
 
 it('stores only a hash of the id and finds nothing for a wrong or malformed id', async () => {

@@ -135,6 +135,14 @@ export class PgBackend implements Backend {
     });
   }
 
+  touchSession(hash: string, lastSeenAt: number): Promise<boolean> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query('UPDATE sessions SET last_seen_at = $2 WHERE hash = $1 RETURNING *', [hash, lastSeenAt]);
+      if (rows.length === 0) return { out: false, changes: [] };
+      return { out: true, changes: [{ kind: 'session', key: hash, record: sessionOf(rows[0]) }] };
+    });
+  }
+
   deleteSessions(hashes: readonly string[]): Promise<void> {
     return this.#write(async (c) => {
       const { rows } = await c.query('DELETE FROM sessions WHERE hash = ANY($1::text[]) RETURNING hash', [hashes]);

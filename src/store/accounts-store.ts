@@ -8,6 +8,9 @@ import type { Backend } from './backend.js';
 import type { Account, ApiKey, Stores, User } from './db.js';
 import type { FeedReader } from './feed.js';
 
+/** A key's public id, as create() makes it. */
+const KEY_ID = /^key_[0-9a-f]{16}$/;
+
 export const DEFAULT_QUOTA = 1000;
 const KEY_PREFIX = 'sg_';
 
@@ -75,7 +78,7 @@ export class Keys {
   async create(accountId: number, name: string, admin: boolean): Promise<{ token: string; key: ApiKey }> {
     const token = newToken();
     const key: ApiKey = {
-      id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+      id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`, // KEY_ID
       accountId,
       name,
       hash: hashKey(token),
@@ -95,7 +98,9 @@ export class Keys {
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
+  /** The key with this public id; undefined for any other string (an LMDB key is at most 1,978 bytes: a longer id must not reach it). */
   byId(id: string): ApiKey | undefined {
+    if (!KEY_ID.test(id)) return undefined;
     const hash = this.#stores.keyIds.get(id);
     return hash === undefined ? undefined : this.#stores.keys.get(hash);
   }

@@ -24,30 +24,38 @@ const COOKIE_ATTRIBUTES = '; Max-Age=31536000; Path=/; HttpOnly; Secure; SameSit
 const ID_CHAR = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_') ID_CHAR[c.charCodeAt(0)] = 1;
 
-/** Where the id's characters would start in a Cookie header (not yet checked), or -1. */
-function idStart(header: string): number {
-  let at = header.indexOf(NAME);
-  // The name must start the header or follow "; ".
-  while (at > 0 && header.charCodeAt(at - 1) !== 32 && header.charCodeAt(at - 1) !== 59) {
-    at = header.indexOf(NAME, at + 1);
+/**
+ * Where the characters of the next sg_vid value of an id's length start, at
+ * or after `from` in a Cookie header (not yet checked), or -1. The name must
+ * start the header or follow "; ".
+ */
+function idStart(header: string, from: number): number {
+  for (let at = header.indexOf(NAME, from); at >= 0; at = header.indexOf(NAME, at + 1)) {
+    if (at > 0 && header.charCodeAt(at - 1) !== 32 && header.charCodeAt(at - 1) !== 59) continue;
+    const start = at + NAME.length;
+    const end = start + ID_LENGTH;
+    if (end > header.length || (end < header.length && header.charCodeAt(end) !== 59)) continue;
+    return start;
   }
-  if (at < 0) return -1;
-  const start = at + NAME.length;
-  const end = start + ID_LENGTH;
-  if (end > header.length || (end < header.length && header.charCodeAt(end) !== 59)) return -1;
-  return start;
+  return -1;
 }
 
-/** Where the visitor id starts in a Cookie header, or -1 when it is absent or malformed. */
+/**
+ * Where the visitor id starts in a Cookie header, or -1 when there is no
+ * well-formed one. The first well-formed sg_vid counts: a browser sends a
+ * stale or foreign one with a longer path or a parent domain first, for good,
+ * and taking that one as "no id" gave the visitor a new variant every time.
+ */
 export function visitorAt(header: string): number {
-  if (header === '') return -1;
-  const start = idStart(header);
-  if (start < 0) return -1;
-  for (let i = start; i < start + ID_LENGTH; i++) {
-    const c = header.charCodeAt(i);
-    if (c > 127 || ID_CHAR[c] === 0) return -1;
+  for (let start = header === '' ? -1 : idStart(header, 0); start >= 0; start = idStart(header, start)) {
+    let i = start;
+    for (; i < start + ID_LENGTH; i++) {
+      const c = header.charCodeAt(i);
+      if (c > 127 || ID_CHAR[c] === 0) break;
+    }
+    if (i === start + ID_LENGTH) return start;
   }
-  return start;
+  return -1;
 }
 
 /** Where the id cookieBucket last found valid starts in its header. */
@@ -59,22 +67,22 @@ export function lastIdStart(): number {
 }
 
 /**
- * The bucket of the visitor whose id is in the Cookie header for a route,
- * or -1 when the id is absent or malformed: visitorAt and bucketAt in one
- * pass over the id (the redirect's path).
+ * The bucket of the visitor whose id is in the Cookie header for a route
+ * (the first well-formed sg_vid, as visitorAt), or -1 when there is none:
+ * visitorAt and bucketAt in one pass over the id (the redirect's path).
  */
 export function cookieBucket(routeId: number, header: string): number {
-  if (header === '') return -1;
-  const start = idStart(header);
-  if (start < 0) return -1;
-  let h = seed(routeId);
-  for (let i = start; i < start + ID_LENGTH; i++) {
-    const c = header.charCodeAt(i);
-    if (c > 127 || ID_CHAR[c] === 0) return -1;
-    h = fnvStep(h, c);
+  next: for (let start = header === '' ? -1 : idStart(header, 0); start >= 0; start = idStart(header, start)) {
+    let h = seed(routeId);
+    for (let i = start; i < start + ID_LENGTH; i++) {
+      const c = header.charCodeAt(i);
+      if (c > 127 || ID_CHAR[c] === 0) continue next;
+      h = fnvStep(h, c);
+    }
+    idAt = start;
+    return finish(h);
   }
-  idAt = start;
-  return finish(h);
+  return -1;
 }
 
 /** The visitor id in a Cookie header, or '' when absent or malformed. */

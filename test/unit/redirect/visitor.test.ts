@@ -35,6 +35,11 @@ describe('visitorAt', () => {
     [`sg_vid=${id}A`, ''],
     [`sg_vid=${id.slice(2)}+A`, ''],
     [`sg_vid=${id} `, ''],
+    // The first well-formed one counts: a malformed or empty sg_vid sent first (a stale
+    // cookie with a longer path) left the visitor without an id on every visit.
+    [`sg_vid=legacy; sg_vid=${id}`, id],
+    [`sg_vid=; sg_vid=${id}`, id],
+    [`sg_vid=${id.slice(2)}+A; sg_vid=${id.replace(/A/g, 'C')}; sg_vid=${id}`, id.replace(/A/g, 'C')],
     ['', ''],
   ])('%j → %j', (header, expected) => {
     expect(visitorFromCookie(header)).toBe(expected);

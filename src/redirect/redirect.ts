@@ -40,6 +40,29 @@ function isCode(s: string): boolean {
   return true;
 }
 
+/**
+ * The link's query without any sg_cid parameter, for a route that appends
+ * click ids: one in the short link's own query would reach the page ahead of
+ * the visitor's (URLSearchParams.get takes the first), so a link published
+ * with someone's click id would credit every visitor's conversion to that
+ * one visitor and variant. Parameter names are compared decoded, as a page
+ * reads them ("sg%5Fcid" is sg_cid too). A query with neither "sg_cid" nor a
+ * "%" in it is returned as it is, without allocating.
+ */
+export function withoutClickIds(query: string): string {
+  if (!query.includes(CLICK_ID_PARAM) && !query.includes('%')) return query;
+  const kept = query.split('&').filter((part) => {
+    const eq = part.indexOf('=');
+    const raw = (eq < 0 ? part : part.slice(0, eq)).replaceAll('+', ' ');
+    let name = raw;
+    try {
+      name = decodeURIComponent(raw);
+    } catch {}
+    return name !== CLICK_ID_PARAM;
+  });
+  return kept.join('&');
+}
+
 export class Redirector {
   /**
    * Outputs of the last visit(), valid until the next one: the Location and,
@@ -119,7 +142,7 @@ export class Redirector {
       c.clicks++;
       this.#metrics.inc(Metric.redirects);
     }
-    this.#locate(route, variant, query, withClickId, now);
+    this.#locate(route, variant, route.appendClickId && query !== '' ? withoutClickIds(query) : query, withClickId, now);
     return 302;
   }
 

@@ -1,6 +1,7 @@
 // POST /v1/conversions against the real server: click ids come from real
 // redirects of a route with append_click_id (sg_cid, before the fragment,
-// at most 40 URL-safe characters; none for intercepted visitors); a
+// at most 40 URL-safe characters; none for intercepted visitors, and none
+// the short link's own query brings along); a
 // conversion is 202, the same visitor, route and goal again 200 duplicate
 // (on the other thread too), another goal counts apart; forged, altered
 // and malformed ids are 400 invalid_click_id naming click_id; another
@@ -48,6 +49,19 @@ it('appends sg_cid last in the query and before the fragment, at most 40 URL-saf
   expect(id.length).toBeLessThanOrEqual(40);
   const v = await client.visit(route.code, { visitor: visitorId(), query: 'utm_source=mail' });
   expect(v.location).toMatch(/\?src=sg&utm_source=mail&sg_cid=[A-Za-z0-9_-]{1,40}#offer$/);
+});
+
+it('drops an sg_cid the short link itself carries, however spelt, so that only the visitor\'s own reaches the page', async () => {
+  // Published as /r/<code>?sg_cid=<one visitor's id>, a link credited every visitor's conversion to that visitor.
+  const planted = (await click()).id;
+  for (const query of [`sg_cid=${planted}&utm=x`, `utm=x&sg%5Fcid=${planted}`, `sg_cid=${planted}`]) {
+    const v = await client.visit(route.code, { visitor: visitorId(), query });
+    expect(v.location, query).toMatch(query.startsWith('sg_cid') && !query.includes('utm') ? /\?src=sg&sg_cid=[A-Za-z0-9_-]{1,40}#offer$/ : /\?src=sg&utm=x&sg_cid=[A-Za-z0-9_-]{1,40}#offer$/);
+    expect(v.location).not.toContain(planted);
+  }
+  // Intercepted visitors' pages do not get it either.
+  const intercepted = await client.visit(route.code, { visitor: visitorId(), forwardedFor: DATACENTER, query: `sg_cid=${planted}` });
+  expect(intercepted.location).not.toContain('sg_cid');
 });
 
 it('gives intercepted visitors no click id', async () => {

@@ -171,10 +171,19 @@ class ConsoleApi {
 }
 
 /** The single-page app and its static files: a path without a dot is the app, which routes on the client. */
+/**
+ * The console's pages and files, for GET and HEAD; any other method is 405
+ * with the same security headers (every answer under /console carries them).
+ */
 function pageHandler(shared: ConsoleFiles): (res: HttpResponse, req: HttpRequest) => void {
   const { index, files } = staticFiles(shared);
   return (res, req) => {
-    const exchange = openExchange(res, req.getMethod() === 'head');
+    const method = req.getMethod();
+    const exchange = openExchange(res, method === 'head');
+    if (method !== 'get' && method !== 'head') {
+      send(exchange, 405, { ...SECURITY_HEADERS, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, 'method not allowed\n');
+      return;
+    }
     const url = req.getUrl();
     const file = files.get(url) ?? (url.includes('.') ? undefined : index);
     if (!file) {
@@ -204,8 +213,8 @@ export function registerConsole(endpoints: Endpoints, deps: ConsoleDeps): void {
     }
   };
   const page = pageHandler(deps.files);
-  endpoints.get('/console', page);
-  endpoints.get('/console/*', page);
+  endpoints.any('/console', page);
+  endpoints.any('/console/*', page);
   // Method-specific registrations: uWS prefers them over any(), and the
   // longer static prefix over /console/*.
   endpoints.get(`${API}/*`, api);

@@ -49,7 +49,7 @@ function isCode(s: string): boolean {
  * reads them ("sg%5Fcid" is sg_cid too). A query with neither "sg_cid" nor a
  * "%" in it is returned as it is, without allocating.
  */
-export function withoutClickIds(query: string): string {
+function withoutClickIds(query: string): string {
   if (!query.includes(CLICK_ID_PARAM) && !query.includes('%')) return query;
   const kept = query.split('&').filter((part) => {
     const eq = part.indexOf('=');

@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { postgresBin, startPostgres, type TestPostgres } from './postgres.js';
 import { nginxInstalled, startNginx, type TestNginx } from './nginx.js';
 import { redisInstalled, startRedis, type TestRedis } from './redis.js';
-import type { Endpoint } from './routes.js';
+import { type Endpoint, RedirectClient } from './routes.js';
 import { rmSync } from 'node:fs';
 import { freePort } from './ports.js';
 import { type Env, startServer, tempDataDir, type TestServer } from './server.js';
@@ -153,4 +153,20 @@ export function useCluster(options: ClusterOptions | (() => ClusterOptions)): Us
     env: (i) => cluster().env(i),
     restart: (i) => cluster().restart(i),
   };
+}
+
+/**
+ * A keep-alive redirect client on each of the first `count` nodes, made once
+ * the cluster has started and closed before it stops (call it after
+ * useCluster: see the hook order there). Empty when the cluster is skipped.
+ */
+export function useNodeClients(cluster: UsedCluster, count = 2): RedirectClient[] {
+  const clients: RedirectClient[] = [];
+  beforeAll(() => {
+    if (!cluster.skip) for (let i = 0; i < count; i++) clients.push(new RedirectClient(cluster.node(i)));
+  });
+  afterAll(() => {
+    for (const c of clients) c.close();
+  });
+  return clients;
 }

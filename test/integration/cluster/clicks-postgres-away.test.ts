@@ -2,21 +2,14 @@
 // flushes once a second), and clicks served while PostgreSQL is stopped are
 // kept and added once it is back: the stats read through either node show
 // every visit exactly once, and stay so.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useCluster } from '../../helpers/cluster.js';
-import { createRoute, NO_RATE_LIMIT, RedirectClient, routeStats, waitUntil } from '../../helpers/routes.js';
+import { expect, it } from 'vitest';
+import { useCluster, useNodeClients } from '../../helpers/cluster.js';
+import { createRoute, NO_RATE_LIMIT, routeStats, waitUntil } from '../../helpers/routes.js';
 
 const BEFORE = 30;
 const WHILE_AWAY = 40;
 const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
-let clients: RedirectClient[];
-beforeAll(() => {
-  if (cluster.skip) return;
-  clients = [0, 1].map((i) => new RedirectClient(cluster.node(i)));
-});
-afterAll(() => {
-  for (const c of clients ?? []) c.close();
-});
+const clients = useNodeClients(cluster);
 
 async function visit(times: number): Promise<void> {
   for (let n = 0; n < times; n++) {

@@ -4,23 +4,16 @@
 // once (no hang); /readyz says 503 with the reason while /healthz stays 200.
 // PostgreSQL started again, the nodes recover by themselves: ready again,
 // writes accepted, and replication between them works again.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
-import { useCluster } from '../../helpers/cluster.js';
+import { useCluster, useNodeClients } from '../../helpers/cluster.js';
 import { consoleSession } from '../../helpers/console-session.js';
-import { api, createRoute, NO_RATE_LIMIT, RedirectClient, waitUntil } from '../../helpers/routes.js';
+import { api, createRoute, NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { readBootstrap } from '../../helpers/server.js';
 
 // Sessions idle out after 12 s, so one is touched (rewritten) every 3 s: also while PostgreSQL is away.
 const cluster = useCluster({ nodes: 2, nginx: false, env: { ...NO_RATE_LIMIT, SPLITGUARD_SESSION_IDLE_MINUTES: '0.2' } });
-let clients: RedirectClient[];
-beforeAll(() => {
-  if (cluster.skip) return;
-  clients = [0, 1].map((i) => new RedirectClient(cluster.node(i)));
-});
-afterAll(() => {
-  for (const c of clients ?? []) c.close();
-});
+const clients = useNodeClients(cluster);
 
 const readyz = (i: number) => call(cluster.nodes[i].ports[0], cluster.nodes[i].ca, 'GET', '/readyz');
 

@@ -3,22 +3,15 @@
 // click counters do (clicks-postgres-away.test.ts). Before, the first failed
 // visit flush left every later flush of that thread failing with the same
 // error: the experiment figures stopped for good, until a restart.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useCluster } from '../../helpers/cluster.js';
-import { api, createRoute, NO_RATE_LIMIT, RedirectClient, waitUntil } from '../../helpers/routes.js';
+import { expect, it } from 'vitest';
+import { useCluster, useNodeClients } from '../../helpers/cluster.js';
+import { api, createRoute, NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 
 const BEFORE = 20;
 const WHILE_AWAY = 30;
 const AFTER = 10;
 const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
-let clients: RedirectClient[];
-beforeAll(() => {
-  if (cluster.skip) return;
-  clients = [0, 1].map((i) => new RedirectClient(cluster.node(i)));
-});
-afterAll(() => {
-  for (const c of clients ?? []) c.close();
-});
+const clients = useNodeClients(cluster);
 
 interface Experiment { variants: { clicks: number; visitors: number }[] }
 const experimentClicks = async (routeId: number) => {

@@ -57,15 +57,27 @@ export interface ParsedFeed {
 const scratch = new Uint8Array(16);
 /** The widest prefix a feed range may have, per family. */
 const WIDEST = { 4: 8, 6: 16 } as const;
+/**
+ * The widest prefix an entry whose address has bits past its prefix may
+ * have: "193.138.218.16/8" is a /28 with a digit lost, not a /8 (which would
+ * make every visitor in 193/8, carriers included, a VPN exit). No shipped
+ * snapshot has such an entry at all; a narrower one (1.2.3.4/24) is read as
+ * its block, as routers do.
+ */
+const WIDEST_WITH_HOST_BITS = { 4: 16, 6: 32 } as const;
 
 // Special-purpose blocks (RFC 6890 and successors) as [start, end], IPv4 as
 // 32-bit values, IPv6 as 128-bit values.
 const SPECIAL_V4 = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/3'];
-const SPECIAL_V6 = ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'ff00::/8'];
+// 2001::/23 holds Teredo and 2002::/16 is 6to4: relays to real people's IPv4 addresses (Vultr's list carries 2002::/16).
+const SPECIAL_V6 = ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '100::/64', '2001::/23', '2001:db8::/32', '2002::/16', 'fc00::/7', 'fe80::/10', 'ff00::/8'];
 const V4_MAPPED = 0xffff00000000n;
 
-/** An address or CIDR as an inclusive range in the 128-bit space (IPv4 mapped), or null. */
-export function cidrRange(text: string): { family: 4 | 6; start: bigint; end: bigint; prefix: number } | null {
+/**
+ * An address or CIDR as an inclusive range in the 128-bit space (IPv4
+ * mapped), or null; `hostBits` when the address had bits set past the prefix.
+ */
+export function cidrRange(text: string): { family: 4 | 6; start: bigint; end: bigint; prefix: number; hostBits: boolean } | null {
   const slash = text.indexOf('/');
   const addr = slash < 0 ? text : text.slice(0, slash);
   const version = parseIp(addr, scratch);
@@ -83,7 +95,7 @@ export function cidrRange(text: string): { family: 4 | 6; start: bigint; end: bi
   const base = family === 4 ? value & 0xffffffffn : value;
   const size = 1n << BigInt(bits - prefix);
   const start = base - (base % size);
-  return { family, start, end: start + size - 1n, prefix };
+  return { family, start, end: start + size - 1n, prefix, hostBits: start !== base };
 }
 
 const special = (list: string[]) => list.map((c) => cidrRange(c)!);
@@ -115,7 +127,7 @@ class Collector {
     this.entries++;
     // Some publishers' prefixes carry a zero-width space (Bing's bingbot.json).
     const r = typeof text === 'string' ? cidrRange(text.replace(/[\u200b\ufeff]/g, '').trim()) : null;
-    if (r === null || r.prefix < WIDEST[r.family]) this.bad(String(text));
+    if (r === null || r.prefix < WIDEST[r.family] || (r.hostBits && r.prefix < WIDEST_WITH_HOST_BITS[r.family])) this.bad(String(text));
     else if (isSpecial(r.family, r.start, r.end)) this.special++;
     else (r.family === 4 ? this.v4 : this.v6).push([r.start, r.end]);
   }
@@ -196,14 +208,14 @@ function onionooRelays(c: Collector, relays: unknown[]): void {
   }
 }
 
-/** Lines without comments and blank lines, each with its first field. */
+/** The lines with their comments and blank lines left out, trimmed. */
+function lines(body: string): string[] {
+  return body.split('\n').map((raw) => raw.replace(/#.*/, '').trim()).filter((line) => line !== '');
+}
+
+/** Each line's first field. */
 function firstFields(body: string, separator: RegExp): string[] {
-  const out: string[] = [];
-  for (const raw of body.split('\n')) {
-    const line = raw.replace(/#.*/, '').trim();
-    if (line !== '') out.push(line.split(separator, 1)[0].trim());
-  }
-  return out;
+  return lines(body).map((line) => line.split(separator, 1)[0].trim());
 }
 
 /**
@@ -213,13 +225,22 @@ function firstFields(body: string, separator: RegExp): string[] {
 const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => string | null> = {
   'aws-json': (body, name, c) => {
     const o = json(name, body);
+    // Both lists or neither: a renamed key would drop a family without a malformed entry.
+    for (const key of ['prefixes', 'ipv6_prefixes']) {
+      if (!Array.isArray(o[key])) throw new AppError('feed_invalid', `${name} has no "${key}" array: not AWS's ip-ranges.json`);
+    }
     for (const p of array(o.prefixes)) c.range(field(p, 'ip_prefix'));
     for (const p of array(o.ipv6_prefixes)) c.range(field(p, 'ipv6_prefix'));
     return text(o.syncToken);
   },
   'google-json': (body, name, c) => {
     const o = json(name, body);
-    for (const p of array(o.prefixes)) c.range(field(p, 'ipv4Prefix') ?? field(p, 'ipv6Prefix'));
+    for (const p of array(o.prefixes)) {
+      const v4 = field(p, 'ipv4Prefix');
+      const v6 = field(p, 'ipv6Prefix');
+      if (v4 !== undefined || v6 === undefined) c.range(v4);
+      if (v6 !== undefined) c.range(v6);
+    }
     return text(o.syncToken) ?? text(o.creationTime);
   },
   'oracle-json': (body, name, c) => {
@@ -251,7 +272,17 @@ const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => 
     return text(o.relays_published);
   },
   'cidr-lines': (body, _name, c) => {
-    for (const f of firstFields(body, /[\s,;]/)) c.range(f);
+    for (const line of lines(body)) {
+      const [first, next] = line.split(/[\s,;]+/, 2);
+      // A range written another way ("1.1.1.0 - 1.1.1.255", "1.1.1.0 /24",
+      // "1.1.1.0<tab>24"): the first field alone would be one address.
+      if (!first.includes('/') && next !== undefined && (/^[-/]/.test(next) || /^[0-9]{1,3}$/.test(next) || parseIp(next, scratch) !== 0)) {
+        c.entries++;
+        c.bad(line);
+      } else {
+        c.range(first);
+      }
+    }
     return null;
   },
   'geofeed-csv': (body, _name, c) => {

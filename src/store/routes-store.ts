@@ -83,6 +83,9 @@ type RouteBase = Omit<Route, 'id' | 'accountId' | 'code' | 'status' | 'createdAt
  * count; invalid_parameter when split_ratio is sent to a route without
  * exactly two variants, or default_group names a key the list lacks.
  */
+/** Shares closer than this are the same split: float rewriting of the same weights differs by about 1e-16. */
+const SAME_SHARE = 1e-12;
+
 export function applyRouteChanges(current: RouteBase | undefined, changes: RouteChanges, now: string): RouteBase {
   const before = current ? variantsOf(current) : undefined;
   let variants: Variant[];
@@ -108,9 +111,11 @@ export function applyRouteChanges(current: RouteBase | undefined, changes: Route
   if (before) {
     const was = shares(before.map((v) => v.weight));
     const now_ = shares(weights);
-    // A variant added at weight 0 (or a weight-0 one dropped) changes no share.
+    // A variant added at weight 0 (or a weight-0 one dropped) changes no share;
+    // nor does a split_ratio sent back as GET gave it (40/30 as 0.5714285714285714
+    // and its complement differs from 40/70 in the last bit), which restarted the SRM check.
     let moved = false;
-    for (let i = 0; i < Math.max(was.length, now_.length); i++) if ((was[i] ?? 0) !== (now_[i] ?? 0)) moved = true;
+    for (let i = 0; i < Math.max(was.length, now_.length); i++) if (Math.abs((was[i] ?? 0) - (now_[i] ?? 0)) > SAME_SHARE) moved = true;
     if (moved) {
       layout = nextLayout(layout, weights);
       weightsChangedAt = now;

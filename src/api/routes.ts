@@ -23,6 +23,8 @@ function pageUrl(value: unknown, field: string): string {
   // The URL parser silently drops tabs and line breaks; refuse them (and any
   // control or space character) so nothing can be smuggled into a header.
   if (/[\u0000-\u0020\u007f]/.test(value)) throw invalidParameter(field, 'must not contain spaces or control characters');
+  // The WHATWG parser mends "https:e.com" and "https:\\e.com" into https://e.com/; the schema says ^https?://.
+  if (!/^https?:\/\//i.test(value)) throw invalidParameter(field, 'must be an absolute http or https URL, starting with http:// or https://');
   let url: URL;
   try {
     url = new URL(value);
@@ -93,7 +95,7 @@ function settings(body: Record<string, unknown>, partial: boolean): RouteChanges
 }
 
 function routeId(value: string): number {
-  if (!/^[1-9][0-9]{0,14}$/.test(value)) throw invalidParameter('id', 'must be a positive integer');
+  if (!/^[1-9][0-9]{0,14}$/.test(value)) throw invalidParameter('id', 'must be a positive integer of at most 15 digits');
   return Number(value);
 }
 

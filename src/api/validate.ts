@@ -25,7 +25,9 @@ export function objectBody(body: unknown, allowed: readonly string[], readOnly: 
 export function stringField(value: unknown, field: string, min: number, max: number): string {
   if (typeof value !== 'string') throw invalidParameter(field, `must be a string, got ${describe(value)}`);
   const s = value.trim();
-  if (s.length < min || s.length > max) throw invalidParameter(field, `must be ${min} to ${max} characters after trimming`);
+  // Characters as people (and JSON Schema's maxLength) count them: code points, not UTF-16 units.
+  const length = s.length > max ? [...s].length : s.length;
+  if (length < min || length > max) throw invalidParameter(field, `must be ${min} to ${max} characters after trimming`);
   return s;
 }
 

@@ -27,6 +27,7 @@ const cases: [string, Record<string, unknown>, string][] = [
   ['name empty', { ...valid, name: '' }, 'name'],
   ['name only spaces', { ...valid, name: '   \t ' }, 'name'],
   ['name 201 characters', { ...valid, name: 'n'.repeat(201) }, 'name'],
+  ['name 201 characters outside the BMP', { ...valid, name: '\u{1F600}'.repeat(201) }, 'name'],
   ['name not a string', { ...valid, name: 42 }, 'name'],
   ['name null', { ...valid, name: null }, 'name'],
   ['page_a javascript:', { ...valid, page_a: 'javascript:alert(1)' }, 'page_a'],
@@ -35,6 +36,10 @@ const cases: [string, Record<string, unknown>, string][] = [
   ['page_a relative path', { ...valid, page_a: '/landing' }, 'page_a'],
   ['page_a without a scheme', { ...valid, page_a: 'example.com/landing' }, 'page_a'],
   ['page_a protocol-relative', { ...valid, page_a: '//example.com/landing' }, 'page_a'],
+  // The URL parser mends these into https://example.com/; the schema says ^https?://.
+  ['page_a scheme without slashes', { ...valid, page_a: 'https:example.com' }, 'page_a'],
+  ['page_a scheme with backslashes', { ...valid, page_a: 'https:\\\\example.com' }, 'page_a'],
+  ['page_a scheme with one slash', { ...valid, page_a: 'http:/example.com' }, 'page_a'],
   ['page_a with user and password', { ...valid, page_a: 'https://user:secret@example.com/' }, 'page_a'],
   ['page_a with a user', { ...valid, page_a: 'https://user@example.com/' }, 'page_a'],
   ['page_a 2049 characters', { ...valid, page_a: longUrl(2049) }, 'page_a'],
@@ -101,4 +106,7 @@ it('accepts the limits: 200 characters after trimming, 2048-character URLs, rati
   const b = await api(server, 'POST', '/v1/routes', { ...valid, name: 'x', split_ratio: 1, default_group: 'b', intercept_level: 'low' });
   expect(b.status).toBe(201);
   expect(b.json).toMatchObject({ name: 'x', split_ratio: 1, default_group: 'b', intercept_level: 'low' });
+  // 200 characters outside the BMP are 400 UTF-16 units: characters count (they were refused).
+  const c = await api(server, 'POST', '/v1/routes', { ...valid, name: '\u{1F600}'.repeat(200) });
+  expect(c.status, c.body).toBe(201);
 });

@@ -123,14 +123,15 @@ export class LmdbBackend implements Backend {
 
   createRoute(accountId: number, settings: RouteChanges): Promise<Route> {
     return this.#write(() => {
+      // The fields first (a default_group past the variants is 400 whatever the quota), then the quota.
+      const now = new Date().toISOString();
+      const base = applyRouteChanges(undefined, settings, now);
       const account = this.#s.accounts.get(accountId)!;
       if (account.routesCreated >= account.quota) {
         throw new AppError('quota_exceeded', `${account.routesCreated} of ${account.quota} routes created`);
       }
       let code = newCode();
       while (this.#s.codes.get(code) !== undefined) code = newCode();
-      const now = new Date().toISOString();
-      const base = applyRouteChanges(undefined, settings, now);
       const route: Route = { id: nextId(this.#s, 'route'), accountId, code, ...base, status: 'active', createdAt: now, updatedAt: now };
       this.#s.routes.put(route.id, route);
       this.#s.codes.put(code, route.id);

@@ -152,6 +152,9 @@ export class PgBackend implements Backend {
 
   createRoute(accountId: number, settings: RouteChanges): Promise<Route> {
     return this.#write(async (c) => {
+      // The fields first (a default_group past the variants is 400 whatever the quota), then the quota.
+      const now = new Date().toISOString();
+      const base = applyRouteChanges(undefined, settings, now);
       const counted = await c.query(
         'UPDATE accounts SET routes_created = routes_created + 1, routes_active = routes_active + 1 WHERE id = $1 AND routes_created < quota RETURNING *',
         [accountId],
@@ -162,8 +165,6 @@ export class PgBackend implements Backend {
       }
       let code = newCode();
       while ((await c.query('INSERT INTO route_codes (code) VALUES ($1) ON CONFLICT DO NOTHING', [code])).rowCount === 0) code = newCode();
-      const now = new Date().toISOString();
-      const base = applyRouteChanges(undefined, settings, now);
       const { rows } = await c.query(
         `INSERT INTO routes (account_id, code, name, page_a, page_b, split_ratio, default_group, intercept_level, experiment, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING *`,

@@ -1,6 +1,8 @@
 // An account's quota counts routes created over its lifetime: with
 // `account create --quota 2`, the third create is 403 quota_exceeded, and
-// deleting a route does not give the quota back.
+// deleting a route does not give the quota back. Past the quota, a body
+// with a wrong field is still 400 naming it (the fields are checked before
+// the endpoint's own refusals: docs/api.md, order of checks).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliJson } from '../../helpers/cli.js';
 import { api, NO_RATE_LIMIT, PAGE_A, PAGE_B } from '../../helpers/routes.js';
@@ -37,6 +39,11 @@ it('refuses the third create with 403 quota_exceeded, also after a deletion', as
   const afterDelete = await api(server, 'POST', '/v1/routes', body, { key });
   expect(afterDelete.status).toBe(403);
   expect(afterDelete.json.code).toBe('quota_exceeded');
+
+  // A default_group past the two variants is checked with the other fields, before the quota.
+  const wrong = await api(server, 'POST', '/v1/routes', { ...body, default_group: 'c' }, { key });
+  expect(wrong.status).toBe(400);
+  expect(wrong.json).toMatchObject({ code: 'invalid_parameter', field: 'default_group' });
 
   const list = await api(server, 'GET', '/v1/routes', undefined, { key });
   expect(list.json.pagination.total).toBe(1);

@@ -224,7 +224,7 @@ function notFound(r, { acct, other }) {
   const k = acct.key;
   return r.pick([
     () => {
-      const path = r.pick(['/v1/nope', '/v1/', '/v1/routes/1/x', '/v1/account/1', '/v1/ip', '/v1/ip/check/8.8.8.8', '/v1/ip/update/now', '/v1/routes/%',
+      const path = r.pick(['/v1/nope', '/v1/', '/v1/routes/1/x', '/v1/account/1', '/v1/ip', '/v1/ip/check/8.8.8.8', '/v1/ip/update/now',
         '/v1/%ff', `/v1/${'a'.repeat(r.int(100, 3000))}`, '/v1/Account', '/v1/ROUTES', '/v1/routes%2F1', '/v1/admin/blacklist/1/x']);
       const method = r.pick(['GET', 'POST', 'PUT', 'DELETE']);
       return { label: `${method} unknown /v1 path`, bytes: http(method, path, { key: k }), expect: e404(null) };

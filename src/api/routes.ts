@@ -23,8 +23,6 @@ function pageUrl(value: unknown, field: string): string {
   // The URL parser silently drops tabs and line breaks; refuse them (and any
   // control or space character) so nothing can be smuggled into a header.
   if (/[\u0000-\u0020\u007f]/.test(value)) throw invalidParameter(field, 'must not contain spaces or control characters');
-  // The WHATWG parser mends "https:e.com" and "https:\\e.com" into https://e.com/; the schema says ^https?://.
-  if (!/^https?:\/\//i.test(value)) throw invalidParameter(field, 'must be an absolute http or https URL, starting with http:// or https://');
   let url: URL;
   try {
     url = new URL(value);
@@ -32,6 +30,8 @@ function pageUrl(value: unknown, field: string): string {
     throw invalidParameter(field, 'must be an absolute http or https URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParameter(field, 'must use http or https');
+  // The WHATWG parser mends "https:e.com" and "https:\\e.com" into https://e.com/; the schema says ^https?://.
+  if (!/^https?:\/\//i.test(value)) throw invalidParameter(field, 'must be an absolute http or https URL, starting with http:// or https://');
   if (url.username || url.password) throw invalidParameter(field, 'must not contain credentials');
   if (!url.hostname) throw invalidParameter(field, 'must name a host');
   if (url.href.length > URL_LIMIT) throw invalidParameter(field, `must be at most ${URL_LIMIT} characters`);

@@ -96,8 +96,10 @@ export class RefreshScheduler {
       })
       .finally(async () => {
         if (scope === 'all') {
-          Atomics.store(this.#runningSince, 0, 0n);
+          // The next due time first: a status read between the two would
+          // show the refresh done and the due time that started it.
           await storeNextDue(this.#state, nextDue(Date.now(), this.#config.ipdbRefreshHours));
+          Atomics.store(this.#runningSince, 0, 0n);
         }
         this.#arm();
       });

@@ -51,7 +51,8 @@ function isCode(s: string): boolean {
  */
 function withoutClickIds(query: string): string {
   if (!query.includes(CLICK_ID_PARAM) && !query.includes('%')) return query;
-  const kept = query.split('&').filter((part) => {
+  const parts = query.split('&');
+  const kept = parts.filter((part) => {
     const eq = part.indexOf('=');
     const raw = (eq < 0 ? part : part.slice(0, eq)).replaceAll('+', ' ');
     let name = raw;
@@ -60,7 +61,8 @@ function withoutClickIds(query: string): string {
     } catch {}
     return name !== CLICK_ID_PARAM;
   });
-  return kept.join('&');
+  // A query with a '%' and no click id (the usual UTM link) keeps its own string.
+  return kept.length === parts.length ? query : kept.join('&');
 }
 
 export class Redirector {

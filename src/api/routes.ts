@@ -8,6 +8,7 @@ import { type Route, type RouteChanges, VARIANT_KEYS, type VariantKey, variantsO
 import { DAY_MS } from '../store/stats-store.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody, pageParams, queryParams, stringField } from './validate.js';
+import { CLICK_ID_PARAM, isClickIdParam } from '../experiments/click-id.js';
 import { experimentReport } from '../experiments/report.js';
 
 const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'variants', 'append_click_id'] as const;
@@ -34,6 +35,10 @@ function pageUrl(value: unknown, field: string): string {
   if (!/^https?:\/\//i.test(value)) throw invalidParameter(field, 'must be an absolute http or https URL, starting with http:// or https://');
   if (url.username || url.password) throw invalidParameter(field, 'must not contain credentials');
   if (!url.hostname) throw invalidParameter(field, 'must name a host');
+  // The redirect adds the visitor's own sg_cid after the page's query, and a
+  // page reads the first: one fixed in the page would credit every visitor's
+  // conversion to a single click.
+  if (url.search.slice(1).split('&').some(isClickIdParam)) throw invalidParameter(field, `must not carry ${CLICK_ID_PARAM}: the redirect adds each visitor's own click id`);
   if (url.href.length > URL_LIMIT) throw invalidParameter(field, `must be at most ${URL_LIMIT} characters`);
   return url.href;
 }

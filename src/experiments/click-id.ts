@@ -21,6 +21,21 @@
 import { SipHash } from './siphash.js';
 
 export const CLICK_ID_PARAM = 'sg_cid';
+
+/**
+ * Whether one `name=value` part of a query names the click id, however
+ * spelt: the name as a page's query parser reads it ('+' a space, then
+ * percent-decoded; a malformed escape stays as sent).
+ */
+export function isClickIdParam(part: string): boolean {
+  const eq = part.indexOf('=');
+  const raw = (eq < 0 ? part : part.slice(0, eq)).replaceAll('+', ' ');
+  try {
+    return decodeURIComponent(raw) === CLICK_ID_PARAM;
+  } catch {
+    return raw === CLICK_ID_PARAM;
+  }
+}
 const TOKEN_BYTES = 26;
 const TOKEN_LENGTH = 35;
 const VERSION = 1;

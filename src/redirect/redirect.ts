@@ -14,7 +14,7 @@ import { ClientAddressReader } from '../http/client-ip.js';
 import { Metric, type Metrics } from '../metrics.js';
 import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_RANGE_FEED, RULE_VPN_PROXY } from '../quality/classifier.js';
 import { UserAgentCache } from '../quality/user-agent.js';
-import { CLICK_ID_PARAM, type ClickIds } from '../experiments/click-id.js';
+import { CLICK_ID_PARAM, type ClickIds, isClickIdParam } from '../experiments/click-id.js';
 import { variantAt } from '../experiments/split.js';
 import type { VisitRecorder } from '../experiments/visits.js';
 import type { DayStats } from '../store/db.js';
@@ -52,15 +52,7 @@ function isCode(s: string): boolean {
 function withoutClickIds(query: string): string {
   if (!query.includes(CLICK_ID_PARAM) && !query.includes('%')) return query;
   const parts = query.split('&');
-  const kept = parts.filter((part) => {
-    const eq = part.indexOf('=');
-    const raw = (eq < 0 ? part : part.slice(0, eq)).replaceAll('+', ' ');
-    let name = raw;
-    try {
-      name = decodeURIComponent(raw);
-    } catch {}
-    return name !== CLICK_ID_PARAM;
-  });
+  const kept = parts.filter((part) => !isClickIdParam(part));
   // A query with a '%' and no click id (the usual UTM link) keeps its own string.
   return kept.length === parts.length ? query : kept.join('&');
 }

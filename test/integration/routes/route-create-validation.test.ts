@@ -1,6 +1,6 @@
 // Every invalid POST /v1/routes body is 400 invalid_parameter naming the
 // field: missing required fields, bad names, page URLs that are not absolute
-// http(s) URLs (or carry credentials, spaces, line breaks, or are too long),
+// http(s) URLs (or carry credentials, spaces, line breaks, an sg_cid, or are too long),
 // out-of-range or mistyped split_ratio, unknown enum values, unknown fields
 // and each read-only field. Nothing is created by a refused request; the
 // limits themselves (200 characters, 2048 characters, 0 and 1) are accepted.
@@ -52,6 +52,10 @@ const cases: [string, Record<string, unknown>, string][] = [
   ['page_b javascript:', { ...valid, page_b: 'javascript:alert(1)' }, 'page_b'],
   ['page_b relative', { ...valid, page_b: 'b.html' }, 'page_b'],
   ['page_b with credentials', { ...valid, page_b: 'http://u:p@example.com/' }, 'page_b'],
+  // The redirect appends each visitor's sg_cid; a page reads the first one.
+  ['page_a carrying sg_cid', { ...valid, page_a: 'https://example.com/a?sg_cid=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'page_a'],
+  ['page_b carrying sg%5Fcid after a parameter', { ...valid, page_b: 'https://example.com/b?src=x&sg%5Fcid=A' }, 'page_b'],
+  ['a variant url carrying sg_cid', { name: 'V', variants: [{ url: PAGE_A, weight: 1 }, { url: 'https://example.com/c?sg_cid', weight: 1 }] }, 'variants[1].url'],
   ['split_ratio below 0', { ...valid, split_ratio: -0.01 }, 'split_ratio'],
   ['split_ratio above 1', { ...valid, split_ratio: 1.01 }, 'split_ratio'],
   ['split_ratio a string', { ...valid, split_ratio: '0.5' }, 'split_ratio'],
@@ -109,4 +113,11 @@ it('accepts the limits: 200 characters after trimming, 2048-character URLs, rati
   // 200 characters outside the BMP are 400 UTF-16 units: characters count (they were refused).
   const c = await api(server, 'POST', '/v1/routes', { ...valid, name: '\u{1F600}'.repeat(200) });
   expect(c.status, c.body).toBe(201);
+});
+
+it('accepts page parameters that only resemble the click id, and one in the fragment', async () => {
+  const page = 'https://example.com/a?sg_cid2=1&xsg_cid=2&src=sg_cid#sg_cid=3';
+  const r = await api(server, 'POST', '/v1/routes', { ...valid, page_a: page });
+  expect(r.status, r.body).toBe(201);
+  expect(r.json.page_a).toBe(page);
 });

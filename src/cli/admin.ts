@@ -3,7 +3,7 @@
 // across processes and every server thread reads the new state on its next
 // request.
 import { AppError } from '../errors.js';
-import { DEFAULT_QUOTA } from '../store/accounts-store.js';
+import { DEFAULT_QUOTA, PASSWORD_MAX, PASSWORD_MIN, passwordLength } from '../store/accounts-store.js';
 import type { Storage } from '../store/storage.js';
 import { type Io, parseCommand, withStorage } from './io.js';
 
@@ -71,7 +71,9 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
   const email = (values.email as string | undefined)?.trim() ?? '';
   if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) throw new AppError('cli_usage', `user create: --email must be an email address, got "${email}"`);
   const password = (values.password as string | undefined) ?? '';
-  if (password.length < 10) throw new AppError('cli_usage', 'user create: --password must be at least 10 characters');
+  const length = passwordLength(password);
+  if (length < PASSWORD_MIN) throw new AppError('cli_usage', `user create: --password must be at least ${PASSWORD_MIN} characters`);
+  if (length > PASSWORD_MAX) throw new AppError('cli_usage', `user create: --password must be at most ${PASSWORD_MAX} characters (sign-in refuses longer ones)`);
   const out = await withStorage(io, async (storage) => {
     // Checked before an account is made for the user, so that a refused
     // user leaves no account behind.

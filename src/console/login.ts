@@ -18,7 +18,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { AppError, invalidParameter } from '../errors.js';
 import { failureKey } from '../http/failure-limiter.js';
 import type { FailureLimit } from '../limits/limits.js';
-import { NEVER_MATCHING_PASSWORD_HASH, type Users, verifyPassword } from '../store/accounts-store.js';
+import { NEVER_MATCHING_PASSWORD_HASH, PASSWORD_MAX, passwordLength, type Users, verifyPassword } from '../store/accounts-store.js';
 import type { User } from '../store/db.js';
 import { objectBody } from '../api/validate.js';
 import type { PasswordWork } from './password-work.js';
@@ -50,7 +50,9 @@ export interface Credentials {
 export function credentials(body: unknown): Credentials {
   const b = objectBody(body, ['email', 'password']);
   if (typeof b.email !== 'string' || b.email.trim() === '' || b.email.length > 320) throw invalidParameter('email', 'must be an email address');
-  if (typeof b.password !== 'string' || b.password === '' || b.password.length > 1024) throw invalidParameter('password', 'must be a string of 1 to 1024 characters');
+  if (typeof b.password !== 'string' || b.password === '' || passwordLength(b.password) > PASSWORD_MAX) {
+    throw invalidParameter('password', `must be a string of 1 to ${PASSWORD_MAX} characters`);
+  }
   return { email: b.email.trim().toLowerCase(), password: b.password };
 }
 

@@ -189,6 +189,15 @@ export class KeyCache {
 }
 
 // Passwords: scrypt with N = 2^15, r = 8, p = 1 (about 32 MiB and 50-100 ms).
+/**
+ * A password's length in characters (code points): a new user's at least
+ * PASSWORD_MIN; any at most PASSWORD_MAX, which sign-in refuses beyond (so a
+ * user made with a longer one could never sign in).
+ */
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 1024;
+export const passwordLength = (password: string): number => [...password].length;
+
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
 function hashPassword(password: string): string {

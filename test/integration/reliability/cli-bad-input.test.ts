@@ -156,6 +156,10 @@ describe('account create, key reset, user create', () => {
     { args: ['user', 'create', '--password', 'a-long-password'], code: 2, stderr: /--email must be an email address/ },
     { args: ['user', 'create', '--email', 'no-at-sign', '--password', 'a-long-password'], code: 2, stderr: /--email must be an email address, got "no-at-sign"/ },
     { args: ['user', 'create', '--email', 'a@example.com', '--password', 'short'], code: 2, stderr: /--password must be at least 10 characters/ },
+    // Characters, not UTF-16 units: five emoji are five.
+    { args: ['user', 'create', '--email', 'a@example.com', '--password', '\u{1F600}'.repeat(5)], code: 2, stderr: /--password must be at least 10 characters/ },
+    // Sign-in refuses passwords over 1,024 characters: such a user could never sign in.
+    { args: ['user', 'create', '--email', 'a@example.com', '--password', 'p'.repeat(1025)], code: 2, stderr: /--password must be at most 1024 characters/ },
     { args: ['user', 'create', '--email', 'a@example.com', '--password', 'a-long-password', '--account', 'x'], code: 2, stderr: /--account must be a positive integer/ },
     { args: ['user', 'create', '--email', 'a@example.com', '--password', 'a-long-password', '--account', '999'], code: 1, stderr: /user create: account 999 does not exist/ },
     { args: ['user', 'create', '--email', 'TAKEN@example.com', '--password', 'a-long-password'], code: 1, stderr: /user create: a user with email taken@example\.com already exists/ },

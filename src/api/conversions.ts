@@ -2,7 +2,8 @@
 // from by its click id (experiments/click-id.ts), which carries the route,
 // the variant, the visitor hash and the click's time under the server's MAC.
 // Each (visitor, route, goal) counts once: a repeat answers 200 with
-// duplicate: true. The answer goes out only once the conversion is committed,
+// duplicate: true. A route counts at most GOAL_LIMIT goals: a conversion
+// naming one more is 400 naming its goal. The answer goes out only once the conversion is committed,
 // so an acknowledged conversion survives a crash.
 //
 // {"click_id", "goal"?, "value"?} → 202 {route_id, variant, goal, duplicate}
@@ -13,7 +14,7 @@ import { AppError, invalidParameter } from '../errors.js';
 import type { ClickIds } from '../experiments/click-id.js';
 import type { Router } from '../http/router.js';
 import type { Account } from '../store/db.js';
-import type { ConversionInput } from '../store/experiments-store.js';
+import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT } from '../store/experiments-store.js';
 import { VARIANT_KEYS } from '../store/routes-store.js';
 import { DAY_MS } from '../store/stats-store.js';
 import type { Storage } from '../store/storage.js';
@@ -90,7 +91,11 @@ function check(raw: unknown, at: string, account: Account, owners: Owners, ids: 
   };
 }
 
-const result = (c: Checked, duplicate: boolean) => ({ route_id: c.input.routeId, variant: c.key, goal: c.input.goal, duplicate });
+/** The answer for one stored conversion, or the error for one refused as a goal past the route's limit. */
+function result(c: Checked, outcome: ConversionOutcome, at: string) {
+  if (outcome === 'goal_limit') return invalidParameter(`${at}goal`, `is a new goal for a route that has ${GOAL_LIMIT} goals, the most one route counts`);
+  return { route_id: c.input.routeId, variant: c.key, goal: c.input.goal, duplicate: outcome === 'duplicate' };
+}
 
 export function registerConversionEndpoints(router: Router, storage: Pick<Storage, 'routes' | 'experiments' | 'feed'>, ids: ClickIds): void {
   const owners = new Owners(storage.routes, storage.feed);
@@ -111,14 +116,19 @@ export function registerConversionEndpoints(router: Router, storage: Pick<Storag
         }
       });
       const valid = checked.filter((c): c is Checked => !(c instanceof AppError));
-      const duplicates = valid.length > 0 ? await storage.experiments.addConversions(valid.map((c) => c.input)) : [];
+      const outcomes = valid.length > 0 ? await storage.experiments.addConversions(valid.map((c) => c.input)) : [];
       let k = 0;
       // The same visitor, route and goal twice in one batch: the second is the duplicate (the store sees them in order).
-      const results = checked.map((c) => (c instanceof AppError ? c.body() : result(c, duplicates[k++])));
+      const results = checked.map((c, i) => {
+        const r = c instanceof AppError ? c : result(c, outcomes[k++], `conversions[${i}].`);
+        return r instanceof AppError ? r.body() : r;
+      });
       return { status: 200, body: { results } };
     }
     const c = check(body, '', req.account, owners, ids, now);
-    const [duplicate] = await storage.experiments.addConversions([c.input]);
-    return { status: duplicate ? 200 : 202, body: result(c, duplicate) };
+    const [outcome] = await storage.experiments.addConversions([c.input]);
+    const r = result(c, outcome, '');
+    if (r instanceof AppError) throw r;
+    return { status: outcome === 'duplicate' ? 200 : 202, body: r };
   });
 }

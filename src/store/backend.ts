@@ -11,7 +11,7 @@
 // has been told through the change feed (feed.ts). Refusals that depend on
 // stored state (quota_exceeded) are decided inside the writing transaction.
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from './db.js';
-import type { ConversionInput, VisitCounts } from './experiments-store.js';
+import type { ConversionInput, ConversionOutcome, VisitCounts } from './experiments-store.js';
 import type { Route, RouteChanges } from './routes-store.js';
 
 export interface NewAccount {
@@ -97,11 +97,12 @@ export interface Backend {
   /** Stored sketches per day (day 0: the lifetime), indexed by variant; missing ones are absent. */
   readSketches(routeId: number, days: readonly number[]): Promise<Map<number, (Uint8Array | undefined)[]>>;
   /**
-   * Records conversions, each counted once per (route, goal, visitor):
-   * resolves, in order, whether each was a duplicate, once committed (an
-   * acknowledged conversion survives a crash).
+   * Records conversions, each counted once per (route, goal, visitor), a
+   * route's goals at most GOAL_LIMIT (a conversion naming one more is
+   * refused): resolves, in order, with what became of each, once committed
+   * (an acknowledged conversion survives a crash).
    */
-  addConversions(items: readonly ConversionInput[]): Promise<boolean[]>;
+  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]>;
   /** Per click day from `from` to `to`: goal → conversions per variant. */
   readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>>;
   /** A named secret, stored once: the first value written wins, and every call resolves with the stored one. */

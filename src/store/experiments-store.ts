@@ -35,9 +35,34 @@ export interface ConversionInput {
   value: number | null;
 }
 
+/**
+ * Goals one route counts at most. A route's detail computes the statistics
+ * of every goal it has (experiments/report.ts), and a click id converts once
+ * per goal, so without a bound one client could give a route any number of
+ * goals and make each detail cost seconds of its thread.
+ */
+export const GOAL_LIMIT = 20;
+
+/** What became of a conversion: counted, a repeat of one counted before, or refused as a new goal past GOAL_LIMIT. */
+export type ConversionOutcome = 'counted' | 'duplicate' | 'goal_limit';
+
+/**
+ * Adds the (route, goal) pairs a commit stored to a back end's memo of goals
+ * known stored (only once committed: a rolled-back goal is not), and returns
+ * the outcomes. The memo is bounded like the other per-thread memos.
+ */
+export function rememberGoals(seen: Set<string>, items: readonly ConversionInput[], outcomes: ConversionOutcome[]): ConversionOutcome[] {
+  items.forEach((item, i) => {
+    if (outcomes[i] === 'goal_limit') return;
+    if (seen.size >= 100_000) seen.clear();
+    seen.add(`${item.routeId}/${item.goal}`);
+  });
+  return outcomes;
+}
+
 interface Waiting {
   items: readonly ConversionInput[];
-  resolve: (duplicates: boolean[]) => void;
+  resolve: (outcomes: ConversionOutcome[]) => void;
   reject: (err: unknown) => void;
 }
 
@@ -75,8 +100,8 @@ export class Experiments {
     return this.#backend.readSketches(routeId, days);
   }
 
-  /** Whether each was a duplicate, once committed (with whatever else was queued: see #queue). */
-  addConversions(items: readonly ConversionInput[]): Promise<boolean[]> {
+  /** What became of each, once committed (with whatever else was queued: see #queue). */
+  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ items, resolve, reject });
       this.#queued += items.length;
@@ -97,10 +122,10 @@ export class Experiments {
       this.#queued -= n;
       const all = group.length === 1 ? group[0].items : group.flatMap((w) => w.items);
       try {
-        const duplicates = await this.#backend.addConversions(all);
+        const outcomes = await this.#backend.addConversions(all);
         let at = 0;
         for (const w of group) {
-          w.resolve(duplicates.slice(at, at + w.items.length));
+          w.resolve(outcomes.slice(at, at + w.items.length));
           at += w.items.length;
         }
       } catch (err) {

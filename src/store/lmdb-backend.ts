@@ -6,7 +6,7 @@
 import { AppError } from '../errors.js';
 import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
-import type { ConversionInput, VisitCounts } from './experiments-store.js';
+import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, rememberGoals, type VisitCounts } from './experiments-store.js';
 import { Hll } from '../experiments/hll.js';
 import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
@@ -312,24 +312,26 @@ export class LmdbBackend implements Backend {
   }
 
   /**
-   * The check for a duplicate and the count are in one transaction, so
-   * racing requests count once; the day counters of a group are added up
-   * first and written once per (route, day, goal).
+   * The check for a duplicate, the goal limit and the count are in one
+   * transaction, so racing requests count once and a route never passes
+   * GOAL_LIMIT goals; the day counters of a group are added up first and
+   * written once per (route, day, goal).
    */
-  addConversions(items: readonly ConversionInput[]): Promise<boolean[]> {
+  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
     const { conversions, conversionDays } = this.#s;
-    return this.#s.root.transaction(() => {
+    const written = this.#s.root.transaction(() => {
       const days = new Map<string, { key: [number, number, string]; count: number[]; value: number[] }>();
-      const out = items.map((c) => {
+      const out = items.map((c): ConversionOutcome => {
         const key: [number, string, string] = [c.routeId, c.goal, c.visitor];
-        if (conversions.get(key) !== undefined) return true;
+        if (conversions.get(key) !== undefined) return 'duplicate';
+        if (!this.#knownGoal(c.routeId, c.goal) && this.#goalCount(c.routeId) >= GOAL_LIMIT) return 'goal_limit';
         conversions.put(key, { variant: c.variant, day: c.day, at: c.at, value: c.value });
         const id = `${c.routeId}/${c.day}/${c.goal}`;
         let d = days.get(id);
         if (!d) days.set(id, (d = { key: [c.routeId, c.day, c.goal], count: [], value: [] }));
         d.count[c.variant] = (d.count[c.variant] ?? 0) + 1;
         d.value[c.variant] = (d.value[c.variant] ?? 0) + (c.value ?? 0);
-        return false;
+        return 'counted';
       });
       for (const d of days.values()) {
         const stored = conversionDays.get(d.key);
@@ -341,6 +343,36 @@ export class LmdbBackend implements Backend {
       }
       return out;
     });
+    return written.then((out) => rememberGoals(this.#goalsSeen, items, out));
+  }
+
+  /**
+   * (route, goal) pairs with a conversion stored, as of a commit: a goal,
+   * once counted, stays (a route's conversions go only with the route, whose
+   * id is never used again), so its conversions need no look-up again.
+   */
+  readonly #goalsSeen = new Set<string>();
+
+  /** Whether the route has a conversion for the goal (inside the write transaction: its own writes count). */
+  #knownGoal(routeId: number, goal: string): boolean {
+    if (this.#goalsSeen.has(`${routeId}/${goal}`)) return true;
+    // Keys are [route, goal, visitor hash]: the hash is hex digits, all below '~'.
+    for (const _ of this.#s.conversions.getKeys({ start: [routeId, goal], end: [routeId, goal, '~'], limit: 1 })) return true;
+    return false;
+  }
+
+  /** The route's distinct goals, counted up to GOAL_LIMIT: one seek per goal, skipping its visitors. */
+  #goalCount(routeId: number): number {
+    let n = 0;
+    let start: [number] | [number, string, string] = [routeId];
+    while (n < GOAL_LIMIT) {
+      let goal: string | null = null;
+      for (const key of this.#s.conversions.getKeys({ start, end: [routeId + 1], limit: 1 })) goal = key[1];
+      if (goal === null) break;
+      n++;
+      start = [routeId, goal, '~'];
+    }
+    return n;
   }
 
   readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {

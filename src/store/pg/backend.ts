@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
 import type { Backend, DayCounts, NewAccount } from '../backend.js';
-import type { ConversionInput, VisitCounts } from '../experiments-store.js';
+import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, rememberGoals, type VisitCounts } from '../experiments-store.js';
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from '../db.js';
 import { applyRouteChanges, newCode, type Route, type RouteChanges } from '../routes-store.js';
 import { Hll } from '../../experiments/hll.js';
@@ -377,20 +377,38 @@ export class PgBackend implements Backend {
   /**
    * Each conversion is inserted once per (route, goal, visitor) (the primary
    * key decides a race between nodes); the day counters of the new ones are
-   * added up per (route, day, goal) in the same transaction.
+   * added up per (route, day, goal) in the same transaction. A goal this node
+   * has not seen stored for its route is checked against GOAL_LIMIT with the
+   * route's row locked (FOR UPDATE, in id order), so that nodes adding new
+   * goals to one route at once take turns.
    */
-  addConversions(items: readonly ConversionInput[]): Promise<boolean[]> {
+  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
     return this.#experimentWrite(async (c) => {
+      const unseen = [...new Set(items.filter((i) => !this.#goalsSeen.has(`${i.routeId}/${i.goal}`)).map((i) => i.routeId))].sort((x, y) => x - y);
+      /** route → its stored goals, for the routes with a goal not yet seen here. */
+      const goals = new Map<number, Set<string>>();
+      if (unseen.length > 0) {
+        await c.query('SELECT id FROM routes WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [unseen]);
+        for (const id of unseen) goals.set(id, new Set());
+        const { rows } = await c.query('SELECT DISTINCT route_id, goal FROM conversions WHERE route_id = ANY($1::bigint[])', [unseen]);
+        for (const r of rows) goals.get(Number(r.route_id))!.add(r.goal as string);
+      }
       const days = new Map<string, { routeId: number; day: number; goal: string; count: number[]; value: number[] }>();
-      const out: boolean[] = [];
+      const out: ConversionOutcome[] = [];
       for (const item of items) {
+        const routeGoals = goals.get(item.routeId);
+        if (routeGoals && !routeGoals.has(item.goal) && routeGoals.size >= GOAL_LIMIT) {
+          out.push('goal_limit');
+          continue;
+        }
         const { rowCount } = await c.query(
           `INSERT INTO conversions (route_id, goal, visitor, variant, day, at, value) VALUES ($1, $2, $3, $4, $5, $6, $7)
            ON CONFLICT DO NOTHING`,
           [item.routeId, item.goal, item.visitor, item.variant, item.day, item.at, item.value],
         );
+        routeGoals?.add(item.goal);
         const duplicate = rowCount === 0;
-        out.push(duplicate);
+        out.push(duplicate ? 'duplicate' : 'counted');
         if (duplicate) continue;
         const id = `${item.routeId}/${item.day}/${item.goal}`;
         let d = days.get(id);
@@ -409,8 +427,11 @@ export class PgBackend implements Backend {
         );
       }
       return out;
-    });
+    }).then((out) => rememberGoals(this.#goalsSeen, items, out));
   }
+
+  /** (route, goal) pairs known stored (see LmdbBackend's): their conversions need no goal check. */
+  readonly #goalsSeen = new Set<string>();
 
   async readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
     const rows = await this.#query('SELECT day, goal, count FROM conversion_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);

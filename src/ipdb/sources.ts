@@ -105,19 +105,19 @@ export function splitCsvLine(line: string): string[] | null {
 }
 
 /** A source file as text: gunzipped when it is gzip (capped), without a byte-order mark. */
-export function decodeSource(name: string, data: Uint8Array): string {
+export function decodeSource(name: string, data: Uint8Array, maxBytes = MAX_SOURCE_BYTES): string {
   let bytes = data;
   if (data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b) {
     try {
-      bytes = gunzipSync(data, { maxOutputLength: MAX_SOURCE_BYTES });
+      bytes = gunzipSync(data, { maxOutputLength: maxBytes });
     } catch (err) {
       const why = (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
-        ? `decompresses to more than ${MAX_SOURCE_BYTES} bytes`
+        ? `decompresses to more than ${maxBytes} bytes`
         : 'is not valid gzip';
       throw new AppError('ipdb_source_invalid', `${name} ${why}`, null, { cause: err });
     }
-  } else if (data.length > MAX_SOURCE_BYTES) {
-    throw new AppError('ipdb_source_invalid', `${name} is larger than ${MAX_SOURCE_BYTES} bytes`);
+  } else if (data.length > maxBytes) {
+    throw new AppError('ipdb_source_invalid', `${name} is larger than ${maxBytes} bytes`);
   }
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
   // A byte-order mark some editors write would otherwise hide the header line.

@@ -37,6 +37,15 @@ export type FeedFormat = (typeof FEED_FORMATS)[number];
 export const ASN_FORMATS: readonly FeedFormat[] = ['asn-lines', 'asn-csv'];
 
 const MAX_MALFORMED_SHARE = 0.01;
+/**
+ * A feed file, on the wire and decompressed, is larger than any publisher's
+ * list by far past this (iCloud Private Relay's CSV is ~10 MB); so is a feed
+ * of more entries (AWS's list, the longest shipped, has about 100,000). The
+ * refresh parses a download on the main thread: a small gzip body that
+ * inflated to 500 MiB of addresses took it past 4 GB and ended the process.
+ */
+export const FEED_MAX_BYTES = 64 * 1024 * 1024;
+const FEED_MAX_ENTRIES = 1_000_000;
 
 export interface ParsedFeed {
   /** Range feeds: inclusive ranges per family, as found (overlaps are the builder's to resolve). */
@@ -108,6 +117,7 @@ function isSpecial(family: 4 | 6, start: bigint, end: bigint): boolean {
 }
 
 class Collector {
+  readonly #name: string;
   readonly v4: [bigint, bigint][] = [];
   readonly v6: [bigint, bigint][] = [];
   readonly asns: number[] = [];
@@ -118,13 +128,22 @@ class Collector {
   special = 0;
   readonly examples: string[] = [];
 
+  constructor(name: string) {
+    this.#name = name;
+  }
+
+  /** Counts an entry; a file of more than FEED_MAX_ENTRIES is refused at the first one past it. */
+  entry(): void {
+    if (++this.entries > FEED_MAX_ENTRIES) throw new AppError('feed_invalid', `${this.#name} holds more than ${FEED_MAX_ENTRIES} entries`);
+  }
+
   bad(what: string): void {
     this.malformed++;
     if (this.examples.length < 5) this.examples.push(what.length > 80 ? `${what.slice(0, 77)}...` : what);
   }
 
   range(text: unknown): void {
-    this.entries++;
+    this.entry();
     // Some publishers' prefixes carry a zero-width space (Bing's bingbot.json).
     const r = typeof text === 'string' ? cidrRange(text.replace(/[\u200b\ufeff]/g, '').trim()) : null;
     if (r === null || r.prefix < WIDEST[r.family] || (r.hostBits && r.prefix < WIDEST_WITH_HOST_BITS[r.family])) this.bad(String(text));
@@ -134,7 +153,7 @@ class Collector {
 
   /** An entry that is malformed as a whole (not an address at all). */
   reject(what: string): void {
-    this.entries++;
+    this.entry();
     this.bad(what);
   }
 
@@ -145,7 +164,7 @@ class Collector {
   }
 
   asn(text: string, name = ''): void {
-    this.entries++;
+    this.entry();
     const m = /^(?:AS)?([0-9]{1,10})$/i.exec(text.trim());
     const asn = m ? Number(m[1]) : 0;
     if (asn < 1 || asn > 0xffffffff) {
@@ -277,8 +296,7 @@ const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => 
       // A range written another way ("1.1.1.0 - 1.1.1.255", "1.1.1.0 /24",
       // "1.1.1.0<tab>24"): the first field alone would be one address.
       if (!first.includes('/') && next !== undefined && (/^[-/]/.test(next) || /^[0-9]{1,3}$/.test(next) || parseIp(next, scratch) !== 0)) {
-        c.entries++;
-        c.bad(line);
+        c.reject(line);
       } else {
         c.range(first);
       }
@@ -313,8 +331,8 @@ const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => 
 
 /** Parses one feed file; throws AppError feed_invalid when it is unusable. `name` names it in messages. */
 export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): ParsedFeed {
-  const c = new Collector();
-  const version = READERS[format](decodeSource(name, data), name, c);
+  const c = new Collector(name);
+  const version = READERS[format](decodeSource(name, data, FEED_MAX_BYTES), name, c);
   if (c.malformed > c.entries * MAX_MALFORMED_SHARE) {
     throw new AppError('feed_invalid', `${name}: ${c.malformed} of ${c.entries} entries are malformed (e.g. "${c.examples[0]}")`);
   }

@@ -11,15 +11,13 @@ import { moveDurably, writeFileDurably } from '../../durable-file.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { type FetchLimits, fetchSource, sourceName } from '../fetch.js';
-import { parseFeed } from './parse.js';
+import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
 import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
 
 /** A new download must keep at least this share of the last good data's entries. */
 const MIN_ENTRY_FRACTION = 0.5;
-/** A feed file is larger than any publisher's list by far past this (iCloud Private Relay's CSV is ~10 MB). */
-const FEED_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface FeedOutcome {
   feed: string;

@@ -108,7 +108,7 @@ function reason(err: unknown, dest: string, limits: FetchLimits, bytes: number):
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
-async function fetchHttp(url: string, dest: string, known: Validators | undefined, limits: FetchLimits, client: Client): Promise<Downloaded> {
+async function fetchHttp(url: string, dest: string, known: Validators | undefined, limits: FetchLimits, client: Client, stop?: AbortSignal): Promise<Downloaded> {
   const headers: Record<string, string> = { 'User-Agent': 'splitguard-ipdb-refresh', 'Accept-Encoding': 'gzip, identity' };
   if (known?.etag) headers['If-None-Match'] = known.etag;
   if (known?.lastModified) headers['If-Modified-Since'] = known.lastModified;
@@ -116,7 +116,7 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
   const timer = setTimeout(() => total.abort(new FetchError(url, `no complete answer within ${limits.totalMs} ms`)), limits.totalMs);
   let bytes = -1;
   try {
-    const res = await client.request(url, { dispatcher: client.dispatcher, headers, signal: total.signal });
+    const res = await client.request(url, { dispatcher: client.dispatcher, headers, signal: stop ? AbortSignal.any([total.signal, stop]) : total.signal });
     const status = res.statusCode;
     const validators: Validators = { etag: header(res.headers.etag), lastModified: header(res.headers['last-modified']) };
     // Not awaited: undici's dump() reads a small body to its end, closes a
@@ -145,6 +145,7 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
     if (declared >= 0 && bytes !== declared) throw new FetchError(url, `truncated: received ${bytes} of ${declared} bytes`);
     return { url, file: dest, bytes, validators };
   } catch (err) {
+    if (stop?.aborted) throw new FetchError(url, STOPPED);
     throw err instanceof FetchError ? err : new FetchError(url, reason(err, dest, limits, bytes));
   } finally {
     clearTimeout(timer);
@@ -167,17 +168,22 @@ async function fetchFile(url: string, dest: string, known: Validators | undefine
   return { url, file: dest, bytes: st.size, validators: { etag } };
 }
 
+/** Why a download ended when `stop` was aborted. */
+export const STOPPED = 'stopped: the server is shutting down';
+
 /**
  * Downloads every part of a source into `dir`. `known` holds the validators of
  * the last accepted download per URL. When some parts are unchanged and
  * others not, the unchanged ones are fetched again in full: a build needs
- * every part.
+ * every part. Aborting `stop` ends the downloads at once (a slow publisher
+ * would otherwise hold a shutdown for up to totalMs a node).
  */
 export async function fetchSource(
   location: string,
   dir: string,
   known: Record<string, Validators>,
   limits: FetchLimits = DEFAULT_LIMITS,
+  stop?: AbortSignal,
 ): Promise<{ parts: Downloaded[]; unchanged: boolean }> {
   if (location === 'package:') {
     const source = embeddedSource();
@@ -204,7 +210,7 @@ export async function fetchSource(
   const started: Promise<Downloaded>[] = [];
   const get = (url: string, i: number, validators?: Validators) => {
     const dest = path.join(dir, `part-${i}-${path.basename(new URL(url).pathname) || 'source'}`);
-    const download = url.startsWith('file:') ? fetchFile(url, dest, validators) : fetchHttp(url, dest, validators, limits, client);
+    const download = url.startsWith('file:') ? fetchFile(url, dest, validators) : fetchHttp(url, dest, validators, limits, client, stop);
     started.push(download);
     return download;
   };

@@ -16,7 +16,7 @@ import type { BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
-import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, limitsFor, sourceName, type Validators } from './fetch.js';
+import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, limitsFor, sourceName, STOPPED, type Validators } from './fetch.js';
 import { META_LAST, META_NEXT, META_VALIDATORS, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
@@ -82,6 +82,8 @@ export class Refresher {
   #queuedFull: Promise<RefreshRecord> | null = null;
   #startedAt = 0;
   #pool: Piscina | null = null;
+  /** Aborted by close(): the downloads under way end at once, and no other starts. */
+  readonly #stop = new AbortController();
 
   constructor(options: RefresherOptions) {
     this.#options = options;
@@ -118,6 +120,7 @@ export class Refresher {
   }
 
   async close(): Promise<void> {
+    this.#stop.abort();
     await this.#queuedFull?.catch(() => {});
     await this.#running?.catch(() => {});
     await this.#pool?.destroy();
@@ -206,7 +209,7 @@ export class Refresher {
     const feeds = this.#options.feeds ?? [];
     const sources = this.#options.feedSources ?? ((f: FeedDefinition) => f.sources);
     const fetch = scope === 'all' ? feeds : scope === 'feeds' ? dueFeeds(feeds, state, Date.now(), sources) : [];
-    return updateFeeds(fetch, { state, dataDir, work, limits: this.#options.limits ?? DEFAULT_LIMITS, sources });
+    return updateFeeds(fetch, { state, dataDir, work, limits: this.#options.limits ?? DEFAULT_LIMITS, sources, stop: this.#stop.signal });
   }
 
   /**
@@ -222,10 +225,11 @@ export class Refresher {
   ): Promise<{ nodes: SourceOutcome[]; installed: { source: string; version: string } | null }> {
     const nodes: SourceOutcome[] = [];
     for (const location of this.#options.sources) {
+      if (this.#stop.signal.aborted) throw new Error(STOPPED);
       const t0 = performance.now();
       const source = sourceName(location);
       try {
-        const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS);
+        const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS, this.#stop.signal);
         if (fetched.unchanged) {
           nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
           return { nodes, installed: null };

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { moveDurably, writeFileDurably } from '../../durable-file.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
-import { type FetchLimits, fetchSource, sourceName } from '../fetch.js';
+import { type FetchLimits, fetchSource, sourceName, STOPPED } from '../fetch.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
@@ -48,10 +48,11 @@ export function dueFeeds(feeds: readonly FeedDefinition[], state: StateStore, no
  */
 export async function updateFeeds(
   feeds: readonly FeedDefinition[],
-  options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits; sources: (feed: FeedDefinition) => readonly string[] },
+  options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits; sources: (feed: FeedDefinition) => readonly string[]; stop?: AbortSignal },
 ): Promise<FeedOutcome[]> {
   const outcomes: FeedOutcome[] = [];
   for (const feed of feeds) {
+    if (options.stop?.aborted) throw new Error(STOPPED);
     const sources = options.sources(feed);
     if (sources.length === 0) continue;
     outcomes.push(await updateFeed(feed, sources, options));
@@ -62,7 +63,7 @@ export async function updateFeeds(
 async function updateFeed(
   feed: FeedDefinition,
   sources: readonly string[],
-  options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits },
+  options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits; stop?: AbortSignal },
 ): Promise<FeedOutcome> {
   const t0 = performance.now();
   const before = feedState(options.state, feed.name);
@@ -76,7 +77,7 @@ async function updateFeed(
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     try {
-      const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES });
+      const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES }, options.stop);
       if (fetched.unchanged) {
         await saveFeedState(options.state, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
         return { feed: feed.name, outcome: 'unchanged', source, error: null, ms: Math.round(performance.now() - t0) };
@@ -118,6 +119,8 @@ async function updateFeed(
       for (const old of [...before.files, before.recent]) if (old !== null && !kept.has(path.basename(old))) rmSync(feedPath(options.dataDir, old), { force: true });
       return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
     } catch (err) {
+      // Stopped: the feed's state stays as it was, so it is due again at the next start.
+      if (options.stop?.aborted) throw new Error(STOPPED);
       const error = (err as Error).message;
       // Download errors name their URL already.
       errors.push(error.includes(source) ? error : `${source}: ${error}`);

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { moveDurably, writeFileDurably } from '../../durable-file.js';
+import { readRegularFile } from '../../regular-file.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { type FetchLimits, fetchSource, sourceName, STOPPED } from '../fetch.js';
@@ -60,6 +61,23 @@ export async function updateFeeds(
   return outcomes;
 }
 
+/**
+ * Whether the feed's last good download is on disk and still parses. Only
+ * then is the publisher asked conditionally: a damaged download (a bad
+ * sector, a stray write) is fetched again in full, as a missing one is, or a
+ * 304 would keep it, and the build its snapshot, until the publisher's list
+ * changed.
+ */
+function readsBack(feed: FeedDefinition, state: FeedState, dataDir: string): boolean {
+  if (!hasGoodData(state, dataDir)) return false;
+  try {
+    for (const file of state.files) parseFeed(feed.format, readRegularFile(feedPath(dataDir, file)), feed.name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function updateFeed(
   feed: FeedDefinition,
   sources: readonly string[],
@@ -67,7 +85,7 @@ async function updateFeed(
 ): Promise<FeedOutcome> {
   const t0 = performance.now();
   const before = feedState(options.state, feed.name);
-  const good = hasGoodData(before, options.dataDir);
+  const good = readsBack(feed, before, options.dataDir);
   const now = new Date();
   const next = new Date(now.getTime() + feed.refreshHours * 3_600_000).toISOString();
   const errors: string[] = [];

@@ -237,6 +237,9 @@ export class Refresher {
         const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
         const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
         this.#check(result);
+        // Only the installed node's validators stay: another node's would
+        // let its 304 pass for "unchanged" while this node's data serves.
+        for (const url of Object.keys(known)) delete known[url];
         for (const p of fetched.parts) known[p.url] = p.validators;
         await this.#install(work, result, { [META_VALIDATORS]: known });
         nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });

@@ -54,10 +54,10 @@ export function registerConsoleEndpoints(router: Router, storage: Storage, keyUs
     '/console/api/keys/:id/reset',
     async (req) => {
       const old = ownKey(req);
-      if (old.revokedAt) throw invalidParameter('id', 'is a revoked key; create a new key instead');
       // Like a new key, the replacement carries no more than the resetting user's rights.
-      const fresh = await keys.reset(old.id, req.admin);
-      if (!fresh) throw new AppError('not_found', `key ${old.id} does not exist`, 'id');
+      // Undefined: revoked, before or by a reset racing this one (which made the one replacement).
+      const fresh = old.revokedAt ? undefined : await keys.reset(old.id, req.admin);
+      if (!fresh) throw invalidParameter('id', 'is a revoked key; create a new key instead');
       return { status: 200, body: { ...view(fresh.key), api_key: fresh.token, replaces: old.id } };
     },
     { body: false },

@@ -61,6 +61,23 @@ export interface Authenticated {
  * on every thread once its promise resolves: the change feed tells every
  * KeyCache before the caller answers.
  */
+/** A new key record and its token, the only copy of the secret; stored by the caller. */
+function newKey(accountId: number, name: string, admin: boolean): { token: string; key: ApiKey } {
+  const token = newToken();
+  const key: ApiKey = {
+    id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`, // KEY_ID
+    accountId,
+    name,
+    hash: hashKey(token),
+    prefix: token.slice(0, KEY_PREFIX.length + 6),
+    createdAt: new Date().toISOString(),
+    lastUsedAt: null,
+    revokedAt: null,
+    admin,
+  };
+  return { token, key };
+}
+
 export class Keys {
   readonly #stores: Stores;
   readonly #backend: Backend;
@@ -76,20 +93,9 @@ export class Keys {
    * for the CLI, run by the operator, the account's), never more.
    */
   async create(accountId: number, name: string, admin: boolean): Promise<{ token: string; key: ApiKey }> {
-    const token = newToken();
-    const key: ApiKey = {
-      id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`, // KEY_ID
-      accountId,
-      name,
-      hash: hashKey(token),
-      prefix: token.slice(0, KEY_PREFIX.length + 6),
-      createdAt: new Date().toISOString(),
-      lastUsedAt: null,
-      revokedAt: null,
-      admin,
-    };
-    await this.#backend.createKey(key);
-    return { token, key };
+    const made = newKey(accountId, name, admin);
+    await this.#backend.createKey(made.key);
+    return made;
   }
 
   list(accountId: number): ApiKey[] {
@@ -118,8 +124,8 @@ export class Keys {
   async reset(id: string, maxAdmin: boolean): Promise<{ token: string; key: ApiKey } | undefined> {
     const old = this.byId(id);
     if (!old || old.revokedAt) return undefined;
-    await this.revoke(id);
-    return this.create(old.accountId, old.name, old.admin && maxAdmin);
+    const made = newKey(old.accountId, old.name, old.admin && maxAdmin);
+    return (await this.#backend.replaceKey(id, new Date().toISOString(), made.key)) ? made : undefined;
   }
 
   /** Revokes every live key of an account and issues one new key with the account's rights (CLI `key reset`). */

@@ -36,6 +36,12 @@ export interface Backend {
   createKey(key: ApiKey): Promise<void>;
   /** The key as revoked (or as it was, if already revoked); undefined when unknown. */
   revokeKey(id: string, at: string): Promise<ApiKey | undefined>;
+  /**
+   * Revokes a live key and stores its replacement, in one transaction:
+   * false, and nothing stored, when the key is unknown or already revoked
+   * (of resets racing each other, one replaces the key).
+   */
+  replaceKey(id: string, at: string, replacement: ApiKey): Promise<boolean>;
   /** Key hash → last use (ISO time); an older time never replaces a newer one. */
   recordKeyUse(used: ReadonlyMap<string, string>): Promise<void>;
   /** False when a user with that email exists. */

@@ -73,6 +73,20 @@ export class LmdbBackend implements Backend {
     });
   }
 
+  replaceKey(id: string, at: string, replacement: ApiKey): Promise<boolean> {
+    return this.#write(() => {
+      const hash = this.#s.keyIds.get(id);
+      const key = hash === undefined ? undefined : this.#s.keys.get(hash);
+      if (!key || key.revokedAt) return false;
+      this.#s.keys.put(key.hash, { ...key, revokedAt: at });
+      recordChange(this.#s, 'key', key.hash);
+      this.#s.keys.put(replacement.hash, replacement);
+      this.#s.keyIds.put(replacement.id, replacement.hash);
+      recordChange(this.#s, 'key', replacement.hash);
+      return true;
+    });
+  }
+
   recordKeyUse(used: ReadonlyMap<string, string>): Promise<void> {
     return this.#write(() => {
       for (const [hash, at] of used) {

@@ -102,6 +102,20 @@ export class PgBackend implements Backend {
     });
   }
 
+  replaceKey(id: string, at: string, replacement: ApiKey): Promise<boolean> {
+    return this.#write(async (c) => {
+      const revoked = await c.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING *', [id, at]);
+      if (revoked.rows.length === 0) return { out: false, changes: [] };
+      const r = replacement;
+      await c.query(
+        'INSERT INTO api_keys (id, hash, account_id, name, prefix, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [r.id, r.hash, r.accountId, r.name, r.prefix, r.admin, r.createdAt],
+      );
+      const old = keyOf(revoked.rows[0]);
+      return { out: true, changes: [{ kind: 'key', key: old.hash, record: old }, { kind: 'key', key: r.hash, record: r }] };
+    });
+  }
+
   recordKeyUse(used: ReadonlyMap<string, string>): Promise<void> {
     return this.#write(async (c) => {
       const { rows } = await c.query(

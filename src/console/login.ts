@@ -16,6 +16,7 @@
 // sign-ins cannot take the thread pool from the API's storage writes.
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppError, invalidParameter } from '../errors.js';
+import { limitKey } from '../http/client-ip.js';
 import { failureKey } from '../http/failure-limiter.js';
 import type { FailureLimit } from '../limits/limits.js';
 import { NEVER_MATCHING_PASSWORD_HASH, PASSWORD_MAX, passwordLength, type Users, verifyPassword } from '../store/accounts-store.js';
@@ -66,9 +67,18 @@ async function release(limits: LoginLimits, ip: Uint8Array, atAddress: Uint8Arra
   await Promise.all([limits.addresses.release(ip, at, now), limits.emailAtAddress.release(atAddress, at, now)]);
 }
 
-/** The user for these credentials; throws rate_limited or login_failed. */
-export async function login(users: Users, limits: LoginLimits, ip: Uint8Array, c: Credentials): Promise<User> {
+/**
+ * The user for these credentials; throws rate_limited or login_failed.
+ *
+ * Every attempt counts against its address (an IPv6 one by its /64) until
+ * it succeeds or is refused unchecked because the password work is full. In
+ * the work's queue (PasswordWork) an attempt ranks by its address's count,
+ * fewest first: once each address of a flood has failed, the owner, trying
+ * from an address of its own, goes ahead of all of them.
+ */
+export async function login(users: Users, limits: LoginLimits, address: Uint8Array, c: Credentials): Promise<User> {
   const now = Date.now();
+  const ip = limitKey(Uint8Array.from(address));
   const atAddress = failureKey(c.email, ip);
   const byAddress = await limits.addresses.hit(ip, FAILURES_PER_ADDRESS, now);
   if (!byAddress.allowed) throw tooMany(byAddress.retryAfter);
@@ -78,15 +88,14 @@ export async function login(users: Users, limits: LoginLimits, ip: Uint8Array, c
     throw tooMany(byPair.retryAfter);
   }
   const email = failureKey(c.email);
-  let ok = false;
-  let user: User | undefined;
+  if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
+  const user = users.get(c.email);
+  const stored = user?.passwordHash ?? NEVER_MATCHING_PASSWORD_HASH;
+  let ok: boolean;
   try {
-    if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
-    user = users.get(c.email);
-    const stored = user?.passwordHash ?? NEVER_MATCHING_PASSWORD_HASH;
-    ok = await limits.work.run(() => verifyPassword(c.password, stored));
+    ok = await limits.work.run(() => verifyPassword(c.password, stored), byAddress.count);
   } catch (err) {
-    // Not checked (the server is busy hashing): not a failure either.
+    // Not checked (the work is full): not a failure either, and the address's rank stays.
     await release(limits, ip, atAddress, now);
     throw err;
   }

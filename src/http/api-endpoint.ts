@@ -12,6 +12,7 @@ import type { FailureVerdict, RateVerdict } from '../limits/limits.js';
 import type { Authenticated } from '../store/accounts-store.js';
 import { type Answer, dispatch } from './dispatch.js';
 import type { Endpoints } from './framing.js';
+import { limitKey } from './client-ip.js';
 import { readRequest, type RequestBasics, requestAddress } from './request.js';
 import { type Exchange, openExchange, type Headers, publicError, sendJson, watchAbort } from './respond.js';
 import type { HttpRequest } from './uws.js';
@@ -77,7 +78,7 @@ export function registerApi(endpoints: Endpoints, deps: AppDeps): void {
       // keys are 256-bit random, so the limit is about load, and callers
       // sharing an address (a NAT, a proxy) must not lock each other out.
       metrics.inc(Metric.authFailures);
-      const verdict = deps.authFailures.hit(requestAddress(exchange.res, httpReq, config.trustProxy), AUTH_FAILURE_LIMIT, now);
+      const verdict = deps.authFailures.hit(limitKey(requestAddress(exchange.res, httpReq, config.trustProxy)), AUTH_FAILURE_LIMIT, now);
       if (verdict instanceof Promise) {
         watchAbort(exchange);
         deps.inflight.count++;

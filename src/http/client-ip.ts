@@ -21,6 +21,19 @@ export function normalizeAddress(raw: ArrayBuffer, out = new Uint8Array(16)): Ui
   return out;
 }
 
+/**
+ * The key an address is counted under by the per-address limits (failed API
+ * authentications, console sign-ins): an IPv4 address (mapped) as it is, an
+ * IPv6 address by its /64, the block one subscriber or one server is given.
+ * Counted by the exact address, one IPv6 host had 2^64 counts of its own.
+ * Modifies `address` in place and returns it.
+ */
+export function limitKey(address: Uint8Array): Uint8Array {
+  const mapped = address[10] === 0xff && address[11] === 0xff && address.subarray(0, 10).every((b) => b === 0);
+  if (!mapped) address.fill(0, 8);
+  return address;
+}
+
 export function inCidrs(a: Uint8Array, cidrs: readonly Cidr[]): boolean {
   for (const c of cidrs) {
     let bits = c.prefix;

@@ -23,7 +23,7 @@ export interface AppDeps {
   router: Router;
   /** Requests per account per rolling minute: this node's threads together, or the cluster's nodes (limits/). */
   accountLimiter: RateLimit;
-  /** Failed authentications per exact client address, counted like accountLimiter. */
+  /** Failed authentications per client address (IPv6: per /64, http/client-ip.ts limitKey), counted like accountLimiter. */
   authFailures: FailureLimit;
   /** The database serving now (it can be swapped between requests). */
   database(): IpDatabase | null;

@@ -172,6 +172,7 @@ const deps: AppDeps = {
     config: input.config,
     storage,
     router,
+    accountLimiter: limits.accounts,
     loginLimits: {
       addresses: limits.loginAddresses,
       emailAtAddress: limits.loginEmailAtAddress,

@@ -21,11 +21,13 @@ import { AppError } from '../errors.js';
 import { parseJson, readBody } from '../http/body.js';
 import { type Exchange, openExchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
 import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
+import { rateLimited } from '../http/api-endpoint.js';
 import { type Answer, dispatch } from '../http/dispatch.js';
 import type { ApiReply, Router } from '../http/router.js';
 import type { Endpoints } from '../http/framing.js';
 import type { HttpRequest, HttpResponse } from '../http/uws.js';
 import { log } from '../log.js';
+import type { RateLimit } from '../limits/limits.js';
 import type { Account, ConsoleSession, User } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { credentials, login, type LoginLimits } from './login.js';
@@ -39,6 +41,8 @@ export interface ConsoleDeps {
   router: Router;
   /** Sign-in limits and the bound on password hashing, shared by every thread. */
   loginLimits: LoginLimits;
+  /** The API's per-account limiter: the console's /v1 calls have a budget of their own in it (CONSOLE_RATE_FACTOR). */
+  accountLimiter: RateLimit;
   inflight: { count: number };
   /** The static files, shared by every thread (static.ts). */
   files: ConsoleFiles;
@@ -53,6 +57,8 @@ interface Call extends RequestBasics {
 }
 
 const API = '/console/api';
+/** The console's /v1 calls per account per minute, as a multiple of the API's limit (SPLITGUARD_RATE_LIMIT_PER_MIN). */
+const CONSOLE_RATE_FACTOR = 10;
 
 const sameOrigin = (call: Call) => {
   if (call.origin === '') return true;
@@ -128,6 +134,13 @@ class ConsoleApi {
     // /console/api/v1/... runs the /v1 handler itself; the console's own
     // endpoints are registered under their /console/api/... paths.
     const path = rest.startsWith('/v1/') ? rest : call.path;
+    if (path !== call.path) {
+      // Counted apart from the account's API keys (a route's page polls its
+      // detail every second, and an integration using its minute must not
+      // lock its people out), under the account's id negated.
+      const verdict = await this.#deps.accountLimiter.hit(-account.id, this.#deps.config.rateLimitPerMin * CONSOLE_RATE_FACTOR, Date.now());
+      if (!verdict.allowed) throw rateLimited(verdict);
+    }
     dispatch(this.#deps.router, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight);
   }
 

@@ -26,7 +26,7 @@ const rateHeaders = (v: RateVerdict): Headers => ({
   'RateLimit-Reset': String(v.resetSeconds),
 });
 
-const rateLimited = (v: RateVerdict) =>
+export const rateLimited = (v: RateVerdict) =>
   new AppError('rate_limited', `the limit is ${v.limit} requests per minute`, null, { headers: { 'Retry-After': String(v.resetSeconds) } });
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;

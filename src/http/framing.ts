@@ -61,12 +61,14 @@ function refuseFraming(res: HttpResponse, problem: AppError): void {
   setImmediate(() => {
     if (exchange.aborted) return;
     exchange.done = true;
-    res
-      .writeStatus(STATUS_LINE[400])
-      .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue)
-      .writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore)
-      .writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json)
-      .end(JSON.stringify(problem.body()), true);
+    res.cork(() => {
+      res
+        .writeStatus(STATUS_LINE[400])
+        .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue)
+        .writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore)
+        .writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json)
+        .end(JSON.stringify(problem.body()), true);
+    });
   });
 }
 

@@ -60,6 +60,8 @@ export interface TestServer {
   logs(): Record<string, unknown>[];
 }
 
+const UNCORKED = 'uWS.HttpResponse writes must be made from within a corked callback';
+
 /** A fresh temporary data directory with the test IP database installed. */
 export function tempDataDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-test-'));
@@ -191,6 +193,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         clearTimeout(timer);
       }
       if (owned) rmSync(dataDir, { recursive: true, force: true });
+      // uWebSockets.js prints this for every write made outside a corked
+      // callback: text no log reader expects, and as much of it as a client
+      // can make the server write (docs/reliability.md, finding 46).
+      if (output().includes(UNCORKED)) throw new Error(`the server wrote outside a corked callback:\n${output().slice(output().indexOf(UNCORKED) - 200, output().indexOf(UNCORKED) + 200)}`);
     },
     output,
     logs: () =>

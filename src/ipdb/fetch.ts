@@ -63,9 +63,27 @@ export interface Downloaded {
   validators: Validators;
 }
 
+/**
+ * A source URL as logs, errors, status answers and the database's own
+ * record show it: without credentials, query or fragment, where a mirror's
+ * token travels. Every tenant reads the refresh status (GET /v1/ip/database).
+ */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.href;
+  } catch {
+    return url.replace(/[?#].*$/, '');
+  }
+}
+
 class FetchError extends Error {
   constructor(url: string, reason: string) {
-    super(`${url}: ${reason}`);
+    super(`${displayUrl(url)}: ${reason}`);
     this.name = 'FetchError';
   }
 }
@@ -228,8 +246,8 @@ export async function fetchSource(
   }
 }
 
-/** A short name for a source in logs and status: its URLs without query strings. */
+/** A short name for a source in logs and status: its URLs as displayUrl shows them. */
 export function sourceName(location: string): string {
   if (location === 'package:') return `package ${embeddedSource().name}`;
-  return sourceParts(location).map((u) => u.replace(/\?.*$/, '')).join(' | ');
+  return sourceParts(location).map(displayUrl).join(' | ');
 }

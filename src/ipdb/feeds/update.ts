@@ -11,7 +11,7 @@ import { moveDurably, writeFileDurably } from '../../durable-file.js';
 import { readRegularFile } from '../../regular-file.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
-import { type FetchLimits, fetchSource, sourceName, STOPPED } from '../fetch.js';
+import { displayUrl, type FetchLimits, fetchSource, sourceName, STOPPED } from '../fetch.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
@@ -106,7 +106,7 @@ async function updateFeed(
       const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
       for (const part of fetched.parts) {
         const bytes = readFileSync(part.file!);
-        const parsed = parseFeed(feed.format, bytes, `${feed.name} (${part.url})`);
+        const parsed = parseFeed(feed.format, bytes, `${feed.name} (${displayUrl(part.url)})`);
         entries += parsed.entries - parsed.malformed - parsed.special;
         for (const r of parsed.ranges?.v4 ?? []) ranges.v4.push(r);
         for (const r of parsed.ranges?.v6 ?? []) ranges.v6.push(r);

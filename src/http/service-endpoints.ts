@@ -3,7 +3,8 @@
 // SPLITGUARD_METRICS_FROM or loopback).
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
-import { inCidrs, LOOPBACK, normalizeAddress } from './client-ip.js';
+import { inCidrs, LOOPBACK } from './client-ip.js';
+import { requestAddress } from './request.js';
 import type { Endpoints } from './framing.js';
 import { openExchange, JSON_TYPE, send, sendJson } from './respond.js';
 
@@ -31,10 +32,12 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
     });
   }
 
-  endpoints.get('/metrics', (res) => {
+  endpoints.get('/metrics', (res, req) => {
     const exchange = openExchange(res);
-    const peer = normalizeAddress(res.getRemoteAddress());
-    if (!inCidrs(peer, config.metricsFrom.length ? config.metricsFrom : LOOPBACK)) {
+    // The client, not the socket's peer: behind a reverse proxy on the same
+    // host every visitor's peer is loopback.
+    const client = requestAddress(res, req, config.trustProxy);
+    if (!inCidrs(client, config.metricsFrom.length ? config.metricsFrom : LOOPBACK)) {
       sendJson(exchange, 404, new AppError('not_found').body());
       return;
     }

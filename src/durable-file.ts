@@ -3,8 +3,44 @@
 // cache): written to a temporary sibling, fsynced, renamed into place, and
 // the directory fsynced. Without this, a crash in the seconds after writing
 // leaves an empty or partial file under the final name.
-import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+
+/** The temporary sibling writeFileDurably writes first: <file>.<pid>.<ms>.tmp. */
+const TEMPORARY = /^.+\.([0-9]+)\.[0-9]+\.tmp$/;
+
+const running = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes from `dirs` the temporary files of durable writes whose process
+ * was killed mid-write (up to a database's size each, left for good
+ * otherwise). For a start, before it writes anything: its own pid's are
+ * left over too (a container's server is pid 1 every time); another running
+ * process's (a CLI command on the same data directory) are kept.
+ */
+export function removeDeadWrites(dirs: readonly string[]): void {
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = TEMPORARY.exec(name);
+      if (!m) continue;
+      const pid = Number(m[1]);
+      if (pid === process.pid || !running(pid)) rmSync(path.join(dir, name), { force: true });
+    }
+  }
+}
 
 /**
  * Writes `data` to `file` durably. `check`, if given, runs on the complete

@@ -4,6 +4,8 @@
 // signals. The main thread serves nothing itself: it coordinates database
 // refreshes (schedule, API triggers, refreshes made by the CLI) and swaps,
 // and runs the connection guard over the threads' connections.
+import path from 'node:path';
+import { removeDeadWrites } from './durable-file.js';
 import type { Config } from './config.js';
 import { prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
 import { cleanRefreshLeftovers } from './ipdb/refresh.js';
@@ -45,6 +47,7 @@ export async function serve(
   await assertPortFree(config.host, config.port);
   const threads = options.threads ?? new ServerThreads().spawn(config.threads);
   cleanRefreshLeftovers(config.dataDir);
+  removeDeadWrites(['', 'ipdb', path.join('ipdb', 'feeds'), 'tls'].map((d) => path.join(config.dataDir, d)));
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
   // Set once the storage is open (cluster mode): what this node serves, for its heartbeat.

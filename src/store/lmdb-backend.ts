@@ -179,6 +179,16 @@ export class LmdbBackend implements Backend {
       if (!route) return false;
       this.#s.routes.remove(id);
       this.#s.accountRoutes.remove([accountId, id]);
+      // Its data goes with it: nothing reads it again (its code is never
+      // used again), and sketches grow up to 8 x 32 KiB a day. Keys are
+      // gathered first: no cursor is walked while it is written.
+      const range = { start: [id], end: [id + 1] };
+      const { stats, variantDays, sketches, conversions, conversionDays } = this.#s;
+      for (const key of [...stats.getKeys(range)]) stats.remove(key);
+      for (const key of [...variantDays.getKeys(range)]) variantDays.remove(key);
+      for (const key of [...sketches.getKeys(range)]) sketches.remove(key);
+      for (const key of [...conversions.getKeys(range)]) conversions.remove(key);
+      for (const key of [...conversionDays.getKeys(range)]) conversionDays.remove(key);
       recordChange(this.#s, 'route', route.code);
       const account = this.#s.accounts.get(accountId)!;
       this.#putAccount({ ...account, routesActive: Math.max(0, (account.routesActive ?? 1) - 1) });
@@ -259,6 +269,8 @@ export class LmdbBackend implements Backend {
     const stats = this.#s.stats;
     await this.#s.root.transaction(() => {
       for (const p of days) {
+        // Counted before its route was deleted (see deleteRoute).
+        if (this.#s.routes.get(p.routeId) === undefined) continue;
         const key: [number, number] = [p.routeId, p.day];
         const stored = completeDay(stats.get(key));
         addDay(stored, p.c);
@@ -289,6 +301,7 @@ export class LmdbBackend implements Backend {
     };
     await this.#s.root.transaction(() => {
       for (const v of batch) {
+        if (this.#s.routes.get(v.routeId) === undefined) continue;
         if (v.clicks.some((c) => c > 0)) {
           const key: [number, number] = [v.routeId, v.day];
           const day = variantDays.get(key) ?? { clicks: [] };

@@ -211,6 +211,8 @@ export class PgBackend implements Backend {
     return this.#write(async (c) => {
       const deleted = await c.query('DELETE FROM routes WHERE id = $1 AND account_id = $2 RETURNING code', [id, accountId]);
       if (deleted.rows.length === 0) return { out: false, changes: [] };
+      // Its data goes with it (see LmdbBackend.deleteRoute).
+      for (const table of ['route_days', 'variant_days', 'sketches', 'conversions', 'conversion_days']) await c.query(`DELETE FROM ${table} WHERE route_id = $1`, [id]);
       const { rows } = await c.query('UPDATE accounts SET routes_active = greatest(0, routes_active - 1) WHERE id = $1 RETURNING *', [accountId]);
       return {
         out: true,

@@ -57,7 +57,7 @@ interface Call extends RequestBasics {
 }
 
 const API = '/console/api';
-/** The console's /v1 calls per account per minute, as a multiple of the API's limit (SPLITGUARD_RATE_LIMIT_PER_MIN). */
+/** The console's /v1 calls and changes per account per minute, as a multiple of the API's limit (SPLITGUARD_RATE_LIMIT_PER_MIN). */
 const CONSOLE_RATE_FACTOR = 10;
 
 const sameOrigin = (call: Call) => {
@@ -134,10 +134,11 @@ class ConsoleApi {
     // /console/api/v1/... runs the /v1 handler itself; the console's own
     // endpoints are registered under their /console/api/... paths.
     const path = rest.startsWith('/v1/') ? rest : call.path;
-    if (path !== call.path) {
-      // Counted apart from the account's API keys (a route's page polls its
-      // detail every second, and an integration using its minute must not
-      // lock its people out), under the account's id negated.
+    if (path !== call.path || call.method !== 'GET') {
+      // The /v1 calls and the console's own changes (keys, users), counted
+      // apart from the account's API keys (a route's page polls its detail
+      // every second, and an integration using its minute must not lock its
+      // people out), under the account's id negated.
       const verdict = await this.#deps.accountLimiter.hit(-account.id, this.#deps.config.rateLimitPerMin * CONSOLE_RATE_FACTOR, Date.now());
       if (!verdict.allowed) throw rateLimited(verdict);
     }

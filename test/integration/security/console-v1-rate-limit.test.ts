@@ -1,10 +1,10 @@
-// The console's calls to /v1 handlers (/console/api/v1/...) are limited per
-// account, apart from its API keys: ten times the API's limit per rolling
-// minute (a route's page polls its detail every second), then 429
-// rate_limited with Retry-After. The budgets are apart: an integration that
-// used its keys' minute leaves the console working. Before, the console's
-// /v1 calls were never counted: a script holding a session cookie had no
-// limit at all.
+// The console's calls to /v1 handlers (/console/api/v1/...) and its own
+// changes are limited per account, apart from its API keys: ten times the
+// API's limit per rolling minute (a route's page polls its detail every
+// second), then 429 rate_limited with Retry-After. The budgets are apart: an
+// integration that used its keys' minute leaves the console working. Before,
+// neither was counted: a script holding a session cookie had no limit at
+// all, and made and revoked keys at 92 a second, each record kept for good.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliJson } from '../../helpers/cli.js';
 import { request } from '../../helpers/client.js';
@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-it("limits the console's /v1 calls per account, apart from the account's keys", async () => {
+it("limits the console's /v1 calls and changes per account, apart from the account's keys", async () => {
   const acct = await runCliJson<{ account_id: number; api_key: string }>(['account', 'create', '--name', 'console-limit'], server.dataDir);
   await runCliJson(['user', 'create', '--email', 'cl@x.y', '--password', 'longenough1', '--account', String(acct.account_id)], server.dataDir);
   const session = await consoleSession(server, 'cl@x.y', 'longenough1');
@@ -35,6 +35,7 @@ it("limits the console's /v1 calls per account, apart from the account's keys", 
   expect(over.status).toBe(429);
   expect(over.json).toMatchObject({ code: 'rate_limited' });
   expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
-  // The console's own endpoints are not /v1 calls.
+  // The console's own changes share its budget; its own reads do not count.
+  expect((await session.call('POST', '/keys', { name: 'one more' })).status).toBe(429);
   expect((await session.call('GET', '/keys')).status).toBe(200);
 });

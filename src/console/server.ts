@@ -134,15 +134,24 @@ class ConsoleApi {
     // /console/api/v1/... runs the /v1 handler itself; the console's own
     // endpoints are registered under their /console/api/... paths.
     const path = rest.startsWith('/v1/') ? rest : call.path;
+    // The /v1 calls and the console's own changes (keys, users), counted
+    // apart from the account's API keys (a route's page polls its detail
+    // every second, and an integration using its minute must not lock its
+    // people out), under the account's id negated. Redis answers later
+    // (cluster mode): the request is dispatched meanwhile, so that its body
+    // is read as it arrives, and answered once admitted (http/dispatch.ts).
+    let admitted: Promise<void> | undefined;
     if (path !== call.path || call.method !== 'GET') {
-      // The /v1 calls and the console's own changes (keys, users), counted
-      // apart from the account's API keys (a route's page polls its detail
-      // every second, and an integration using its minute must not lock its
-      // people out), under the account's id negated.
-      const verdict = await this.#deps.accountLimiter.hit(-account.id, this.#deps.config.rateLimitPerMin * CONSOLE_RATE_FACTOR, Date.now());
-      if (!verdict.allowed) throw rateLimited(verdict);
+      const verdict = this.#deps.accountLimiter.hit(-account.id, this.#deps.config.rateLimitPerMin * CONSOLE_RATE_FACTOR, Date.now());
+      if (verdict instanceof Promise) {
+        admitted = verdict.then((v) => {
+          if (!v.allowed) throw rateLimited(v);
+        });
+      } else if (!verdict.allowed) {
+        throw rateLimited(verdict);
+      }
     }
-    dispatch(this.#deps.router, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight);
+    dispatch(this.#deps.router, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight, admitted);
   }
 
   #login(exchange: Exchange, call: Call): void {

@@ -78,6 +78,11 @@ function newKey(accountId: number, name: string, admin: boolean): { token: strin
   return { token, key };
 }
 
+/** Live keys one account may hold: a new one past it is refused. */
+export const LIVE_KEY_LIMIT = 100;
+/** Revoked keys an account keeps listed; older ones are removed for good as others are revoked. */
+const KEPT_REVOKED = 100;
+
 export class Keys {
   readonly #stores: Stores;
   readonly #backend: Backend;
@@ -93,6 +98,10 @@ export class Keys {
    * for the CLI, run by the operator, the account's), never more.
    */
   async create(accountId: number, name: string, admin: boolean): Promise<{ token: string; key: ApiKey }> {
+    // Checked before the write, so keys created at once may pass it by a few: a bound on growth, not a count.
+    if (this.list(accountId).filter((k) => !k.revokedAt).length >= LIVE_KEY_LIMIT) {
+      throw new AppError('invalid_parameter', `the account has ${LIVE_KEY_LIMIT} live keys, the most it may hold; revoke one first`);
+    }
     const made = newKey(accountId, name, admin);
     await this.#backend.createKey(made.key);
     return made;
@@ -112,8 +121,16 @@ export class Keys {
   }
 
   /** Revokes one key at once: the next request with it, on any thread, is refused. */
-  revoke(id: string): Promise<ApiKey | undefined> {
-    return this.#backend.revokeKey(id, new Date().toISOString());
+  async revoke(id: string): Promise<ApiKey | undefined> {
+    const key = await this.#backend.revokeKey(id, new Date().toISOString());
+    if (key) await this.#forgetOldRevoked(key.accountId);
+    return key;
+  }
+
+  /** Removes the account's revoked keys beyond the newest KEPT_REVOKED: key churn would otherwise grow the store for good. */
+  async #forgetOldRevoked(accountId: number): Promise<void> {
+    const revoked = this.list(accountId).filter((k) => k.revokedAt).sort((a, b) => b.revokedAt!.localeCompare(a.revokedAt!));
+    if (revoked.length > KEPT_REVOKED) await this.#backend.deleteKeys(revoked.slice(KEPT_REVOKED));
   }
 
   /**
@@ -125,7 +142,9 @@ export class Keys {
     const old = this.byId(id);
     if (!old || old.revokedAt) return undefined;
     const made = newKey(old.accountId, old.name, old.admin && maxAdmin);
-    return (await this.#backend.replaceKey(id, new Date().toISOString(), made.key)) ? made : undefined;
+    if (!(await this.#backend.replaceKey(id, new Date().toISOString(), made.key))) return undefined;
+    await this.#forgetOldRevoked(old.accountId);
+    return made;
   }
 
   /** Revokes every live key of an account and issues one new key with the account's rights (CLI `key reset`). */

@@ -42,6 +42,8 @@ export interface Backend {
    * (of resets racing each other, one replaces the key).
    */
   replaceKey(id: string, at: string, replacement: ApiKey): Promise<boolean>;
+  /** Removes revoked keys for good (an account keeps its newest KEPT_REVOKED, accounts-store.ts). */
+  deleteKeys(keys: readonly ApiKey[]): Promise<void>;
   /** Key hash → last use (ISO time); an older time never replaces a newer one. */
   recordKeyUse(used: ReadonlyMap<string, string>): Promise<void>;
   /** False when a user with that email exists. */

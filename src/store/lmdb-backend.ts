@@ -73,6 +73,17 @@ export class LmdbBackend implements Backend {
     });
   }
 
+  deleteKeys(keys: readonly ApiKey[]): Promise<void> {
+    return this.#write(() => {
+      for (const k of keys) {
+        if (!this.#s.keys.get(k.hash)?.revokedAt) continue;
+        this.#s.keys.remove(k.hash);
+        this.#s.keyIds.remove(k.id);
+        recordChange(this.#s, 'key', k.hash);
+      }
+    });
+  }
+
   replaceKey(id: string, at: string, replacement: ApiKey): Promise<boolean> {
     return this.#write(() => {
       const hash = this.#s.keyIds.get(id);

@@ -102,6 +102,13 @@ export class PgBackend implements Backend {
     });
   }
 
+  deleteKeys(keys: readonly ApiKey[]): Promise<void> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query('DELETE FROM api_keys WHERE id = ANY($1::text[]) AND revoked_at IS NOT NULL RETURNING hash', [keys.map((k) => k.id)]);
+      return { out: undefined, changes: rows.map((r) => ({ kind: 'key' as const, key: r.hash as string, record: null })) };
+    });
+  }
+
   replaceKey(id: string, at: string, replacement: ApiKey): Promise<boolean> {
     return this.#write(async (c) => {
       const revoked = await c.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING *', [id, at]);

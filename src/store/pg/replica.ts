@@ -45,6 +45,13 @@ function apply(s: Stores, c: ChangeRow): void {
       s.accounts.put(Number(c.key), c.record as Account);
       break;
     case 'key': {
+      if (c.record === null) {
+        // A revoked key removed for good (the key is its hash).
+        const gone = s.keys.get(c.key);
+        if (gone) s.keyIds.remove(gone.id);
+        s.keys.remove(c.key);
+        break;
+      }
       const k = c.record as ApiKey;
       s.keys.put(k.hash, k);
       s.keyIds.put(k.id, k.hash);

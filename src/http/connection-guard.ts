@@ -26,7 +26,7 @@ import { binding, type NativeConnection, type NativeConnectionGuard } from '../i
 import { log } from '../log.js';
 import { Metric, type Metrics } from '../metrics.js';
 import { DEFAULT_SHARE_OF_FILE_LIMIT, type FileLimit } from '../serve/file-limit.js';
-import { inCidrs } from './client-ip.js';
+import { inCidrs, limitKey } from './client-ip.js';
 
 /** What the policy reads of a connection (a NativeConnection has more). */
 export type GuardedConnection = Pick<NativeConnection, 'inode' | 'address' | 'port' | 'sendQueue' | 'bytesAcked' | 'lastReceiveMs'>;
@@ -110,17 +110,21 @@ export class ConnectionGuard {
 
     // per address
     if (perAddress > 0) {
+      // Grouped as the per-address limits count a client: an IPv6 address by
+      // its /64 (one host may use any address of it), an IPv4 one as it is.
       const byAddress = new Map<string, GuardedConnection[]>();
+      const bytes = new Uint8Array(16);
       for (const c of accepted) {
         if (picked.has(c.inode)) continue;
-        let group = byAddress.get(c.address);
-        if (!group) byAddress.set(c.address, (group = []));
+        const family = parseIp(c.address, bytes);
+        if (family !== 0 && trusted.length > 0 && inCidrs(bytes, trusted)) continue;
+        const key = family === 6 ? Buffer.from(limitKey(bytes)).toString('hex') : c.address;
+        let group = byAddress.get(key);
+        if (!group) byAddress.set(key, (group = []));
         group.push(c);
       }
-      const bytes = new Uint8Array(16);
-      for (const [address, group] of byAddress) {
+      for (const group of byAddress.values()) {
         if (group.length <= perAddress) continue;
-        if (trusted.length > 0 && parseIp(address, bytes) !== 0 && inCidrs(bytes, trusted)) continue;
         group.sort(idlestFirst);
         for (let i = 0; i < group.length - perAddress; i++) pick('per_address', group[i]);
       }

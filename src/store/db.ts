@@ -164,7 +164,7 @@ interface ConversionDay {
   value: number[];
 }
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const MIGRATIONS: ((s: Stores) => void)[] = [
   // 0 → 1: the initial layout; nothing to move.
@@ -183,7 +183,27 @@ const MIGRATIONS: ((s: Stores) => void)[] = [
       if (typeof value.admin !== 'boolean') s.keys.putSync(key, { ...value, admin: Boolean(s.accounts.get(value.accountId)?.admin) });
     }
   },
+  // 3 → 4: the id counters are at least every id the store holds. A
+  // cluster's replica took its ids from PostgreSQL and left the counters
+  // where they were, so a node going back to one node gave new routes and
+  // accounts the ids of existing ones (and an old short link the new
+  // route's pages). Deleted routes count too: their codes keep their ids.
+  (s) => {
+    let account = 0;
+    for (const id of s.accounts.getKeys({ reverse: true, limit: 1 })) account = id;
+    raiseIdCounter(s, 'account', account);
+    let route = 0;
+    for (const id of s.routes.getKeys({ reverse: true, limit: 1 })) route = id;
+    for (const { value } of s.codes.getRange()) route = Math.max(route, value);
+    raiseIdCounter(s, 'route', route);
+  },
 ];
+
+/** Raises a named id counter in `meta` to at least `id` (nextId gives the next one); inside a write transaction. */
+export function raiseIdCounter(stores: Stores, name: 'account' | 'route', id: number): void {
+  const key = `seq:${name}`;
+  if (((stores.meta.get(key) as number | undefined) ?? 0) < id) stores.meta.put(key, id);
+}
 
 /**
  * Creates the data directory when it is missing and checks that it can be

@@ -15,7 +15,7 @@
 // different database) takes a snapshot: every replicated record, read in one
 // repeatable-read transaction with the head's sequence.
 import { log } from '../../log.js';
-import type { Account, ApiKey, BlacklistChange, ConsoleSession, Stores, User } from '../db.js';
+import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, raiseIdCounter, type Stores, type User } from '../db.js';
 import { announce, type ChangeKind, recordChange, resetFeed } from '../feed.js';
 import type { Route } from '../routes-store.js';
 import type { Pool } from './client.js';
@@ -43,6 +43,8 @@ function apply(s: Stores, c: ChangeRow): void {
   switch (c.kind) {
     case 'account':
       s.accounts.put(Number(c.key), c.record as Account);
+      // PostgreSQL gives cluster ids; this store may serve alone again later (nextId).
+      raiseIdCounter(s, 'account', Number(c.key));
       break;
     case 'key': {
       if (c.record === null) {
@@ -85,6 +87,7 @@ function apply(s: Stores, c: ChangeRow): void {
 /** A route by its code: the record, or null once deleted (the code stays taken). */
 function applyRoute(s: Stores, code: string, route: Route | null): void {
   if (route !== null) {
+    raiseIdCounter(s, 'route', route.id);
     s.routes.put(route.id, route);
     s.codes.put(code, route.id);
     s.accountRoutes.put([route.accountId, route.id], 1);

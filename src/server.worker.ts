@@ -9,7 +9,7 @@ import { registerIpdbEndpoints } from './api/ipdb.js';
 import type { KeywordTables } from './quality/classifier.js';
 import { registerRouteEndpoints } from './api/routes.js';
 import { registerConversionEndpoints } from './api/conversions.js';
-import { ClickIds } from './experiments/click-id.js';
+import { CLICK_ID_SECRET, ClickIds } from './experiments/click-id.js';
 import { VisitRecorder } from './experiments/visits.js';
 import { randomBytes } from 'node:crypto';
 import { ClickRecorder, FLUSH_MS } from './redirect/clicks.js';
@@ -122,7 +122,7 @@ const clickTimer = setInterval(() => {
 clickTimer.unref();
 
 // The click-id secret: made by the first thread (or process) that finds none, the same for every thread after.
-const clickIds = new ClickIds(await storage.secrets.get('click_id', () => randomBytes(32)));
+const clickIds = new ClickIds(await storage.secrets.get(CLICK_ID_SECRET, () => randomBytes(32)));
 
 const keyUse = new Map<string, number>();
 const router = new Router();

@@ -21,6 +21,8 @@
 import { SipHash } from './siphash.js';
 
 export const CLICK_ID_PARAM = 'sg_cid';
+/** The name the click-id MAC key is stored under (Secrets: meta `secret:<name>`, PostgreSQL's secrets). */
+export const CLICK_ID_SECRET = 'click_id';
 
 /**
  * Whether one `name=value` part of a query names the click id, however

@@ -152,7 +152,17 @@ export class Secrets {
 
   /** The stored secret, or one made by `make` and stored if there is none yet (the first writer wins). */
   async get(name: string, make: () => Uint8Array): Promise<Uint8Array> {
-    const stored = this.#stores.meta.get(`secret:${name}`) as Uint8Array | undefined;
-    return stored ? new Uint8Array(stored) : this.#backend.ensureSecret(name, make());
+    const raw = this.#stores.meta.get(`secret:${name}`) as Uint8Array | undefined;
+    const stored = raw ? new Uint8Array(raw) : undefined;
+    if (this.#backend.kind === 'lmdb') return stored ?? this.#backend.ensureSecret(name, make());
+    // Cluster mode: PostgreSQL's is the cluster's (a node started on a data
+    // directory from before the import holds its own); the local copy serves
+    // only while PostgreSQL cannot be reached.
+    try {
+      return await this.#backend.ensureSecret(name, stored ?? make());
+    } catch (err) {
+      if (stored) return stored;
+      throw err;
+    }
   }
 }

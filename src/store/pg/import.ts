@@ -5,9 +5,17 @@
 // users by email, codes, blacklist entries by ASN, click days by route and
 // day), so a second run adds nothing and counts everything as skipped.
 //
-// Meant for an empty cluster database, before the first node starts (a
-// started node bootstraps its own account 1, with which an imported
-// account 1 would collide and be skipped: the counts show it).
+// Meant for an empty cluster database, before the first node starts. A
+// record the cluster already holds under an imported id or email, but
+// another than the imported one (a started node bootstraps its own account
+// 1), refuses the whole import: the imported keys, users and routes would
+// go to that other record's owner.
+//
+// Experiment data comes along (clicks per variant, unique-visitor sketches,
+// conversions and their day counters) with the click-id secret, so that the
+// click ids the node issued still convert in the cluster.
+import { AppError } from '../../errors.js';
+import { CLICK_ID_SECRET } from '../../experiments/click-id.js';
 import { openStores, type Stores } from '../db.js';
 import { appendChanges, type NewChange } from './changes.js';
 import { createPool, inTransaction, type Pool, type PoolClient, storageError } from './client.js';
@@ -20,7 +28,36 @@ interface ImportCount {
   skipped: number;
 }
 
-export type ImportCounts = Record<'accounts' | 'api_keys' | 'users' | 'route_codes' | 'routes' | 'blacklist' | 'route_days', ImportCount>;
+export type ImportCounts = Record<
+  'accounts' | 'api_keys' | 'users' | 'route_codes' | 'routes' | 'blacklist' | 'route_days' | 'variant_days' | 'sketches' | 'conversions' | 'conversion_days' | 'secrets',
+  ImportCount
+>;
+
+/**
+ * Refuses the import when the cluster holds, under an id or email this
+ * store uses, a record that is not this store's own (an earlier import of it
+ * is: the import is idempotent).
+ */
+async function refuseClashes(c: PoolClient, s: Stores): Promise<void> {
+  const clash = (what: string) => {
+    throw new AppError('cli_failed', `cluster import: the cluster already holds ${what}; nothing was imported. Import into an empty cluster database, before the first node starts (docs/cluster.md)`);
+  };
+  const accounts = [...s.accounts.getRange()].map(({ value }) => value);
+  const { rows: held } = await c.query('SELECT id, name, created_at FROM accounts WHERE id = ANY($1::bigint[])', [accounts.map((a) => a.id)]);
+  for (const row of held) {
+    const mine = s.accounts.get(Number(row.id))!;
+    const made = (row.created_at as Date).toISOString();
+    if (mine.name !== row.name || Date.parse(mine.createdAt) !== Date.parse(made)) {
+      clash(`account ${row.id} ("${row.name}", made ${made}), another than this directory's ("${mine.name}", made ${mine.createdAt})`);
+    }
+  }
+  const routes = [...s.routes.getRange()].map(({ value }) => value);
+  const { rows: heldRoutes } = await c.query('SELECT id, code FROM routes WHERE id = ANY($1::bigint[])', [routes.map((r) => r.id)]);
+  for (const row of heldRoutes) if (s.routes.get(Number(row.id))!.code !== row.code) clash(`route ${row.id} (code ${row.code}), another than this directory's`);
+  const users = [...s.users.getRange()].map(({ value }) => value);
+  const { rows: heldUsers } = await c.query('SELECT email, account_id FROM users WHERE email = ANY($1::text[])', [users.map((u) => u.email)]);
+  for (const row of heldUsers) if (s.users.get(row.email as string)!.accountId !== Number(row.account_id)) clash(`the user ${row.email}, of another account than in this directory`);
+}
 
 /** Rows per INSERT statement. */
 const CHUNK = 5000;
@@ -46,11 +83,31 @@ async function insert(c: PoolClient, table: string, columns: string[], types: st
   return out;
 }
 
+/**
+ * insert() for tables with array columns (unnest cannot take an array of
+ * arrays): the rows travel as one JSON array of objects, read back by
+ * jsonb_to_recordset with `columns` (names and types, as in the table).
+ */
+async function insertJson(c: PoolClient, table: string, columns: string, rows: Record<string, unknown>[], conflict: string): Promise<Record<string, unknown>[]> {
+  const names = columns.split(',').map((col) => col.trim().split(' ')[0]);
+  const out: Record<string, unknown>[] = [];
+  for (const part of chunks(rows)) {
+    const { rows: inserted } = await c.query(
+      `INSERT INTO ${table} (${names.join(', ')}) SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(${columns})
+       ON CONFLICT (${conflict}) DO NOTHING RETURNING *`,
+      [JSON.stringify(part)],
+    );
+    out.push(...inserted);
+  }
+  return out;
+}
+
 async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> {
   await migrate(pool).catch((err: unknown) => {
     throw storageError(err);
   });
   return inTransaction(pool, async (c) => {
+    await refuseClashes(c, s);
     const changes: NewChange[] = [];
     const count = (total: number, imported: number): ImportCount => ({ imported, skipped: total - imported });
 
@@ -89,6 +146,20 @@ async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> {
     const days = [...s.stats.getRange()].map(({ key, value }) => [key[0], key[1], ...DAY_FIELDS.map((f) => value[f] ?? 0)]);
     const dayRows = await insert(c, 'route_days', ['route_id', 'day', ...DAY_FIELDS], ['bigint', 'int', ...DAY_FIELDS.map(() => 'bigint')], days, 'route_id, day');
 
+    const dense = (a: readonly (number | undefined)[]) => Array.from(a, (n) => n ?? 0);
+    const variantDays = [...s.variantDays.getRange()].map(({ key, value }) => ({ route_id: key[0], day: key[1], clicks: dense(value.clicks) }));
+    const variantDayRows = await insertJson(c, 'variant_days', 'route_id bigint, day int, clicks float8[]', variantDays, 'route_id, day');
+    const sketches = [...s.sketches.getRange()].map(({ key, value }) => [key[0], key[1], key[2], Buffer.from(value)]);
+    const sketchRows = await insert(c, 'sketches', ['route_id', 'day', 'variant', 'registers'], ['bigint', 'int', 'smallint', 'bytea'], sketches, 'route_id, day, variant');
+    const conversions = [...s.conversions.getRange()].map(({ key, value }) => [key[0], key[1], key[2], value.variant, value.day, value.at, value.value]);
+    const conversionRows = await insert(c, 'conversions', ['route_id', 'goal', 'visitor', 'variant', 'day', 'at', 'value'],
+      ['bigint', 'text', 'text', 'smallint', 'int', 'bigint', 'float8'], conversions, 'route_id, goal, visitor');
+    const conversionDays = [...s.conversionDays.getRange()].map(({ key, value }) => ({ route_id: key[0], day: key[1], goal: key[2], count: dense(value.count), value: dense(value.value) }));
+    const conversionDayRows = await insertJson(c, 'conversion_days', 'route_id bigint, day int, goal text, count float8[], value float8[]', conversionDays, 'route_id, day, goal');
+    // The click-id secret: the cluster's own wins if it has one (the counts show it skipped).
+    const secret = s.meta.get(`secret:${CLICK_ID_SECRET}`) as Uint8Array | undefined;
+    const secretRows = secret ? (await c.query('INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING name', [CLICK_ID_SECRET, Buffer.from(secret)])).rows : [];
+
     // New ids continue after every id the node ever gave (deleted routes' too: ids are never reused either).
     const given = (name: string) => (s.meta.get(`seq:${name}`) as number | undefined) ?? 0;
     // (setval's third argument false: an empty import leaves the next id at 1.)
@@ -108,6 +179,11 @@ async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> {
       routes: count(routes.length, routeRows.length),
       blacklist: count(blacklist.length, blacklistRows.length),
       route_days: count(days.length, dayRows.length),
+      variant_days: count(variantDays.length, variantDayRows.length),
+      sketches: count(sketches.length, sketchRows.length),
+      conversions: count(conversions.length, conversionRows.length),
+      conversion_days: count(conversionDays.length, conversionDayRows.length),
+      secrets: count(secret ? 1 : 0, secretRows.length),
     };
   });
 }

@@ -101,14 +101,45 @@ export function storageError(err: unknown): unknown {
   return unavailable(err);
 }
 
+/** A pooled connection lent to a caller's own statements (borrow). */
+export interface Borrowed {
+  client: PoolClient;
+  /** Gives it back; closed instead of reused when `err` is given or the server broke it meanwhile. */
+  release(err?: Error): void;
+}
+
+/**
+ * A pooled connection for a caller's own statements. While it is lent out,
+ * node-postgres listens for nothing on it: an error the server sends
+ * between two statements (a restart's 57P01 "terminating connection",
+ * arriving with the last reply) was an 'error' event without a listener,
+ * which ended the thread and then the process (redirects included). The
+ * listener here takes it; the connection's next statement fails, as the
+ * caller expects of a lost connection.
+ */
+export async function borrow(pool: Pool): Promise<Borrowed> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error) => (broken ??= err);
+  client.on('error', onError);
+  return {
+    client,
+    release(err?: Error) {
+      client.off('error', onError);
+      client.release(err ?? broken);
+    },
+  };
+}
+
 /** Runs `work` in one transaction on a pooled connection: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  let client: PoolClient;
+  let lent: Borrowed;
   try {
-    client = await pool.connect();
+    lent = await borrow(pool);
   } catch (err) {
     throw storageError(err);
   }
+  const { client } = lent;
   let broken: unknown;
   try {
     await client.query('BEGIN');
@@ -121,6 +152,6 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     throw storageError(err);
   } finally {
     // A connection whose state is unknown is closed, not reused.
-    client.release(broken instanceof Error ? broken : undefined);
+    lent.release(broken instanceof Error ? broken : undefined);
   }
 }

@@ -18,7 +18,7 @@
 //                last RETAIN changes (pg/replica.ts); a node further behind
 //                takes a snapshot.
 import { AppError } from '../../errors.js';
-import type { Pool } from './client.js';
+import { borrow, type Pool } from './client.js';
 
 /** Arbitrary, fixed: the advisory lock key under which migrations (and the first bootstrap) run. */
 const MIGRATION_LOCK = 0x5347_0001;
@@ -174,7 +174,8 @@ const MIGRATIONS: string[] = [
  * many nodes start together).
  */
 export async function migrate(pool: Pool, whileLocked: () => Promise<void> = async () => {}): Promise<void> {
-  const client = await pool.connect();
+  const lent = await borrow(pool);
+  const { client } = lent;
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
@@ -200,6 +201,6 @@ export async function migrate(pool: Pool, whileLocked: () => Promise<void> = asy
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
   } finally {
-    client.release();
+    lent.release();
   }
 }

@@ -18,7 +18,7 @@ import { log } from '../../log.js';
 import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, raiseIdCounter, type Stores, type User } from '../db.js';
 import { announce, type ChangeKind, recordChange, resetFeed } from '../feed.js';
 import type { Route } from '../routes-store.js';
-import type { Pool } from './client.js';
+import { borrow, type Pool } from './client.js';
 import { accountOf, blacklistOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
 
 /** The sequence of the last change the replica applied. */
@@ -183,7 +183,8 @@ export class Replica {
 
   /** Replaces every replicated record by PostgreSQL's, as of one moment. */
   async snapshot(): Promise<void> {
-    const client = await this.#pool.connect();
+    const lent = await borrow(this.#pool);
+    const { client } = lent;
     const read = async (sql: string) => (await client.query(sql)).rows;
     let data: Record<string, Record<string, unknown>[]>;
     try {
@@ -202,7 +203,7 @@ export class Replica {
       };
       await client.query('COMMIT');
     } finally {
-      client.release();
+      lent.release();
     }
     await this.#stores.root.transaction(() => this.#replaceAll(data));
     announce(this.#stores);

@@ -56,6 +56,11 @@ export class VisitRecorder {
   }
 
   async #write(): Promise<void> {
+    // PostgreSQL known to be away: nothing is taken or serialised. Each try
+    // serialised every sketch with news (32 KiB each once dense) only to be
+    // refused, every second on the redirect's thread: with 1,000 routes
+    // visited during an outage, redirects waited a second.
+    if (!this.#experiments.writable()) return;
     const batch: VisitCounts[] = [];
     const taken: [Pending, number[]][] = [];
     for (const [key, p] of this.#pending) {

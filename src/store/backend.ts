@@ -29,6 +29,8 @@ export interface DayCounts {
 
 export interface Backend {
   readonly kind: 'lmdb' | 'postgres';
+  /** Whether a write may be tried now: false while PostgreSQL is known to be away (a write would be refused at once). */
+  writable(): boolean;
 
   createAccount(input: NewAccount): Promise<Account>;
   /** Renames an account or sets its quota; undefined when it does not exist. */

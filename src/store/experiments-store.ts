@@ -88,6 +88,11 @@ export class Experiments {
     this.#backend = backend;
   }
 
+  /** Whether a write may be tried now (false while PostgreSQL is known to be away). */
+  writable(): boolean {
+    return this.#backend.writable();
+  }
+
   addVisits(batch: readonly VisitCounts[]): Promise<void> {
     return batch.length === 0 ? Promise.resolve() : this.#backend.addVisits(batch);
   }

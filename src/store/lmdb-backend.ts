@@ -17,6 +17,10 @@ const triggerKey = (accountId: number) => `ipdb_trigger:${accountId}`;
 
 export class LmdbBackend implements Backend {
   readonly kind = 'lmdb';
+
+  writable(): boolean {
+    return true;
+  }
   readonly #s: Stores;
 
   constructor(stores: Stores) {

@@ -29,6 +29,10 @@ type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
 
 export class PgBackend implements Backend {
   readonly kind = 'postgres';
+
+  writable(): boolean {
+    return this.#connected();
+  }
   readonly #pool: Pool;
   readonly #replica: Replica;
   readonly #node: string;

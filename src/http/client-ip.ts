@@ -72,6 +72,8 @@ export class ClientAddressReader {
   readonly #net4: Uint32Array;
   readonly #mask4: Uint32Array;
   readonly #hop = new Uint8Array(16);
+  /** Set by resolve() when a forwarded hop could not be read (the peer was taken for the client). */
+  unreadHop = false;
 
   constructor(trusted: readonly Cidr[]) {
     this.#trusted = trusted;
@@ -105,6 +107,7 @@ export class ClientAddressReader {
    * it) and the X-Forwarded-For header ('' when absent or not read).
    */
   resolve(peer: Uint8Array, forwardedFor: string): number {
+    this.unreadHop = false;
     let peer4: number;
     if (peer.length === 4) {
       peer4 = ((peer[0] << 24) | (peer[1] << 16) | (peer[2] << 8) | peer[3]) >>> 0;
@@ -138,11 +141,11 @@ export class ClientAddressReader {
       while (stop > start && isTrimmed(forwardedFor.charCodeAt(stop - 1))) stop--;
       if (!colon) {
         const hop = parseIPv4(forwardedFor, start, stop);
-        if (hop < 0) return this.#peer(peer, peer4);
+        if (hop < 0) return this.#unread(peer, peer4);
         if (!this.trusted4(hop)) return hop;
       } else {
         const hop = this.#hop;
-        if (parseIp(forwardedFor.slice(start, stop), hop) === 0) return this.#peer(peer, peer4);
+        if (parseIp(bareHop(forwardedFor.slice(start, stop)), hop) === 0) return this.#unread(peer, peer4);
         if (!inCidrs(hop, this.#trusted)) {
           this.bytes.set(hop);
           return -1;
@@ -153,16 +156,49 @@ export class ClientAddressReader {
     }
   }
 
+  /** A hop that is no address ("unknown", garbage): the peer, noted (see unreadHop). */
+  #unread(peer: Uint8Array, peer4: number): number {
+    this.unreadHop = true;
+    return this.#peer(peer, peer4);
+  }
+
   #peer(peer: Uint8Array, peer4: number): number {
     if (peer4 < 0) this.bytes.set(peer);
     return peer4;
   }
 }
 
-/** The client address as 16 bytes (IPv4 mapped), given the peer's 16 bytes and the X-Forwarded-For header ('' when absent). */
-export function clientAddress(peer: Uint8Array, forwardedFor: string, trusted: readonly Cidr[]): Uint8Array {
+/**
+ * A hop with a colon as its address alone: proxies also write the client's
+ * port (`203.0.113.5:5555`, `[2001:db8::5]:443`: Azure Application Gateway,
+ * IIS ARR), brackets, or a zone (`fe80::1%eth0`). Read as an unreadable hop,
+ * such a hop made the trusted proxy the client of every visit.
+ */
+function bareHop(text: string): string {
+  let hop = text;
+  if (hop.startsWith('[')) {
+    const close = hop.indexOf(']');
+    if (close > 0) hop = hop.slice(1, close);
+  } else {
+    const colon = hop.indexOf(':');
+    if (colon > 0 && hop.indexOf(':', colon + 1) < 0 && hop.lastIndexOf('.', colon) > 0) return hop.slice(0, colon);
+  }
+  const zone = hop.indexOf('%');
+  return zone < 0 ? hop : hop.slice(0, zone);
+}
+
+/**
+ * The client address as 16 bytes (IPv4 mapped), given the peer's 16 bytes
+ * and the X-Forwarded-For header ('' when absent). `strict`: null when a
+ * trusted proxy forwarded a hop that is no address, rather than the peer
+ * (for /metrics, where a proxy on the same host is loopback).
+ */
+export function clientAddress(peer: Uint8Array, forwardedFor: string, trusted: readonly Cidr[]): Uint8Array;
+export function clientAddress(peer: Uint8Array, forwardedFor: string, trusted: readonly Cidr[], strict: true): Uint8Array | null;
+export function clientAddress(peer: Uint8Array, forwardedFor: string, trusted: readonly Cidr[], strict = false): Uint8Array | null {
   const reader = new ClientAddressReader(trusted);
   const v4 = reader.resolve(peer, forwardedFor);
+  if (strict && reader.unreadHop) return null;
   if (v4 < 0) return reader.bytes;
   const out = new Uint8Array(16);
   writeMapped(v4, out);

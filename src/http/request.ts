@@ -57,3 +57,9 @@ export function requestAddress(res: HttpResponse, req: HttpRequest, trustProxy: 
   const peer = normalizeAddress(res.getRemoteAddress());
   return trustProxy.length > 0 ? clientAddress(peer, forwardedFor(req), trustProxy) : peer;
 }
+
+/** requestAddress, but null when a trusted proxy forwarded a hop that is no address (where the peer must not stand in: /metrics). */
+export function strictRequestAddress(res: HttpResponse, req: HttpRequest, trustProxy: readonly Cidr[]): Uint8Array | null {
+  const peer = normalizeAddress(res.getRemoteAddress());
+  return trustProxy.length > 0 ? clientAddress(peer, forwardedFor(req), trustProxy, true) : peer;
+}

@@ -1,8 +1,10 @@
 // The client address behind trusted proxies. ClientAddressReader (the
 // redirect's allocation-free reader) is compared with the straightforward
 // reading it replaced, kept here as the reference: split X-Forwarded-For on
-// commas, trim each hop, walk right to left, the first hop that is not a
-// trusted proxy is the client, and anything unparsable means the peer.
+// commas, trim each hop, read a hop with a colon without its brackets, port
+// or zone ([2001:db8::1]:443, 3.5.0.1:443, fe80::1%eth0), walk right to
+// left, the first hop that is not a trusted proxy is the client, and
+// anything unparsable means the peer.
 import { describe, expect, it } from 'vitest';
 import { type Cidr, parseCidr } from '../../src/config.js';
 import { ClientAddressReader, clientAddress, inCidrs, normalizeAddress } from '../../src/http/client-ip.js';
@@ -14,8 +16,15 @@ function reference(peer: Uint8Array, forwardedFor: string, trusted: readonly Cid
   if (trusted.length === 0 || forwardedFor === '' || !inCidrs(peer, trusted)) return peer;
   const hops = forwardedFor.split(',');
   const a = new Uint8Array(16);
+  const bare = (hop: string) => {
+    const bracketed = /^\[([^\]]*)\]/.exec(hop);
+    const v4WithPort = /^([^:]*\.[^:]*):[^:]*$/.exec(hop);
+    const address = bracketed ? bracketed[1] : v4WithPort ? v4WithPort[1] : hop;
+    return v4WithPort && !bracketed ? address : address.split('%')[0];
+  };
   for (let i = hops.length - 1; i >= 0; i--) {
-    if (parseIp(hops[i].trim(), a) === 0) return peer;
+    const hop = hops[i].trim();
+    if (parseIp(hop.includes(':') ? bare(hop) : hop, a) === 0) return peer;
     if (!inCidrs(a, trusted)) return a;
   }
   return peer;
@@ -64,8 +73,11 @@ describe('ClientAddressReader', () => {
     ['127.0.0.1', '2001:db8::1', '2001:db8::1'],
     ['127.0.0.1', '2001:db8::1, fd00::7', '2001:db8::1'],
     ['127.0.0.1', '::ffff:3.5.0.1', '3.5.0.1'],
-    ['127.0.0.1', '[2001:db8::1]', '127.0.0.1'],
-    ['127.0.0.1', '3.5.0.1:443', '127.0.0.1'],
+    ['127.0.0.1', '[2001:db8::1]', '2001:db8::1'],
+    ['127.0.0.1', '[2001:db8::1]:443', '2001:db8::1'],
+    ['127.0.0.1', '3.5.0.1:443', '3.5.0.1'],
+    ['127.0.0.1', 'fe80::1%eth0', 'fe80::1'],
+    ['127.0.0.1', '[1.2.3.4]', '127.0.0.1'],
     ['80.128.0.1', '3.5.0.1', '80.128.0.1'], // an untrusted peer's header is not read
     ['fd00::1', '3.5.0.1', '3.5.0.1'],
     ['2001:db8::5', '3.5.0.1', '2001:db8::5'],
@@ -106,7 +118,8 @@ describe('ClientAddressReader', () => {
     const pick = <T>(xs: readonly T[]): T => xs[rand() % xs.length];
     const hops = ['3.5.0.1', '80.128.0.1', '10.0.0.1', '10.255.255.255', '127.0.0.1', '192.168.1.129', '192.168.1.127', '0.0.0.0',
       '255.255.255.255', '1.2.3', '1.2.3.4.5', '01.2.3.4', '256.1.1.1', '::1', 'fd00::1', '2001:db8::1', '::ffff:10.0.0.1',
-      '::ffff:3.5.0.1', 'fe80::1%eth0', 'unknown', '', ' ', '1.2.3.4 5', '2001:db8::1:', ':::'];
+      '::ffff:3.5.0.1', 'fe80::1%eth0', 'unknown', '', ' ', '1.2.3.4 5', '2001:db8::1:', ':::', '3.5.0.1:443', '[2001:db8::1]:443',
+      '[fd00::1]', '[fe80::1%eth0]:80', '10.0.0.1:', '1.2.3.4:5:6', '[::ffff:3.5.0.1]', '[2001:db8::1'];
     const spaces = ['', '', '', ' ', '  ', '\t', '\u00a0', '\u2003', '\ufeff'];
     const peers = ['127.0.0.1', '10.1.2.3', '80.128.0.1', '::1', 'fd00::9', '2001:db8::2', '::ffff:127.0.0.1'];
     const sets = [trusted, cidrs('127.0.0.1'), cidrs('0.0.0.0/0'), cidrs('::/0'), cidrs('::ffff:0:0/96', 'fd00::/7'), []];

@@ -146,7 +146,7 @@ export class FailureLimiter {
   /** Whether entry `e` is a better one to give up than entry `than`: empty or expired first, then fewer failures. */
   #weaker(e: number, than: number, tick: number): boolean {
     const a = this.#a;
-    const live = (x: number) => a[x + LAST] !== 0 && tick - a[x + LAST] < BUCKETS;
+    const live = (x: number) => a[x + LAST] !== 0 && tick - a[x + LAST] < BUCKETS && a[x + LAST] - tick < BUCKETS;
     if (!live(e)) return live(than) || a[e + LAST] < a[than + LAST];
     if (!live(than)) return false;
     return a[e + TOTAL] < a[than + TOTAL] || (a[e + TOTAL] === a[than + TOTAL] && a[e + LAST] < a[than + LAST]);
@@ -156,6 +156,12 @@ export class FailureLimiter {
   #roll(e: number, tick: number): void {
     const a = this.#a;
     const last = a[e + LAST];
+    // A window or more in the future: the clock stepped back; the entry starts afresh.
+    if (last - tick >= BUCKETS) {
+      a.fill(0, e + TOTAL, e + ENTRY);
+      a[e + LAST] = tick;
+      return;
+    }
     if (tick <= last) return;
     if (tick - last >= BUCKETS) {
       a.fill(0, e + TOTAL, e + ENTRY);

@@ -16,6 +16,8 @@
 // use the bounded, evicting table of failure-limiter.ts instead.
 
 const WINDOW = 60;
+/** 2023-11-14T22:13:20Z: the table's seconds count from here, in an Int32 until 2091. */
+const EPOCH_S = 1_700_000_000;
 const SLOT_INTS = 4 + WINDOW;
 const KEY = 0;
 const LOCK = 1;
@@ -74,7 +76,8 @@ export class SharedRateLimiter {
 
   #hitSlot(base: number, limit: number, nowMs: number, count: boolean): Verdict {
     const a = this.#a;
-    const now = Math.floor(nowMs / 1000);
+    // Seconds since EPOCH_S: an Int32 of Unix seconds runs out in 2038.
+    const now = Math.floor(nowMs / 1000) - EPOCH_S;
     while (Atomics.compareExchange(a, base + LOCK, 0, 1) !== 0) {
       // another thread holds this slot for a few nanoseconds
     }
@@ -84,8 +87,12 @@ export class SharedRateLimiter {
     try {
       const last = a[base + LAST];
       total = a[base + TOTAL];
-      if (now - last >= WINDOW) {
+      // A window away either way: the clock moved on, or stepped back (NTP,
+      // a restored VM), and counts made "in the future" would otherwise hold
+      // until the clock caught up with them.
+      if (now - last >= WINDOW || last - now >= WINDOW) {
         a.fill(0, base + 4, base + SLOT_INTS);
+        a[base + LAST] = now;
         total = 0;
       } else {
         for (let s = last + 1; s <= now; s++) {

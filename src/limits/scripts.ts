@@ -21,7 +21,9 @@
 //     dropped; the count gives each node its share when Redis goes away.
 //
 // Times come from the calling node's clock (ARGV), as the local tables take
-// them: nodes are expected to agree within a second (NTP).
+// them: nodes are expected to agree within a second (NTP). A bucket a whole
+// window away on either side is dropped: one from the future (the clock
+// stepped back) would otherwise count until the clock caught up with it.
 import { createHash } from 'node:crypto';
 
 export interface Script {
@@ -45,7 +47,7 @@ local total = 0
 local oldest = nil
 for i = 1, #flat, 2 do
   local s = tonumber(flat[i])
-  if now - s >= window then
+  if now - s >= window or s - now >= window then
     redis.call('HDEL', KEYS[1], flat[i])
   else
     total = total + tonumber(flat[i + 1])
@@ -83,7 +85,7 @@ local oldest = nil
 local buckets = {}
 for i = 1, #flat, 2 do
   local t = tonumber(flat[i])
-  if tick - t >= BUCKETS then
+  if tick - t >= BUCKETS or t - tick >= BUCKETS then
     redis.call('HDEL', KEYS[1], flat[i])
   else
     local n = tonumber(flat[i + 1])

@@ -93,6 +93,8 @@ export interface Backend {
    * twice is counted once.
    */
   addClicks(days: readonly DayCounts[], batch?: { writer: string; seq: number }): Promise<void>;
+  /** The last batch sequence taken from `writer` (cluster mode; 0 when none). */
+  lastClickBatch(writer: string): Promise<number>;
   /** A route's stored days from `from` to `to` (UTC day numbers, inclusive); missing days are absent. */
   readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>>;
 

@@ -294,6 +294,10 @@ export class LmdbBackend implements Backend {
     });
   }
 
+  lastClickBatch(): Promise<number> {
+    return Promise.resolve(0); // one node: batches are not numbered
+  }
+
   readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>> {
     const out = new Map<number, DayStats>();
     for (let d = from; d <= to; d++) {

@@ -54,6 +54,8 @@ export class Stats {
   readonly #queue: ClickBatch[] = [];
   #queuedDays = 0;
   #lastSeq = 0;
+  /** Whether this run has read the last batch PostgreSQL took from its writer (#afterTaken). */
+  #takenChecked = false;
 
   /** `stores` and `writer`: cluster mode, where batches may wait (and spill) while PostgreSQL is away. */
   constructor(backend: Backend, stores: Stores | null = null, writer: ClickWriter | null = null, spillDays = SPILL_DAYS) {
@@ -80,6 +82,24 @@ export class Stats {
     this.#queuedDays += days.length;
   }
 
+  /**
+   * Once per run, before the first batch goes (cluster mode): the batches
+   * in memory numbered at or below the last one PostgreSQL took from this
+   * writer are numbered again, above it. They were never sent, but the
+   * clock gave them numbers from the past (it stepped back, or the machine
+   * was restored from a snapshot), and PostgreSQL would have taken each
+   * for one it had: acknowledged, counted nowhere.
+   */
+  async #afterTaken(): Promise<void> {
+    if (!this.#writer || this.#takenChecked) return;
+    const taken = await this.#backend.lastClickBatch(this.#writer.name);
+    this.#takenChecked = true;
+    if (taken <= this.#lastSeq && (this.#queue[0]?.seq ?? Infinity) > taken) return;
+    this.#lastSeq = Math.max(this.#lastSeq, taken);
+    for (const batch of this.#queue) if (batch.seq <= taken) batch.seq = ++this.#lastSeq;
+    this.#queue.sort((x, y) => x.seq - y.seq);
+  }
+
   /** Route-days waiting in memory (not spilled). */
   get queuedDays(): number {
     return this.#queuedDays;
@@ -91,6 +111,7 @@ export class Stats {
    * which stays queued, as it is, for the next call.
    */
   async drain(): Promise<void> {
+    await this.#afterTaken();
     for (;;) {
       const spilled = this.#oldestSpilled();
       const memory = this.#queue[0];

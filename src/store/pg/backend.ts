@@ -339,6 +339,11 @@ export class PgBackend implements Backend {
     );
   }
 
+  async lastClickBatch(writer: string): Promise<number> {
+    const rows = await this.#query('SELECT seq FROM click_flushes WHERE node = $1', [writer]);
+    return rows.length > 0 ? Number(rows[0].seq) : 0;
+  }
+
   async readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>> {
     const rows = await this.#query('SELECT * FROM route_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);
     return new Map(rows.map((r) => [r.day as number, dayOf(r)]));

@@ -79,7 +79,7 @@ function newKey(accountId: number, name: string, admin: boolean): { token: strin
 }
 
 /** Live keys one account may hold: a new one past it is refused. */
-export const LIVE_KEY_LIMIT = 100;
+const LIVE_KEY_LIMIT = 100;
 /** Revoked keys an account keeps listed; older ones are removed for good as others are revoked. */
 const KEPT_REVOKED = 100;
 

@@ -69,16 +69,8 @@ export interface Downloaded {
  * token travels. Every tenant reads the refresh status (GET /v1/ip/database).
  */
 export function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    u.search = '';
-    u.hash = '';
-    return u.href;
-  } catch {
-    return url.replace(/[?#].*$/, '');
-  }
+  // As configured, less those parts (no URL parser's rewriting of the rest).
+  return url.replace(/[?#].*$/s, '').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
 class FetchError extends Error {

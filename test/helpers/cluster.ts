@@ -170,3 +170,29 @@ export function useNodeClients(cluster: UsedCluster, count = 2): RedirectClient[
   });
   return clients;
 }
+
+/**
+ * For a file whose tests start their own servers around a cluster's stores
+ * (cluster import, going back to one node): a private PostgreSQL and Redis
+ * for the file, `skip` when either is not installed, and the servers handed
+ * to `track` closed after the file's tests, before the stores.
+ */
+export function useClusterStores(): { skip: boolean; env: () => Env; track: <T extends TestServer>(server: T) => T } {
+  const skip = postgresBin() === null || !redisInstalled();
+  let pg: TestPostgres | undefined;
+  let redis: TestRedis | undefined;
+  const servers: TestServer[] = [];
+  beforeAll(async () => {
+    if (!skip) [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+  });
+  afterAll(async () => {
+    for (const s of servers.reverse()) await s.close();
+    await redis?.close();
+    pg?.close();
+  });
+  return {
+    skip,
+    env: () => ({ SPLITGUARD_DATABASE_URL: pg!.url, SPLITGUARD_REDIS_URL: redis!.url }),
+    track: (server) => (servers.push(server), server),
+  };
+}

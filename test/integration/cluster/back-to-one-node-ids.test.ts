@@ -5,33 +5,18 @@
 // pages). Before, the replica's id counters stayed at 0: the first new route
 // took id 1, an old link went to the new route's pages, and the next account
 // overwrote the admin's.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCliJson } from '../../helpers/cli.js';
-import { postgresBin, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
-import { redisInstalled, startRedis, type TestRedis } from '../../helpers/redis.js';
+import { useClusterStores } from '../../helpers/cluster.js';
 import { api, createRoute, NO_RATE_LIMIT, RedirectClient } from '../../helpers/routes.js';
-import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
+import { startServer, tempDataDir } from '../../helpers/server.js';
 
-const skip = postgresBin() === null || !redisInstalled();
-let pg: TestPostgres;
-let redis: TestRedis;
-let node: TestServer | null = null;
-let single: TestServer | null = null;
+const stores = useClusterStores();
 const dir = tempDataDir();
-beforeAll(async () => {
-  if (skip) return;
-  [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-});
-afterAll(async () => {
-  await single?.close();
-  await node?.close();
-  await redis?.close();
-  pg?.close();
-});
 
-it.skipIf(skip)('keeps every route and account the cluster made when going back to one node', async () => {
-  const env = { SPLITGUARD_DATABASE_URL: pg.url, SPLITGUARD_REDIS_URL: redis.url, SPLITGUARD_NODE_NAME: 'n1' };
-  node = await startServer({ dataDir: dir, env: { ...NO_RATE_LIMIT, ...env } });
+it.skipIf(stores.skip)('keeps every route and account the cluster made when going back to one node', async () => {
+  const env = { ...stores.env(), SPLITGUARD_NODE_NAME: 'n1' };
+  const node = stores.track(await startServer({ dataDir: dir, env: { ...NO_RATE_LIMIT, ...env } }));
   const clusterRoutes = [];
   for (let i = 0; i < 3; i++) clusterRoutes.push(await createRoute(node, { intercept_level: 'off', name: `cluster-${i}`, page_a: `https://old${i}.example.com/a`, page_b: `https://old${i}.example.com/b` }));
   const other = await runCliJson<{ account_id: number; api_key: string }>(['account', 'create', '--name', 'made-in-cluster'], dir, env);
@@ -39,7 +24,7 @@ it.skipIf(skip)('keeps every route and account the cluster made when going back 
   expect(await node.stop()).toBe(0);
 
   // Back to one node: the same data directory, without the cluster variables.
-  single = await startServer({ dataDir: dir, env: NO_RATE_LIMIT });
+  const single = stores.track(await startServer({ dataDir: dir, env: NO_RATE_LIMIT }));
   const onSingle = { ports: single.ports, ca: single.ca, apiKey: key };
   const fresh = await createRoute(onSingle, { intercept_level: 'off', name: 'after', page_a: 'https://new.example.com/a', page_b: 'https://new.example.com/b' });
   expect.soft(clusterRoutes.map((r) => r.id)).not.toContain(fresh.id);

@@ -5,33 +5,25 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { postgresBin, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
-import { redisInstalled, startRedis, type TestRedis } from '../../helpers/redis.js';
+import { useClusterStores } from '../../helpers/cluster.js';
 import { api, NO_RATE_LIMIT, RedirectClient, visitorId, waitUntil } from '../../helpers/routes.js';
 import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
 
-const skip = postgresBin() === null || !redisInstalled();
-let pg: TestPostgres;
-let redis: TestRedis;
+const stores = useClusterStores();
 let single: TestServer;
 let node: TestServer | null = null;
 const nodeDir = tempDataDir();
 beforeAll(async () => {
-  if (skip) return;
-  [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-  single = await startServer({ env: NO_RATE_LIMIT });
+  if (!stores.skip) single = stores.track(await startServer({ env: NO_RATE_LIMIT }));
 });
 afterAll(async () => {
   await node?.close();
-  await single?.close();
-  await redis?.close();
-  pg?.close();
   rmSync(nodeDir, { recursive: true, force: true });
 });
 
 const url = (k: string) => `https://${k}.example.com/landing`;
 
-it.skipIf(skip)('carries experiment figures and the click-id secret into the cluster', async () => {
+it.skipIf(stores.skip)('carries experiment figures and the click-id secret into the cluster', async () => {
   const route = (await api(single, 'POST', '/v1/routes', {
     name: 'exp', variants: [{ url: url('a'), weight: 1 }, { url: url('b'), weight: 1 }, { url: url('c'), weight: 1 }],
     append_click_id: true, intercept_level: 'off',
@@ -48,7 +40,7 @@ it.skipIf(skip)('carries experiment figures and the click-id secret into the clu
   const before = (await waitUntil(() => api(single, 'GET', `/v1/routes/${route.id}`), (r) => r.json.experiment.variants.reduce((n: number, v: { clicks: number }) => n + v.clicks, 0) === 30, 5000)).value.json.experiment;
   expect(await single.stop()).toBe(0);
 
-  const env = { SPLITGUARD_DATABASE_URL: pg.url, SPLITGUARD_REDIS_URL: redis.url };
+  const env = stores.env();
   const imported = await runCli(['cluster', 'import', '--data-dir', single.dataDir], nodeDir, env);
   expect(imported.code, imported.stderr).toBe(0);
   node = await startServer({ dataDir: nodeDir, env: { ...NO_RATE_LIMIT, ...env, SPLITGUARD_NODE_NAME: 'imported' } });

@@ -5,36 +5,21 @@
 // another tenant that has the same account id: it refuses, exit 1 naming the
 // clash, and imports nothing. Before, it exited 0 and the single node's key
 // answered as the cluster's tenant, reading its private route.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCli, runCliJson } from '../../helpers/cli.js';
-import { postgresBin, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
-import { redisInstalled, startRedis, type TestRedis } from '../../helpers/redis.js';
+import { useClusterStores } from '../../helpers/cluster.js';
 import { api, createRoute, NO_RATE_LIMIT, RedirectClient } from '../../helpers/routes.js';
-import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
+import { startServer, tempDataDir } from '../../helpers/server.js';
 
-const skip = postgresBin() === null || !redisInstalled();
-let pg: TestPostgres;
-let redis: TestRedis;
-let node: TestServer | null = null;
-let single: TestServer | null = null;
-beforeAll(async () => {
-  if (skip) return;
-  [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-});
-afterAll(async () => {
-  await single?.close();
-  await node?.close();
-  await redis?.close();
-  pg?.close();
-});
+const stores = useClusterStores();
 
-it.skipIf(skip)('never attaches an imported key to another tenant\'s account', async () => {
-  const env = { SPLITGUARD_DATABASE_URL: pg.url, SPLITGUARD_REDIS_URL: redis.url, SPLITGUARD_NODE_NAME: 'n1' };
-  node = await startServer({ dataDir: tempDataDir(), env: { ...NO_RATE_LIMIT, ...env } });
+it.skipIf(stores.skip)('never attaches an imported key to another tenant\'s account', async () => {
+  const env = { ...stores.env(), SPLITGUARD_NODE_NAME: 'n1' };
+  const node = stores.track(await startServer({ dataDir: tempDataDir(), env: { ...NO_RATE_LIMIT, ...env } }));
   const clusterTenant = await runCliJson<{ account_id: number; api_key: string }>(['account', 'create', '--name', 'cluster-tenant'], node.dataDir, env);
   const secretRoute = await createRoute({ ports: node.ports, ca: node.ca, apiKey: clusterTenant.api_key }, { name: 'cluster-tenant-private', page_a: 'https://private.example.com/a' });
 
-  single = await startServer({ env: NO_RATE_LIMIT });
+  const single = stores.track(await startServer({ env: NO_RATE_LIMIT }));
   const singleTenant = await runCliJson<{ account_id: number; api_key: string }>(['account', 'create', '--name', 'single-tenant'], single.dataDir);
   expect(singleTenant.account_id).toBe(clusterTenant.account_id);
   const theirRoute = await createRoute({ ports: single.ports, ca: single.ca, apiKey: singleTenant.api_key }, { name: 'single-tenant-route', intercept_level: 'off' });

@@ -5,40 +5,30 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { postgresBin, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
-import { redisInstalled, startRedis, type TestRedis } from '../../helpers/redis.js';
+import { useClusterStores } from '../../helpers/cluster.js';
 import { api, NO_RATE_LIMIT, RedirectClient, visitorId } from '../../helpers/routes.js';
 import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
 
-const skip = postgresBin() === null || !redisInstalled();
-let pg: TestPostgres;
-let redis: TestRedis;
+const stores = useClusterStores();
 let single: TestServer;
-let a: TestServer | null = null;
 let b: TestServer | null = null;
 const bDir = tempDataDir();
 beforeAll(async () => {
-  if (skip) return;
-  [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-  single = await startServer({ env: NO_RATE_LIMIT });
+  if (!stores.skip) single = stores.track(await startServer({ env: NO_RATE_LIMIT }));
 });
 afterAll(async () => {
-  await a?.close();
   await b?.close();
-  await single?.close();
-  await redis?.close();
-  pg?.close();
   rmSync(bDir, { recursive: true, force: true });
 });
 
-it.skipIf(skip)('click ids issued on one node convert on the other', async () => {
+it.skipIf(stores.skip)('click ids issued on one node convert on the other', async () => {
   const route = (await api(single, 'POST', '/v1/routes', {
     name: 'exp', variants: [{ url: 'https://a.example.com/', weight: 1 }, { url: 'https://b.example.com/', weight: 1 }], append_click_id: true, intercept_level: 'off',
   })).json;
   expect(await single.stop()).toBe(0);
-  const env = { SPLITGUARD_DATABASE_URL: pg.url, SPLITGUARD_REDIS_URL: redis.url };
+  const env = stores.env();
   expect((await runCli(['cluster', 'import', '--data-dir', single.dataDir], bDir, env)).code).toBe(0);
-  a = await startServer({ dataDir: single.dataDir, env: { ...NO_RATE_LIMIT, ...env, SPLITGUARD_NODE_NAME: 'a' } });
+  const a = stores.track(await startServer({ dataDir: single.dataDir, env: { ...NO_RATE_LIMIT, ...env, SPLITGUARD_NODE_NAME: 'a' } }));
   b = await startServer({ dataDir: bDir, env: { ...NO_RATE_LIMIT, ...env, SPLITGUARD_NODE_NAME: 'b' } });
   const onA = { ports: a.ports, ca: a.ca, apiKey: single.apiKey };
   const onB = { ports: b.ports, ca: b.ca, apiKey: single.apiKey };

@@ -7,31 +7,23 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { postgresBin, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
-import { redisInstalled, startRedis, type TestRedis } from '../../helpers/redis.js';
+import { useClusterStores } from '../../helpers/cluster.js';
 import { api, createRoute, NO_RATE_LIMIT, RedirectClient, routeStats, waitUntil } from '../../helpers/routes.js';
 import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
 
-const skip = postgresBin() === null || !redisInstalled();
-let pg: TestPostgres;
-let redis: TestRedis;
+const stores = useClusterStores();
 let single: TestServer;
 let node: TestServer | null = null;
 const nodeDir = tempDataDir();
 beforeAll(async () => {
-  if (skip) return;
-  [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-  single = await startServer({ env: NO_RATE_LIMIT });
+  if (!stores.skip) single = stores.track(await startServer({ env: NO_RATE_LIMIT }));
 });
 afterAll(async () => {
   await node?.close();
-  await single?.close();
-  await redis?.close();
-  pg?.close();
   rmSync(nodeDir, { recursive: true, force: true });
 });
 
-it.skipIf(skip)('copies a data directory once, and a cluster node serves it', async () => {
+it.skipIf(stores.skip)('copies a data directory once, and a cluster node serves it', async () => {
   const kept = await createRoute(single, { intercept_level: 'off' });
   const other = await createRoute(single, { intercept_level: 'off' });
   const deleted = await createRoute(single, { intercept_level: 'off' });
@@ -42,7 +34,7 @@ it.skipIf(skip)('copies a data directory once, and a cluster node serves it', as
   await waitUntil(() => routeStats(single, kept.id), (s) => s.clicks.total === 7, 3000);
   expect(await single.stop()).toBe(0);
 
-  const env = { SPLITGUARD_DATABASE_URL: pg.url, SPLITGUARD_REDIS_URL: redis.url };
+  const env = stores.env();
   const first = await runCli(['cluster', 'import', '--data-dir', single.dataDir], nodeDir, env);
   expect(first.code, first.stderr).toBe(0);
   const counts = JSON.parse(first.stdout);
@@ -60,7 +52,7 @@ it.skipIf(skip)('copies a data directory once, and a cluster node serves it', as
     expect(again[table], table).toEqual({ imported: 0, skipped: counts[table].imported + counts[table].skipped });
   }
 
-  node = await startServer({ dataDir: nodeDir, env: { ...NO_RATE_LIMIT, ...env, SPLITGUARD_NODE_NAME: 'imported' } });
+  node = stores.track(await startServer({ dataDir: nodeDir, env: { ...NO_RATE_LIMIT, ...env, SPLITGUARD_NODE_NAME: 'imported' } }));
   expect(node.logs().some((l) => l.event === 'bootstrap')).toBe(false);
   const onNode = { ports: node.ports, ca: node.ca, apiKey: single.apiKey };
   const client = new RedirectClient(onNode);

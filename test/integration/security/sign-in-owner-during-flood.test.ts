@@ -44,7 +44,7 @@ it('the owner signs in while 40 addresses flood the sign-in with wrong passwords
   for (let i = 0; i < 10; i++) {
     const r = await signInRequest(server, boot.admin_email, boot.admin_password, { localAddress: '127.0.0.201', thread: i % 2 });
     owner.push(r.status);
-    await sleep(500);
+    await sleep(200);
   }
   stop = true;
   await Promise.all(attackers);

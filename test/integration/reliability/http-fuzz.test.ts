@@ -1,4 +1,4 @@
-// The short version of the HTTP fuzzer (test/stress/http-fuzz.js): 5,000
+// The short version of the HTTP fuzzer (test/stress/http-fuzz.js): 2,500
 // requests over raw TLS sockets to the real server, with a canary, slow-loris
 // clients and the rate-limit probes running, in all four client shapes at
 // their default shares (single, pipelined, pipelined and never read,
@@ -63,13 +63,13 @@ const ALLOWED: Record<string, RegExp> = {
   oversized_headers: /^(closed, no answer|no answer \(ignored\)|4\d\d( \w+)?)$/,
 };
 
-it('5,000 fuzzed requests: every answer as its case demands, the canary served throughout, the server clean', async () => {
+it('2,500 fuzzed requests: every answer as its case demands, the canary served throughout, the server clean', async () => {
   const file = path.join(scratch, 'report.json');
-  const { code, output } = await run(['--requests', '5000', '--concurrency', '32', '--loris', '30', '--canary-max-ms', '5000', '--seed', String(Date.now() % 100_000), '--json', file]);
+  const { code, output } = await run(['--requests', '2500', '--concurrency', '32', '--loris', '30', '--canary-max-ms', '5000', '--seed', String(Date.now() % 100_000), '--json', file]);
   expect(code, output).toBe(0);
   const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
   expect(report.failures, output).toEqual([]);
-  expect(report.total).toBe(5000);
+  expect(report.total).toBe(2500);
   expect(report.violations, JSON.stringify(report.violationExamples, null, 2)).toBe(0);
 
   for (const [category, allowed] of Object.entries(ALLOWED)) {

@@ -1,5 +1,5 @@
 // Load, short version of `npm run stress:soak` (test/stress/soak.js, 10
-// minutes at half the measured capacity): 20 seconds of mixed traffic
+// minutes at half the measured capacity): 10 seconds of mixed traffic
 // (redirects, IP checks single and batched, route reads and writes, a
 // database refresh with a swap on every thread) at a modest fixed rate, with
 // no error of any kind: every answer has its expected status, no connection
@@ -19,7 +19,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 it(`answers 20 s of mixed traffic at ${RATE} requests/s, a refresh included, without an error`, async () => {
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'stress', 'soak.js'), '--seconds', '20', '--rate', String(RATE), '--window', '5', '--refresh-at', '0.25', '--data-dir', dataDir, '--json', report], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'test', 'stress', 'soak.js'), '--seconds', '10', '--rate', String(RATE), '--window', '5', '--refresh-at', '0.25', '--data-dir', dataDir, '--json', report], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -72,7 +72,12 @@ export class ClientAddressReader {
   readonly #net4: Uint32Array;
   readonly #mask4: Uint32Array;
   readonly #hop = new Uint8Array(16);
-  /** Set by resolve() when a forwarded hop could not be read (the peer was taken for the client). */
+  /**
+   * Set by resolve() when a trusted proxy forwarded a hop that is no address
+   * (the peer was taken for the client). Reset only where a forwarded header
+   * is read, so that a visit without one writes nothing: read it from a
+   * fresh reader (clientAddress makes one per call).
+   */
   unreadHop = false;
 
   constructor(trusted: readonly Cidr[]) {
@@ -107,7 +112,6 @@ export class ClientAddressReader {
    * it) and the X-Forwarded-For header ('' when absent or not read).
    */
   resolve(peer: Uint8Array, forwardedFor: string): number {
-    this.unreadHop = false;
     let peer4: number;
     if (peer.length === 4) {
       peer4 = ((peer[0] << 24) | (peer[1] << 16) | (peer[2] << 8) | peer[3]) >>> 0;
@@ -124,7 +128,9 @@ export class ClientAddressReader {
     if (forwardedFor === '' || this.#trusted.length === 0 || !(peer4 >= 0 ? this.trusted4(peer4) : inCidrs(peer, this.#trusted))) {
       return this.#peer(peer, peer4);
     }
-    // Hops right to left: [start, end) between commas, trimmed.
+    // Hops right to left: [start, end) between commas, trimmed. (Only a
+    // forwarded request resets unreadHop: a visit without one writes nothing.)
+    this.unreadHop = false;
     let end = forwardedFor.length;
     for (;;) {
       // One pass back to the comma before the hop, noting any colon (IPv6).

@@ -53,13 +53,11 @@ export function forwardedFor(req: HttpRequest): string {
  * The client address, 16 bytes (X-Forwarded-For believed only from a trusted
  * proxy). A system call and a copy: /v1 reads it only when it needs it.
  */
-export function requestAddress(res: HttpResponse, req: HttpRequest, trustProxy: readonly Cidr[]): Uint8Array {
+export function requestAddress(res: HttpResponse, req: HttpRequest, trustProxy: readonly Cidr[]): Uint8Array;
+/** `strict`: null when a trusted proxy forwarded a hop that is no address (where the peer must not stand in: /metrics). */
+export function requestAddress(res: HttpResponse, req: HttpRequest, trustProxy: readonly Cidr[], strict: true): Uint8Array | null;
+export function requestAddress(res: HttpResponse, req: HttpRequest, trustProxy: readonly Cidr[], strict = false): Uint8Array | null {
   const peer = normalizeAddress(res.getRemoteAddress());
-  return trustProxy.length > 0 ? clientAddress(peer, forwardedFor(req), trustProxy) : peer;
-}
-
-/** requestAddress, but null when a trusted proxy forwarded a hop that is no address (where the peer must not stand in: /metrics). */
-export function strictRequestAddress(res: HttpResponse, req: HttpRequest, trustProxy: readonly Cidr[]): Uint8Array | null {
-  const peer = normalizeAddress(res.getRemoteAddress());
-  return trustProxy.length > 0 ? clientAddress(peer, forwardedFor(req), trustProxy, true) : peer;
+  if (trustProxy.length === 0) return peer;
+  return strict ? clientAddress(peer, forwardedFor(req), trustProxy, true) : clientAddress(peer, forwardedFor(req), trustProxy);
 }

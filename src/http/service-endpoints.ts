@@ -4,7 +4,7 @@
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
 import { inCidrs, LOOPBACK } from './client-ip.js';
-import { strictRequestAddress } from './request.js';
+import { requestAddress } from './request.js';
 import type { Endpoints } from './framing.js';
 import { openExchange, JSON_TYPE, send, sendJson } from './respond.js';
 
@@ -37,7 +37,7 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
     // The client, not the socket's peer: behind a reverse proxy on the same
     // host every visitor's peer is loopback (and so is the stand-in for a
     // forwarded hop that is no address).
-    const client = strictRequestAddress(res, req, config.trustProxy);
+    const client = requestAddress(res, req, config.trustProxy, true);
     if (client === null || !inCidrs(client, config.metricsFrom.length ? config.metricsFrom : LOOPBACK)) {
       sendJson(exchange, 404, new AppError('not_found').body());
       return;

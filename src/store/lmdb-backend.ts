@@ -58,11 +58,7 @@ export class LmdbBackend implements Backend {
   }
 
   createKey(key: ApiKey): Promise<void> {
-    return this.#write(() => {
-      this.#s.keys.put(key.hash, key);
-      this.#s.keyIds.put(key.id, key.hash);
-      recordChange(this.#s, 'key', key.hash);
-    });
+    return this.#write(() => this.#putKey(key));
   }
 
   revokeKey(id: string, at: string): Promise<ApiKey | undefined> {
@@ -71,10 +67,16 @@ export class LmdbBackend implements Backend {
       const key = hash === undefined ? undefined : this.#s.keys.get(hash);
       if (!key || key.revokedAt) return key;
       const revoked = { ...key, revokedAt: at };
-      this.#s.keys.put(key.hash, revoked);
-      recordChange(this.#s, 'key', key.hash);
+      this.#putKey(revoked);
       return revoked;
     });
+  }
+
+  /** A key record and its id's entry, with its feed entry; inside a write transaction. */
+  #putKey(key: ApiKey): void {
+    this.#s.keys.put(key.hash, key);
+    this.#s.keyIds.put(key.id, key.hash);
+    recordChange(this.#s, 'key', key.hash);
   }
 
   deleteKeys(keys: readonly ApiKey[]): Promise<void> {
@@ -93,11 +95,8 @@ export class LmdbBackend implements Backend {
       const hash = this.#s.keyIds.get(id);
       const key = hash === undefined ? undefined : this.#s.keys.get(hash);
       if (!key || key.revokedAt) return false;
-      this.#s.keys.put(key.hash, { ...key, revokedAt: at });
-      recordChange(this.#s, 'key', key.hash);
-      this.#s.keys.put(replacement.hash, replacement);
-      this.#s.keyIds.put(replacement.id, replacement.hash);
-      recordChange(this.#s, 'key', replacement.hash);
+      this.#putKey({ ...key, revokedAt: at });
+      this.#putKey(replacement);
       return true;
     });
   }

@@ -27,6 +27,14 @@ const IPDB_FILES_KEPT = 2;
 
 type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
 
+/** A new key's row; inside a transaction. */
+function insertKey(c: PoolClient, key: ApiKey): Promise<unknown> {
+  return c.query(
+    'INSERT INTO api_keys (id, hash, account_id, name, prefix, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [key.id, key.hash, key.accountId, key.name, key.prefix, key.admin, key.createdAt],
+  );
+}
+
 export class PgBackend implements Backend {
   readonly kind = 'postgres';
 
@@ -86,10 +94,7 @@ export class PgBackend implements Backend {
 
   createKey(key: ApiKey): Promise<void> {
     return this.#write(async (c) => {
-      await c.query(
-        'INSERT INTO api_keys (id, hash, account_id, name, prefix, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [key.id, key.hash, key.accountId, key.name, key.prefix, key.admin, key.createdAt],
-      );
+      await insertKey(c, key);
       return { out: undefined, changes: [{ kind: 'key', key: key.hash, record: key }] };
     });
   }
@@ -117,13 +122,9 @@ export class PgBackend implements Backend {
     return this.#write(async (c) => {
       const revoked = await c.query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING *', [id, at]);
       if (revoked.rows.length === 0) return { out: false, changes: [] };
-      const r = replacement;
-      await c.query(
-        'INSERT INTO api_keys (id, hash, account_id, name, prefix, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [r.id, r.hash, r.accountId, r.name, r.prefix, r.admin, r.createdAt],
-      );
+      await insertKey(c, replacement);
       const old = keyOf(revoked.rows[0]);
-      return { out: true, changes: [{ kind: 'key', key: old.hash, record: old }, { kind: 'key', key: r.hash, record: r }] };
+      return { out: true, changes: [{ kind: 'key', key: old.hash, record: old }, { kind: 'key', key: replacement.hash, record: replacement }] };
     });
   }
 

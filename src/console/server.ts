@@ -21,7 +21,7 @@ import { AppError } from '../errors.js';
 import { parseJson, readBody } from '../http/body.js';
 import { type Exchange, openExchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
 import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
-import { rateLimited } from '../http/api-endpoint.js';
+import { admission } from '../http/api-endpoint.js';
 import { type Answer, dispatch } from '../http/dispatch.js';
 import type { ApiReply, Router } from '../http/router.js';
 import type { Endpoints } from '../http/framing.js';
@@ -137,20 +137,11 @@ class ConsoleApi {
     // The /v1 calls and the console's own changes (keys, users), counted
     // apart from the account's API keys (a route's page polls its detail
     // every second, and an integration using its minute must not lock its
-    // people out), under the account's id negated. Redis answers later
-    // (cluster mode): the request is dispatched meanwhile, so that its body
-    // is read as it arrives, and answered once admitted (http/dispatch.ts).
-    let admitted: Promise<void> | undefined;
-    if (path !== call.path || call.method !== 'GET') {
-      const verdict = this.#deps.accountLimiter.hit(-account.id, this.#deps.config.rateLimitPerMin * CONSOLE_RATE_FACTOR, Date.now());
-      if (verdict instanceof Promise) {
-        admitted = verdict.then((v) => {
-          if (!v.allowed) throw rateLimited(v);
-        });
-      } else if (!verdict.allowed) {
-        throw rateLimited(verdict);
-      }
-    }
+    // people out), under the account's id negated; admitted as the API's
+    // requests are (no RateLimit-* headers on the console's answers).
+    const admitted = path !== call.path || call.method !== 'GET'
+      ? admission(this.#deps.accountLimiter.hit(-account.id, this.#deps.config.rateLimitPerMin * CONSOLE_RATE_FACTOR, Date.now()), {})
+      : undefined;
     dispatch(this.#deps.router, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight, admitted);
   }
 

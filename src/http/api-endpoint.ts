@@ -8,7 +8,7 @@
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
 import { Metric } from '../metrics.js';
-import type { FailureVerdict, RateVerdict } from '../limits/limits.js';
+import type { Decision, FailureVerdict, RateVerdict } from '../limits/limits.js';
 import type { Authenticated } from '../store/accounts-store.js';
 import { type Answer, dispatch } from './dispatch.js';
 import type { Endpoints } from './framing.js';
@@ -20,14 +20,25 @@ import type { HttpRequest } from './uws.js';
 /** Failed authentications allowed per client address per rolling minute. */
 const AUTH_FAILURE_LIMIT = 30;
 
-const rateHeaders = (v: RateVerdict): Headers => ({
-  'RateLimit-Limit': String(v.limit),
-  'RateLimit-Remaining': String(v.remaining),
-  'RateLimit-Reset': String(v.resetSeconds),
-});
+/** Writes the verdict's RateLimit-* headers into `headers`; throws rate_limited when it refuses. */
+function admitNow(v: RateVerdict, headers: Headers): void {
+  headers['RateLimit-Limit'] = String(v.limit);
+  headers['RateLimit-Remaining'] = String(v.remaining);
+  headers['RateLimit-Reset'] = String(v.resetSeconds);
+  if (!v.allowed) throw new AppError('rate_limited', `the limit is ${v.limit} requests per minute`, null, { headers: { 'Retry-After': String(v.resetSeconds) } });
+}
 
-export const rateLimited = (v: RateVerdict) =>
-  new AppError('rate_limited', `the limit is ${v.limit} requests per minute`, null, { headers: { 'Retry-After': String(v.resetSeconds) } });
+/**
+ * A rate limiter's decision as dispatch takes it: decided now (this
+ * process's tables), the headers are written and a refusal is thrown;
+ * decided later (Redis), the returned promise does both, and the request is
+ * dispatched meanwhile so that its body is read as it arrives.
+ */
+export function admission(verdict: Decision<RateVerdict>, headers: Headers): Promise<void> | undefined {
+  if (verdict instanceof Promise) return verdict.then((v) => admitNow(v, headers));
+  admitNow(verdict, headers);
+  return undefined;
+}
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
@@ -93,22 +104,15 @@ export function registerApi(endpoints: Endpoints, deps: AppDeps): void {
     deps.keyUse.set(auth.key.hash, now);
 
     const caller = { account: auth.account, admin: auth.key.admin };
-    const verdict = deps.accountLimiter.hit(auth.account.id, config.rateLimitPerMin, now);
-    if (verdict instanceof Promise) {
-      const headers: Headers = {};
-      const admitted = verdict.then((v) => {
-        Object.assign(headers, rateHeaders(v));
-        if (!v.allowed) throw rateLimited(v);
-      });
-      dispatch(deps.router, exchange, call, call.path, caller, answer, headers, deps.inflight, admitted);
+    const headers: Headers = {};
+    let admitted: Promise<void> | undefined;
+    try {
+      admitted = admission(deps.accountLimiter.hit(auth.account.id, config.rateLimitPerMin, now), headers);
+    } catch (err) {
+      fail(exchange, err, headers);
       return;
     }
-    const headers = rateHeaders(verdict);
-    if (!verdict.allowed) {
-      fail(exchange, rateLimited(verdict), headers);
-      return;
-    }
-    dispatch(deps.router, exchange, call, call.path, caller, answer, headers, deps.inflight);
+    dispatch(deps.router, exchange, call, call.path, caller, answer, headers, deps.inflight, admitted);
   };
 
 

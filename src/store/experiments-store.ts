@@ -47,17 +47,36 @@ export const GOAL_LIMIT = 20;
 export type ConversionOutcome = 'counted' | 'duplicate' | 'goal_limit';
 
 /**
- * Adds the (route, goal) pairs a commit stored to a back end's memo of goals
- * known stored (only once committed: a rolled-back goal is not), and returns
- * the outcomes. The memo is bounded like the other per-thread memos.
+ * (route, goal) pairs known stored, as of a commit: a goal, once counted,
+ * stays (a route's conversions go only with the route, whose id is never
+ * used again), so its conversions need no goal check again. Per back end
+ * and thread; looked up without building a key; bounded like the other
+ * per-thread memos.
  */
-export function rememberGoals(seen: Set<string>, items: readonly ConversionInput[], outcomes: ConversionOutcome[]): ConversionOutcome[] {
-  items.forEach((item, i) => {
-    if (outcomes[i] === 'goal_limit') return;
-    if (seen.size >= 100_000) seen.clear();
-    seen.add(`${item.routeId}/${item.goal}`);
-  });
-  return outcomes;
+export class GoalsSeen {
+  static readonly MAX = 100_000;
+  readonly #byRoute = new Map<number, Set<string>>();
+  #size = 0;
+
+  has(routeId: number, goal: string): boolean {
+    return this.#byRoute.get(routeId)?.has(goal) ?? false;
+  }
+
+  /** Notes the pairs a commit stored (only once committed: a rolled-back goal is not), and returns the outcomes. */
+  remember(items: readonly ConversionInput[], outcomes: ConversionOutcome[]): ConversionOutcome[] {
+    items.forEach((item, i) => {
+      if (outcomes[i] === 'goal_limit' || this.has(item.routeId, item.goal)) return;
+      if (this.#size >= GoalsSeen.MAX) {
+        this.#byRoute.clear();
+        this.#size = 0;
+      }
+      let goals = this.#byRoute.get(item.routeId);
+      if (!goals) this.#byRoute.set(item.routeId, (goals = new Set()));
+      goals.add(item.goal);
+      this.#size++;
+    });
+    return outcomes;
+  }
 }
 
 interface Waiting {

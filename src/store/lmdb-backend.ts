@@ -6,7 +6,7 @@
 import { AppError } from '../errors.js';
 import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
-import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, rememberGoals, type VisitCounts } from './experiments-store.js';
+import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
 import { Hll } from '../experiments/hll.js';
 import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
@@ -388,19 +388,15 @@ export class LmdbBackend implements Backend {
       }
       return out;
     });
-    return written.then((out) => rememberGoals(this.#goalsSeen, items, out));
+    return written.then((out) => this.#goalsSeen.remember(items, out));
   }
 
-  /**
-   * (route, goal) pairs with a conversion stored, as of a commit: a goal,
-   * once counted, stays (a route's conversions go only with the route, whose
-   * id is never used again), so its conversions need no look-up again.
-   */
-  readonly #goalsSeen = new Set<string>();
+  /** (route, goal) pairs known stored: their conversions need no goal check (GoalsSeen). */
+  readonly #goalsSeen = new GoalsSeen();
 
   /** Whether the route has a conversion for the goal (inside the write transaction: its own writes count). */
   #knownGoal(routeId: number, goal: string): boolean {
-    if (this.#goalsSeen.has(`${routeId}/${goal}`)) return true;
+    if (this.#goalsSeen.has(routeId, goal)) return true;
     // Keys are [route, goal, visitor hash]: the hash is hex digits, all below '~'.
     for (const _ of this.#s.conversions.getKeys({ start: [routeId, goal], end: [routeId, goal, '~'], limit: 1 })) return true;
     return false;

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
 import type { Backend, DayCounts, NewAccount } from '../backend.js';
-import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, rememberGoals, type VisitCounts } from '../experiments-store.js';
+import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from '../experiments-store.js';
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from '../db.js';
 import { applyRouteChanges, newCode, type Route, type RouteChanges } from '../routes-store.js';
 import { Hll } from '../../experiments/hll.js';
@@ -417,7 +417,7 @@ export class PgBackend implements Backend {
    */
   addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
     return this.#experimentWrite(async (c) => {
-      const unseen = [...new Set(items.filter((i) => !this.#goalsSeen.has(`${i.routeId}/${i.goal}`)).map((i) => i.routeId))].sort((x, y) => x - y);
+      const unseen = [...new Set(items.filter((i) => !this.#goalsSeen.has(i.routeId, i.goal)).map((i) => i.routeId))].sort((x, y) => x - y);
       /** route → its stored goals, for the routes with a goal not yet seen here. */
       const goals = new Map<number, Set<string>>();
       if (unseen.length > 0) {
@@ -460,11 +460,11 @@ export class PgBackend implements Backend {
         );
       }
       return out;
-    }).then((out) => rememberGoals(this.#goalsSeen, items, out));
+    }).then((out) => this.#goalsSeen.remember(items, out));
   }
 
-  /** (route, goal) pairs known stored (see LmdbBackend's): their conversions need no goal check. */
-  readonly #goalsSeen = new Set<string>();
+  /** (route, goal) pairs known stored: their conversions need no goal check (GoalsSeen). */
+  readonly #goalsSeen = new GoalsSeen();
 
   async readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
     const rows = await this.#query('SELECT day, goal, count FROM conversion_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);

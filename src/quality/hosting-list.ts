@@ -78,11 +78,24 @@ const CDN_NAME_EXCEPT = new Set([63949]);
 
 const tokens = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
+/**
+ * The carrier words and phrases `name` holds, a phrase ("internet service
+ * provider", "banda larga") as consecutive words of the name: a token-by-token
+ * test alone never finds a phrase, and would let such an ISP into the list.
+ */
+function carrierWordsIn(name: string, carrierWords: ReadonlySet<string>): string[] {
+  const words = tokens(name);
+  const found = new Set(words.filter((t) => carrierWords.has(t)));
+  const spaced = ` ${words.join(' ')} `;
+  for (const phrase of carrierWords) if (phrase.includes(' ') && spaced.includes(` ${tokens(phrase).join(' ')} `)) found.add(phrase);
+  return [...found];
+}
+
 
 function heldReasons(asn: number, name: string, carrierWords: ReadonlySet<string>, neg: { isp: ReadonlyMap<number, string>; education: ReadonlyMap<number, string> }, ispNamed: ReadonlyMap<string, number[]>): string[] {
   const r: string[] = [];
-  const words = tokens(name).filter((t) => carrierWords.has(t));
-  if (words.length) r.push(`carrier word (${[...new Set(words)].join('/')})`);
+  const words = carrierWordsIn(name, carrierWords);
+  if (words.length) r.push(`carrier word (${words.join('/')})`);
   if (neg.isp.has(asn)) r.push('O-X-L lists it as ISP');
   if (neg.education.has(asn)) r.push('O-X-L lists it as education');
   if (!CDN_NAME_EXCEPT.has(asn) && CDN_NAME.test(name)) r.push('CDN/relay/transit name');

@@ -71,9 +71,9 @@ describe('the stems keywords.json lists', () => {
   it('are strong (medium) and VPN/proxy stems, none weak, none in the carrier list', () => {
     const stems = (l: string[]) => l.filter((k) => k.includes('*')).sort();
     expect(stems(kw.strong)).toEqual(
-      ['*cloud', '*datacenter', '*datacentre', '*host', '*hoster', '*hosting', '*hosts', '*idc', '*server', '*servers', '*vds*', '*vps*', 'datacent*', 'host*', 'idc*', 'server*'].sort(),
+      ['*cloud', '*datacenter', '*datacentre', '*host', '*hoster', '*hosting', '*hostings', '*hosts', '*idc', '*racks', '*rdp', '*server', '*servers', '*vds*', '*vps*', 'datacent*', 'heberg*', 'host*', 'idc*', 'server*'].sort(),
     );
-    expect(stems(kw.vpn_proxy)).toEqual(['*vpn', 'proxy*']);
+    expect(stems(kw.vpn_proxy)).toEqual(['*proxies', '*vpn', 'proxy*']);
     expect(stems(kw.weak)).toEqual([]);
     expect(stems(kw.carrier)).toEqual([]);
   });

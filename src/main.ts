@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { removeDeadWrites } from './durable-file.js';
 import type { Config } from './config.js';
-import { prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
+import { type GuardLimits, prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
 import { cleanRefreshLeftovers } from './ipdb/refresh.js';
 import { log, setLogNode } from './log.js';
 import { Metric, Metrics } from './metrics.js';
@@ -17,6 +17,7 @@ import { RefreshScheduler } from './serve/refresh-scheduler.js';
 import { allocateSharedMemory, type SharedMemory } from './serve/shared-memory.js';
 import { assertPortFree, bootstrapOnce, prepareDatabaseFile, prepareTls } from './serve/startup.js';
 import { ServerThreads } from './serve/threads.js';
+import type { WorkerInput } from './server.worker.js';
 import { prepareDataDir } from './store/db.js';
 import { PublishedDatabase, REFRESH_REQUEST, RefreshLeader, type RefreshRequest } from './store/pg/ipdb.js';
 import { ClusterStatus } from './store/pg/cluster-status.js';
@@ -41,6 +42,47 @@ export async function serve(
   },
 ): Promise<RunningServer> {
   const started = performance.now();
+  const prepared = await prepareNode(config, options);
+  // Set once the storage is open: in cluster mode, what this node serves, for its heartbeat.
+  let ipdb: NodeDatabase | null = null;
+  const { storage, node } = await openNodeStorage(config, prepared, () => ipdb?.published?.serving() ?? { version: null, sha256: null }, options.announce);
+  const tls = prepareTls(config);
+  ipdb = startDatabase(config, prepared.currentFile, storage);
+  const refresh = planRefresh(config, storage, prepared, ipdb);
+  const shutdown = new Shutdown({ refresh: refresh.scheduler, leader: ipdb.leader, database: ipdb.database, threads: prepared.threads, node, storage });
+  await startThreads(config, prepared, tls, ipdb.database, refresh, shutdown);
+  await startRefreshing(refresh.scheduler, ipdb.leader, ipdb.published);
+  shutdown.guard = startConnectionGuard(prepared.threads.ports, prepared.guardLimits, prepared.metrics);
+  log('info', 'listening', { host: config.host, ports: prepared.threads.ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
+  // Serving without a database: repair it now from the configured sources
+  // (the installed package last) instead of waiting for the schedule.
+  if (ipdb.database.serving === null) void refresh.scheduler.run('repair');
+  return { ports: prepared.threads.ports, stop: shutdown.stop };
+}
+
+/** What prepareNode leaves for the later steps of a start. */
+interface PreparedNode {
+  /** The connection guard's limits, logged before anything listens; the guard starts last. */
+  guardLimits: GuardLimits;
+  /** Spawned, not started: they load their modules and wait for their input. */
+  threads: ServerThreads;
+  /** current.trie, built when it was missing or of an old format. */
+  currentFile: string;
+  shared: SharedMemory;
+  /** The main thread's region of the shared metrics (the one after the threads'). */
+  metrics: Metrics;
+}
+
+/**
+ * Everything before the storage opens, in this order: the log's node name
+ * (cluster mode), the data directory, the connection limits, the port (the
+ * start ends here when it is taken), the server threads (unless the caller
+ * spawned them already), what an interrupted refresh or write left behind,
+ * current.trie, and the memory shared with the threads. Nothing it makes
+ * needs releasing on failure: the port probe closes its socket, and spawned
+ * threads do not keep the process alive until they are started.
+ */
+async function prepareNode(config: Config, options: { fileLimit: FileLimit | null; threads?: ServerThreads }): Promise<PreparedNode> {
   if (config.databaseUrl !== null) setLogNode(config.nodeName);
   prepareDataDir(config.dataDir);
   const guardLimits = prepareConnectionLimits(config, options.fileLimit);
@@ -50,62 +92,123 @@ export async function serve(
   removeDeadWrites(['', 'ipdb', path.join('ipdb', 'feeds'), 'tls'].map((d) => path.join(config.dataDir, d)));
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
-  // Set once the storage is open (cluster mode): what this node serves, for its heartbeat.
-  let published: PublishedDatabase | null = null;
-  const metrics = new Metrics(shared.metrics, config.threads);
-  const redis = () => redisStatus(metrics, config.threads);
-  const { storage, node } = await openNodeStorage(config, shared, () => published?.serving() ?? { version: null, sha256: null }, redis, options.announce);
-  const tls = prepareTls(config);
+  return { guardLimits, threads, currentFile, shared, metrics: new Metrics(shared.metrics, config.threads) };
+}
 
-  // A damaged current.trie leaves the threads without a database: they keep
-  // serving, redirects fail open, /healthz says 503, and a repair starts below.
+/** The database side of a node, made by startDatabase. */
+interface NodeDatabase {
+  database: DatabaseSwapper;
+  /** Cluster mode: the election of the one node that refreshes. */
+  leader: RefreshLeader | null;
+  /** Cluster mode: the database the leader published, which this node installs. */
+  published: PublishedDatabase | null;
+}
+
+/**
+ * The first serving copy of current.trie and, in cluster mode, the refresh
+ * leader's election and the published database. A damaged current.trie
+ * leaves the threads without a database: they keep serving, redirects fail
+ * open, /healthz says 503, and serve starts a repair once it listens.
+ * Nothing of it runs yet: the swapper polls the feed (and with it the
+ * published database's listener) once the threads listen, and the leader
+ * starts with the schedule; so a failed start has none of it to stop, and
+ * closeInOrder stops the swapper and the leader. The serving copy is a
+ * memory descriptor, held until a swap replaces it or the process ends.
+ */
+function startDatabase(config: Config, currentFile: string, storage: Storage): NodeDatabase {
   const database = new DatabaseSwapper(currentFile, config.dataDir, storage);
   database.publishInitial();
-  // Cluster mode: one refresh leader; every node installs what it publishes.
   const leader = config.databaseUrl === null ? null : new RefreshLeader(config.databaseUrl, config.nodeName);
-  if (storage.cluster) published = new PublishedDatabase(storage, currentFile, () => database.swapToCurrent(null));
-  const refresh = new RefreshScheduler(
+  const published = storage.cluster ? new PublishedDatabase(storage, currentFile, () => database.swapToCurrent(null)) : null;
+  return { database, leader, published };
+}
+
+/** The refresh scheduler and what a thread's refresh request does, made by planRefresh. */
+interface NodeRefresh {
+  scheduler: RefreshScheduler;
+  requested: (accountId: number) => void;
+}
+
+/**
+ * The refresh scheduler, not started yet (startRefreshing), and the handling
+ * of refresh triggers (refreshTriggers). A refreshed file is installed by
+ * moving every thread to it; in cluster mode the published database learns
+ * that this node has it. May run only on a single node or the leader.
+ * closeInOrder halts the scheduler first and closes it once the threads
+ * have stopped.
+ */
+function planRefresh(config: Config, storage: Storage, prepared: PreparedNode, ipdb: NodeDatabase): NodeRefresh {
+  const { database, leader, published } = ipdb;
+  const scheduler = new RefreshScheduler(
     config,
     storage.state,
-    metrics,
-    shared.refresh,
+    prepared.metrics,
+    prepared.shared.refresh,
     async (result) => {
       published?.installedLocally();
       await database.swapToCurrent(result.tables);
     },
     leader ? () => leader.isLeader : undefined,
   );
-  const refreshRequested = refreshTriggers(config, storage, shared, refresh, leader);
+  return { scheduler, requested: refreshTriggers(config, storage, prepared.shared, scheduler, leader) };
+}
 
-  let stopping: Promise<void> | null = null;
-  let guard: { stop(): void } | null = null;
-  // Every caller gets the same promise, resolved when everything is closed.
-  const stop = (): Promise<void> => (stopping ??= closeInOrder({ refresh, leader, database, guard: () => guard, threads, node, storage }));
-
+/**
+ * Starts the spawned threads, each with its input (the serving copy, the TLS
+ * files, the shared memory, the keyword tables), and resolves once every one
+ * listens; then the database swapper follows them. From the start on, the
+ * threads keep the process alive, and a thread that exits with an error stops
+ * the server with exit code 1. A thread that could not start (port taken,
+ * ...) must not leave the others running: everything is stopped, so that the
+ * process exits with the error.
+ */
+async function startThreads(
+  config: Config,
+  prepared: PreparedNode,
+  tls: WorkerInput['tls'],
+  database: DatabaseSwapper,
+  refresh: NodeRefresh,
+  shutdown: Shutdown,
+): Promise<void> {
+  const { threads, shared } = prepared;
   const inputs = Array.from({ length: config.threads }, (_, thread) => ({ thread, config, dbFile: database.serving?.path ?? '', tls, shared, tables: database.tables }));
   try {
     await threads.start(inputs, {
-      onRefreshRequest: refreshRequested,
+      onRefreshRequest: refresh.requested,
       onCrash: (thread, code) => {
         log('error', 'thread_exited', { thread, code });
         process.exitCode = 1;
-        void stop();
+        void shutdown.stop();
       },
     });
   } catch (err) {
-    // A thread that could not start (port taken, ...) must not leave the
-    // others running: stop them, so that the process exits with the error.
-    await stop();
+    await shutdown.stop();
     throw err;
   }
-  database.attach(threads, () => refresh.busy || stopping !== null);
-  await startRefreshing(refresh, leader, published);
-  guard = startConnectionGuard(threads.ports, guardLimits, metrics);
-  log('info', 'listening', { host: config.host, ports: threads.ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
-  // Serving without a database: repair it now from the configured sources
-  // (the installed package last) instead of waiting for the schedule.
-  if (database.serving === null) void refresh.run('repair');
-  return { ports: threads.ports, stop };
+  database.attach(threads, () => refresh.scheduler.busy || shutdown.underway);
+}
+
+/**
+ * The one stop of a server, for a signal, a crashed thread and a start that
+ * failed once its threads were told to start: every caller gets the same
+ * promise, resolved when everything is closed (closeInOrder). The connection
+ * guard joins last, once the threads listen; a stop already under way then
+ * reads it when its turn comes.
+ */
+class Shutdown {
+  guard: { stop(): void } | null = null;
+  readonly #parts: ServerParts;
+  #stopping: Promise<void> | null = null;
+
+  constructor(parts: ServerParts) {
+    this.#parts = parts;
+  }
+
+  get underway(): boolean {
+    return this.#stopping !== null;
+  }
+
+  readonly stop = (): Promise<void> => (this.#stopping ??= closeInOrder({ ...this.#parts, guard: () => this.guard }));
 }
 
 /** What `cluster status` shows of Redis: the server threads hold the links (limits/redis-link.ts). */
@@ -114,21 +217,27 @@ function redisStatus(metrics: Metrics, threads: number): string {
   return up >= threads ? 'connected' : up > 0 ? `connected on ${up} of ${threads} threads` : 'unreachable';
 }
 
+/** What a start made that closeInOrder stops, besides the connection guard. */
+interface ServerParts {
+  refresh: RefreshScheduler;
+  leader: RefreshLeader | null;
+  database: DatabaseSwapper;
+  threads: ServerThreads;
+  node: ClusterNode | null;
+  storage: Storage;
+}
+
 /**
  * Shuts the server down: no refresh starts and none is published, the
  * connection guard stops, the threads finish what they are answering, then
  * the refresh, the cluster membership and the storage close.
  */
-async function closeInOrder(parts: {
-  refresh: RefreshScheduler;
-  leader: RefreshLeader | null;
-  database: DatabaseSwapper;
-  /** Read when its turn comes: a start still under way may set it meanwhile. */
-  guard: () => { stop(): void } | null;
-  threads: ServerThreads;
-  node: ClusterNode | null;
-  storage: Storage;
-}): Promise<void> {
+async function closeInOrder(
+  parts: ServerParts & {
+    /** Read when its turn comes: a start still under way may set it meanwhile. */
+    guard: () => { stop(): void } | null;
+  },
+): Promise<void> {
   parts.refresh.halt();
   await parts.leader?.stop();
   parts.database.stop();
@@ -145,15 +254,18 @@ async function closeInOrder(parts: {
  * The node's storage: LMDB alone on a single node; in cluster mode the
  * schema migrated and the replica caught up before anything reads it, and
  * the first node of a new cluster bootstraps it (under the migration lock,
- * so that nodes starting together bootstrap once).
+ * so that nodes starting together bootstrap once). When the cluster start
+ * fails, it closes the membership and the storage itself; once it returns,
+ * closeInOrder closes them.
  */
 async function openNodeStorage(
   config: Config,
-  shared: SharedMemory,
+  prepared: PreparedNode,
   ipdb: () => { version: string | null; sha256: string | null },
-  redis: () => string,
   announce?: (text: string) => void,
 ): Promise<{ storage: Storage; node: ClusterNode | null }> {
+  const { shared } = prepared;
+  const redis = () => redisStatus(prepared.metrics, config.threads);
   const clusterStatus = new ClusterStatus(shared.cluster);
   const storage = await openStorage(config.dataDir, {
     signal: shared.feed,

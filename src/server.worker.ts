@@ -72,143 +72,208 @@ export type WorkerMessage =
 
 export type MainMessage = { type: 'start'; input: WorkerInput } | { type: 'shutdown' } | { type: 'swap'; file: string; tables: KeywordTables };
 
-// The thread is created before its input is ready (ServerThreads.spawn): its
-// modules load meanwhile, and the input is the first message.
+// The thread's life: its input, its stores, its background work, the app on
+// the shared port, then the main thread's messages (swaps, the shutdown). Its
+// state is the module's: each function below reads only what the lines
+// before its call have set.
 const port = parentPort!;
-const input = await new Promise<WorkerInput>((resolve) => {
-  const first = (msg: MainMessage) => {
-    if (msg.type !== 'start') return;
-    port.off('message', first);
-    resolve(msg.input);
-  };
-  port.on('message', first);
-});
+const input = await receiveInput();
 setLogThread(input.thread);
 if (input.config.databaseUrl !== null) setLogNode(input.config.nodeName);
 handleStorageCommitErrors();
 
-const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);
-const storage = await openStorage(input.config.dataDir, {
-  signal: input.shared.feed,
-  cluster: clusterStatus && {
-    databaseUrl: input.config.databaseUrl!,
-    nodeName: input.config.nodeName,
-    poolSize: THREAD_POOL_SIZE,
-    // Slot 0 is the main thread's (which records no clicks).
-    slot: input.thread + 1,
-    connected: () => clusterStatus.connected,
-  },
-});
-let database: IpDatabase | null = null;
-try {
-  database = IpDatabase.open(input.dbFile);
-} catch (err) {
-  log('error', 'database_unavailable', { error: err });
-}
-
+const { storage, clusterStatus } = await openThreadStorage();
+/** The database this thread serves: replaced by swap(), null while none could be mapped. */
+let database = openDatabase(input.dbFile);
 const quality = new QualityState(storage.blacklist, storage.feed, database, input.tables ?? undefined);
-// An idle thread still follows the feed (the blacklist, the caches' memory).
-const feedTimer = setInterval(() => storage.feed.poll(Date.now()), BLACKLIST_POLL_MS);
-feedTimer.unref();
-
 const metrics = new Metrics(input.shared.metrics, input.thread);
-const routeCache = new RouteCache(storage.routes, storage.feed);
-const clicks = new ClickRecorder(storage.stats);
-const visits = new VisitRecorder(storage.experiments);
-const clickTimer = setInterval(() => {
-  clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
-  visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
-}, FLUSH_MS);
-clickTimer.unref();
+const background = startBackgroundWork();
+const { app, limits, inflight } = await buildThreadApp();
+/** Set once the app listens; closed first at shutdown. */
+let listenSocket: us_listen_socket | null = null;
+listen();
+port.on('message', (msg: MainMessage) => {
+  if (msg.type === 'swap') answerSwap(msg.file, msg.tables);
+  else if (msg.type === 'shutdown') void closeThread();
+});
 
-// The click-id secret: made by the first thread (or process) that finds none, the same for every thread after.
-const clickIds = new ClickIds(await storage.secrets.get(CLICK_ID_SECRET, () => randomBytes(32)));
-
-const keyUse = new Map<string, number>();
-const router = new Router();
-registerAccountEndpoints(router, storage);
-registerRouteEndpoints(router, storage, input.config.shortBase);
-registerConversionEndpoints(router, storage, clickIds);
-registerIpEndpoints(router, () => quality.classifier);
-registerBlacklistEndpoints(router, storage.blacklist, () => quality.classifier?.listed ?? new Map());
-registerConsoleEndpoints(router, storage, keyUse);
-const refreshSince = new BigInt64Array(input.shared.refresh);
-registerIpdbEndpoints(router, storage.state, () => database, {
-  runningSince: () => Number(Atomics.load(refreshSince, 0)),
-  trigger: (accountId, now) => {
-    // Claim the slot: one trigger wins and asks the main thread; the rest join.
-    const previous = Atomics.compareExchange(refreshSince, 0, 0n, BigInt(now));
-    if (previous !== 0n) return { started: false, startedAt: Number(previous) };
-    port.postMessage({ type: 'refresh', thread: input.thread, accountId } satisfies WorkerMessage);
-    return { started: true, startedAt: now };
-  },
-}, input.config);
-
-// Cluster-wide with SPLITGUARD_REDIS_URL, this process's tables standing in
-// while Redis is away; else the tables alone. The redirect never counts here.
-// Redis's modules are loaded only when it is configured.
-const tables = localTables(input.shared);
-const limits = input.config.redisUrl ? await redisBacked(input.config.redisUrl) : localLimits(tables);
-async function redisBacked(url: string) {
-  const [{ RedisLink }, { redisLimits }] = await Promise.all([import('./limits/redis-link.js'), import('./limits/redis-limits.js')]);
-  return redisLimits(new RedisLink({ url, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0 }), tables);
+/**
+ * The thread is created before its input is ready (ServerThreads.spawn): its
+ * modules load meanwhile, and the input is the first message.
+ */
+function receiveInput(): Promise<WorkerInput> {
+  return new Promise<WorkerInput>((resolve) => {
+    const first = (msg: MainMessage) => {
+      if (msg.type !== 'start') return;
+      port.off('message', first);
+      resolve(msg.input);
+    };
+    port.on('message', first);
+  });
 }
 
-const inflight = { count: 0 };
-const deps: AppDeps = {
-  config: input.config,
-  keyCache: new KeyCache(storage.keys, storage.feed),
-  metrics,
-  router,
-  accountLimiter: limits.accounts,
-  authFailures: limits.authFailures,
-  database: () => database,
-  tls: input.tls,
-  keyUse,
-  inflight,
-  readiness: clusterStatus && (() => clusterStatus.readiness()),
-  redirector: new Redirector(routeCache, () => quality.classifier, clicks, metrics, input.config.trustProxy, visits, clickIds),
-  console: {
+/** This thread's own storage handle; in cluster mode with its own slot and pool. Closed by closeThread. */
+async function openThreadStorage() {
+  const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);
+  const storage = await openStorage(input.config.dataDir, {
+    signal: input.shared.feed,
+    cluster: clusterStatus && {
+      databaseUrl: input.config.databaseUrl!,
+      nodeName: input.config.nodeName,
+      poolSize: THREAD_POOL_SIZE,
+      // Slot 0 is the main thread's (which records no clicks).
+      slot: input.thread + 1,
+      connected: () => clusterStatus.connected,
+    },
+  });
+  return { storage, clusterStatus };
+}
+
+/** The thread's mapping of the serving copy; null (logged) when it cannot be mapped, and redirects fail open. */
+function openDatabase(file: string): IpDatabase | null {
+  try {
+    return IpDatabase.open(file);
+  } catch (err) {
+    log('error', 'database_unavailable', { error: err });
+    return null;
+  }
+}
+
+/**
+ * What the thread does between requests, on unref'd timers that closeThread
+ * clears: it follows the change feed even when idle (the blacklist, the
+ * caches' memory), and writes the clicks, the experiments' visits and the
+ * API keys' last use it gathered, which closeThread writes once more.
+ */
+function startBackgroundWork() {
+  const feedTimer = setInterval(() => storage.feed.poll(Date.now()), BLACKLIST_POLL_MS);
+  feedTimer.unref();
+  const clicks = new ClickRecorder(storage.stats);
+  const visits = new VisitRecorder(storage.experiments);
+  const clickTimer = setInterval(() => {
+    clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+    visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
+  }, FLUSH_MS);
+  clickTimer.unref();
+  const keyUse = new Map<string, number>();
+  const flushKeyUse = () => {
+    const batch = new Map([...keyUse].map(([h, ms]) => [h, new Date(ms).toISOString()]));
+    keyUse.clear();
+    return storage.keys.recordUse(batch).catch((err) => log('warn', 'key_use_flush_failed', { error: err }));
+  };
+  const flushTimer = setInterval(flushKeyUse, 30_000);
+  flushTimer.unref();
+  return {
+    clicks,
+    visits,
+    keyUse,
+    async stop(): Promise<void> {
+      clearInterval(flushTimer);
+      clearInterval(feedTimer);
+      clearInterval(clickTimer);
+      await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+      await visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
+      await flushKeyUse();
+    },
+  };
+}
+
+/**
+ * The uWS app and everything it answers with: the endpoint table, the rate
+ * limits (cluster-wide through Redis when configured), the redirector and
+ * the console. The limits' Redis link is closed by closeThread.
+ */
+async function buildThreadApp() {
+  const routeCache = new RouteCache(storage.routes, storage.feed);
+  // The click-id secret: made by the first thread (or process) that finds none, the same for every thread after.
+  const clickIds = new ClickIds(await storage.secrets.get(CLICK_ID_SECRET, () => randomBytes(32)));
+  const router = buildRouter(clickIds);
+  const limits = await openLimits();
+  const inflight = { count: 0 };
+  const deps: AppDeps = {
     config: input.config,
-    storage,
+    keyCache: new KeyCache(storage.keys, storage.feed),
+    metrics,
     router,
     accountLimiter: limits.accounts,
-    loginLimits: {
-      addresses: limits.loginAddresses,
-      emailAtAddress: limits.loginEmailAtAddress,
-      emails: limits.loginEmails,
-      work: new PasswordWork(input.shared.passwordWork),
-    },
+    authFailures: limits.authFailures,
+    database: () => database,
+    tls: input.tls,
+    keyUse: background.keyUse,
     inflight,
-    files: input.shared.console,
-  },
-};
+    readiness: clusterStatus && (() => clusterStatus.readiness()),
+    redirector: new Redirector(routeCache, () => quality.classifier, background.clicks, metrics, input.config.trustProxy, background.visits, clickIds),
+    console: {
+      config: input.config,
+      storage,
+      router,
+      accountLimiter: limits.accounts,
+      loginLimits: {
+        addresses: limits.loginAddresses,
+        emailAtAddress: limits.loginEmailAtAddress,
+        emails: limits.loginEmails,
+        work: new PasswordWork(input.shared.passwordWork),
+      },
+      inflight,
+      files: input.shared.console,
+    },
+  };
+  return { app: buildApp(deps), limits, inflight };
+}
 
-const flushKeyUse = () => {
-  const batch = new Map([...keyUse].map(([h, ms]) => [h, new Date(ms).toISOString()]));
-  keyUse.clear();
-  return storage.keys.recordUse(batch).catch((err) => log('warn', 'key_use_flush_failed', { error: err }));
-};
-const flushTimer = setInterval(flushKeyUse, 30_000);
-flushTimer.unref();
+/** The endpoint table: every resource's handlers, for the API and the console alike. */
+function buildRouter(clickIds: ClickIds): Router {
+  const router = new Router();
+  registerAccountEndpoints(router, storage);
+  registerRouteEndpoints(router, storage, input.config.shortBase);
+  registerConversionEndpoints(router, storage, clickIds);
+  registerIpEndpoints(router, () => quality.classifier);
+  registerBlacklistEndpoints(router, storage.blacklist, () => quality.classifier?.listed ?? new Map());
+  registerConsoleEndpoints(router, storage, background.keyUse);
+  const refreshSince = new BigInt64Array(input.shared.refresh);
+  registerIpdbEndpoints(router, storage.state, () => database, {
+    runningSince: () => Number(Atomics.load(refreshSince, 0)),
+    trigger: (accountId, now) => {
+      // Claim the slot: one trigger wins and asks the main thread; the rest join.
+      const previous = Atomics.compareExchange(refreshSince, 0, 0n, BigInt(now));
+      if (previous !== 0n) return { started: false, startedAt: Number(previous) };
+      port.postMessage({ type: 'refresh', thread: input.thread, accountId } satisfies WorkerMessage);
+      return { started: true, startedAt: now };
+    },
+  }, input.config);
+  return router;
+}
 
-const app = buildApp(deps);
-let listenSocket: us_listen_socket | null = null;
-app.listen(input.config.host, input.config.port, (token) => {
-  if (!token) {
-    port.postMessage({ type: 'failed', thread: input.thread, error: `could not listen on ${input.config.host}:${input.config.port}` } satisfies WorkerMessage);
-    return;
-  }
-  listenSocket = token;
-  port.postMessage({ type: 'listening', thread: input.thread, port: uws.us_socket_local_port(token) } satisfies WorkerMessage);
-});
+/**
+ * Cluster-wide with SPLITGUARD_REDIS_URL, this process's tables standing in
+ * while Redis is away; else the tables alone. The redirect never counts here.
+ * Redis's modules are loaded only when it is configured.
+ */
+async function openLimits() {
+  const tables = localTables(input.shared);
+  if (!input.config.redisUrl) return localLimits(tables);
+  const [{ RedisLink }, { redisLimits }] = await Promise.all([import('./limits/redis-link.js'), import('./limits/redis-limits.js')]);
+  return redisLimits(new RedisLink({ url: input.config.redisUrl, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0 }), tables);
+}
 
-// Graceful stop: no new connections, let in-flight answers finish, write
-// what is pending, close everything, tell the main thread.
-// A swap: map the new file, rebuild the classifier around the shared keyword
-// tables, switch. Redirects are synchronous, so none is half-way through the
-// old database when this runs; the old mapping goes when its last view is
-// collected.
+/** Listens on the shared port and tells the main thread the port, or that it could not. */
+function listen(): void {
+  app.listen(input.config.host, input.config.port, (token) => {
+    if (!token) {
+      port.postMessage({ type: 'failed', thread: input.thread, error: `could not listen on ${input.config.host}:${input.config.port}` } satisfies WorkerMessage);
+      return;
+    }
+    listenSocket = token;
+    port.postMessage({ type: 'listening', thread: input.thread, port: uws.us_socket_local_port(token) } satisfies WorkerMessage);
+  });
+}
+
+/**
+ * A swap: map the new file, rebuild the classifier around the shared keyword
+ * tables, switch. Redirects are synchronous, so none is half-way through the
+ * old database when this runs; the old mapping goes when its last view is
+ * collected.
+ */
 function swap(file: string, tables: KeywordTables): void {
   const next = IpDatabase.open(file);
   quality.setDatabase(next, tables);
@@ -218,32 +283,31 @@ function swap(file: string, tables: KeywordTables): void {
   metrics.inc(Metric.swaps);
 }
 
-port.on('message', async (msg: MainMessage) => {
-  if (msg.type === 'swap') {
-    try {
-      swap(msg.file, msg.tables);
-      port.postMessage({ type: 'swapped', thread: input.thread, file: msg.file } satisfies WorkerMessage);
-    } catch (err) {
-      log('error', 'ipdb_swap_failed', { file: msg.file, error: err });
-      port.postMessage({ type: 'swapped', thread: input.thread, file: msg.file, error: (err as Error).message } satisfies WorkerMessage);
-    }
-    return;
+/** Swaps, and answers the main thread whether this thread now serves `file`. */
+function answerSwap(file: string, tables: KeywordTables): void {
+  try {
+    swap(file, tables);
+    port.postMessage({ type: 'swapped', thread: input.thread, file } satisfies WorkerMessage);
+  } catch (err) {
+    log('error', 'ipdb_swap_failed', { file, error: err });
+    port.postMessage({ type: 'swapped', thread: input.thread, file, error: (err as Error).message } satisfies WorkerMessage);
   }
-  if (msg.type !== 'shutdown') return;
+}
+
+/**
+ * Graceful stop: no new connections, let in-flight answers finish, write
+ * what is pending, close everything, tell the main thread.
+ */
+async function closeThread(): Promise<void> {
   if (listenSocket) uws.us_listen_socket_close(listenSocket);
   listenSocket = null;
   const deadline = Date.now() + 10_000;
-  while (deps.inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  clearInterval(flushTimer);
-  clearInterval(feedTimer);
-  clearInterval(clickTimer);
-  await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
-  await visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
-  await flushKeyUse();
+  while (inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await background.stop();
   // close() exists in this uWS build (it ends every open connection) but not in its typings.
   (app as unknown as { close(): void }).close();
   await storage.close();
   await limits.close();
   port.postMessage({ type: 'closed', thread: input.thread } satisfies WorkerMessage);
   port.close();
-});
+}

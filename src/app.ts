@@ -7,9 +7,9 @@ import type { IpDatabase } from './ipdb/database.js';
 import type { Metrics } from './metrics.js';
 import type { FailureLimit, RateLimit } from './limits/limits.js';
 import { isHead, registerApi } from './http/api-endpoint.js';
+import type { EndpointTable } from './http/endpoint-table.js';
 import { guardedEndpoints } from './http/framing.js';
 import { openExchange, sendJson } from './http/respond.js';
-import type { Router } from './http/router.js';
 import { registerServiceEndpoints } from './http/service-endpoints.js';
 import { type TemplatedApp, uws } from './http/uws.js';
 import { registerRedirect } from './redirect/endpoint.js';
@@ -20,7 +20,7 @@ export interface AppDeps {
   config: Config;
   keyCache: KeyCache;
   metrics: Metrics;
-  router: Router;
+  endpointTable: EndpointTable;
   /** Requests per account per rolling minute: this node's threads together, or the cluster's nodes (limits/). */
   accountLimiter: RateLimit;
   /** Failed authentications per client address (IPv6: per /64, http/client-ip.ts limitKey), counted like accountLimiter. */

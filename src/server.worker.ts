@@ -24,7 +24,7 @@ import { Metric, Metrics } from './metrics.js';
 import { localLimits, localTables } from './limits/limits.js';
 import { PasswordWork } from './console/password-work.js';
 import type { ConsoleFiles } from './console/static.js';
-import { Router } from './http/router.js';
+import { EndpointTable } from './http/endpoint-table.js';
 import { type us_listen_socket, uws } from './http/uws.js';
 import { KeyCache } from './store/accounts-store.js';
 import { handleStorageCommitErrors } from './store/commit-errors.js';
@@ -187,14 +187,14 @@ async function buildThreadApp() {
   const routeCache = new RouteCache(storage.routes, storage.feed);
   // The click-id secret: made by the first thread (or process) that finds none, the same for every thread after.
   const clickIds = new ClickIds(await storage.secrets.get(CLICK_ID_SECRET, () => randomBytes(32)));
-  const router = buildRouter(clickIds);
+  const endpointTable = buildEndpointTable(clickIds);
   const limits = await openLimits();
   const inflight = { count: 0 };
   const deps: AppDeps = {
     config: input.config,
     keyCache: new KeyCache(storage.keys, storage.feed),
     metrics,
-    router,
+    endpointTable,
     accountLimiter: limits.accounts,
     authFailures: limits.authFailures,
     database: () => database,
@@ -206,7 +206,7 @@ async function buildThreadApp() {
     console: {
       config: input.config,
       storage,
-      router,
+      endpointTable,
       accountLimiter: limits.accounts,
       loginLimits: {
         addresses: limits.loginAddresses,
@@ -222,16 +222,16 @@ async function buildThreadApp() {
 }
 
 /** The endpoint table: every resource's handlers, for the API and the console alike. */
-function buildRouter(clickIds: ClickIds): Router {
-  const router = new Router();
-  registerAccountEndpoints(router, storage);
-  registerRouteEndpoints(router, storage, input.config.shortBase);
-  registerConversionEndpoints(router, storage, clickIds);
-  registerIpEndpoints(router, () => quality.classifier);
-  registerBlacklistEndpoints(router, storage.blacklist, () => quality.classifier?.listed ?? new Map());
-  registerConsoleEndpoints(router, storage, background.keyUse);
+function buildEndpointTable(clickIds: ClickIds): EndpointTable {
+  const endpointTable = new EndpointTable();
+  registerAccountEndpoints(endpointTable, storage);
+  registerRouteEndpoints(endpointTable, storage, input.config.shortBase);
+  registerConversionEndpoints(endpointTable, storage, clickIds);
+  registerIpEndpoints(endpointTable, () => quality.classifier);
+  registerBlacklistEndpoints(endpointTable, storage.blacklist, () => quality.classifier?.listed ?? new Map());
+  registerConsoleEndpoints(endpointTable, storage, background.keyUse);
   const refreshSince = new BigInt64Array(input.shared.refresh);
-  registerIpdbEndpoints(router, storage.state, () => database, {
+  registerIpdbEndpoints(endpointTable, storage.state, () => database, {
     runningSince: () => Number(Atomics.load(refreshSince, 0)),
     trigger: (accountId, now) => {
       // Claim the slot: one trigger wins and asks the main thread; the rest join.
@@ -241,7 +241,7 @@ function buildRouter(clickIds: ClickIds): Router {
       return { started: true, startedAt: now };
     },
   }, input.config);
-  return router;
+  return endpointTable;
 }
 
 /**

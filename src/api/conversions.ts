@@ -12,7 +12,7 @@
 //   conversions[i].click_id etc.); the batch is one transaction.
 import { AppError, invalidParameter } from '../errors.js';
 import type { ClickIds } from '../experiments/click-id.js';
-import type { Router } from '../http/router.js';
+import type { EndpointTable } from '../http/endpoint-table.js';
 import type { Account } from '../store/db.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT } from '../store/experiments-store.js';
 import { VARIANT_KEYS } from '../store/routes-store.js';
@@ -97,9 +97,9 @@ function result(c: Checked, outcome: ConversionOutcome, at: string) {
   return { route_id: c.input.routeId, variant: c.key, goal: c.input.goal, duplicate: outcome === 'duplicate' };
 }
 
-export function registerConversionEndpoints(router: Router, storage: Pick<Storage, 'routes' | 'experiments' | 'feed'>, ids: ClickIds): void {
+export function registerConversionEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'experiments' | 'feed'>, ids: ClickIds): void {
   const owners = new Owners(storage.routes, storage.feed);
-  router.add('POST', '/v1/conversions', async (req) => {
+  table.add('POST', '/v1/conversions', async (req) => {
     const now = Date.now();
     const body = req.body;
     if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'conversions' in body) {

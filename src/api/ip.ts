@@ -1,6 +1,6 @@
 // GET /v1/ip/check?ip=&level=&ua= and POST /v1/ip/check {"ips": [...], "level", "user_agent"}.
 import { AppError, invalidParameter } from '../errors.js';
-import type { Router } from '../http/router.js';
+import type { EndpointTable } from '../http/endpoint-table.js';
 import type { CheckResult, Classifier } from '../quality/classifier.js';
 import { type Level, LEVELS, parseLevel } from '../quality/lists.js';
 import { objectBody, queryParams } from './validate.js';
@@ -30,20 +30,20 @@ function checkOne(classifier: Classifier, ip: unknown, field: string, lvl: Level
   return result;
 }
 
-export function registerIpEndpoints(router: Router, classifier: () => Classifier | null): void {
+export function registerIpEndpoints(table: EndpointTable, classifier: () => Classifier | null): void {
   const current = () => {
     const c = classifier();
     if (!c) throw new AppError('database_unavailable', '', null, { headers: { 'Retry-After': '5' } });
     return c;
   };
-  router.add('GET', '/v1/ip/check', (req) => {
+  table.add('GET', '/v1/ip/check', (req) => {
     const q = queryParams(req.query, ['ip', 'level', 'ua']);
     if (!q.has('ip')) throw invalidParameter('ip', 'is required');
     const lvl = level(q.get('level') ?? undefined, 'level');
     const ua = userAgent(q.get('ua') ?? undefined, 'ua');
     return { status: 200, body: checkOne(current(), q.get('ip'), 'ip', lvl, ua) };
   });
-  router.add('POST', '/v1/ip/check', (req) => {
+  table.add('POST', '/v1/ip/check', (req) => {
     const body = objectBody(req.body, ['ips', 'level', 'user_agent']);
     const ips = body.ips;
     if (!Array.isArray(ips)) throw invalidParameter('ips', 'must be an array of 1 to 50 addresses');

@@ -3,7 +3,7 @@
 // last refresh with its per-source outcome (`nodes`, the contract's word), and the next scheduled one.
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import type { Router } from '../http/router.js';
+import type { EndpointTable } from '../http/endpoint-table.js';
 import type { IpDatabase } from '../ipdb/database.js';
 import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
 import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
@@ -52,8 +52,8 @@ function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore
   });
 }
 
-export function registerIpdbEndpoints(router: Router, state: StateStore, database: () => IpDatabase | null, control: RefreshControl, config: FeedConfig): void {
-  router.add(
+export function registerIpdbEndpoints(table: EndpointTable, state: StateStore, database: () => IpDatabase | null, control: RefreshControl, config: FeedConfig): void {
+  table.add(
     'POST',
     '/v1/ip/update',
     async (req) => {
@@ -81,7 +81,7 @@ export function registerIpdbEndpoints(router: Router, state: StateStore, databas
     { body: 'optional' },
   );
 
-  router.add('GET', '/v1/ip/database', () => {
+  table.add('GET', '/v1/ip/database', () => {
     const db = database();
     const next = nextRefreshAt(state);
     const since = control.runningSince();

@@ -2,7 +2,7 @@
 // update, delete. Every change reaches the redirect's route caches on all
 // threads (the change feed) before the response goes out.
 import { AppError, invalidParameter } from '../errors.js';
-import type { Router } from '../http/router.js';
+import type { EndpointTable } from '../http/endpoint-table.js';
 import { LEVELS, parseLevel } from '../quality/lists.js';
 import { type Route, type RouteChanges, VARIANT_KEYS, type VariantKey, variantsOf, type Variant } from '../store/routes-store.js';
 import { DAY_MS } from '../store/stats-store.js';
@@ -106,7 +106,7 @@ function routeId(value: string): number {
 
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'routes' | 'stats' | 'experiments'>, shortBase: string): void {
+export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'stats' | 'experiments'>, shortBase: string): void {
   const { routes, stats } = storage;
   const view = (r: Route) => ({
     id: r.id,
@@ -126,19 +126,19 @@ export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'r
   });
   const notFound = (id: number) => new AppError('not_found', `route ${id} does not exist`, 'id');
 
-  router.add('POST', '/v1/routes', async (req) => {
+  table.add('POST', '/v1/routes', async (req) => {
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
     const route = await routes.create(req.account, settings(body, false));
     return { status: 201, body: view(route), headers: { Location: `/v1/routes/${route.id}` } };
   });
 
-  router.add('GET', '/v1/routes', (req) => {
+  table.add('GET', '/v1/routes', (req) => {
     const { page, limit } = pageParams(queryParams(req.query, ['page', 'limit']));
     const { data, total } = routes.list(req.account.id, page, limit);
     return { status: 200, body: { data: data.map(view), pagination: { page, limit, total, pages: Math.ceil(total / limit) } } };
   });
 
-  router.add('GET', '/v1/routes/:id', async (req) => {
+  table.add('GET', '/v1/routes/:id', async (req) => {
     const id = routeId(req.params.id);
     const route = routes.get(req.account.id, id);
     if (!route) throw notFound(id);
@@ -169,7 +169,7 @@ export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'r
     };
   });
 
-  router.add('PUT', '/v1/routes/:id', async (req) => {
+  table.add('PUT', '/v1/routes/:id', async (req) => {
     const id = routeId(req.params.id);
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
     if (Object.keys(body).length === 0) throw new AppError('invalid_parameter', 'the body must change at least one field', 'body');
@@ -178,7 +178,7 @@ export function registerRouteEndpoints(router: Router, storage: Pick<Storage, 'r
     return { status: 200, body: view(updated) };
   });
 
-  router.add('DELETE', '/v1/routes/:id', async (req) => {
+  table.add('DELETE', '/v1/routes/:id', async (req) => {
     const id = routeId(req.params.id);
     if (!(await routes.delete(req.account.id, id))) throw notFound(id);
     return { status: 204 };

@@ -1,4 +1,4 @@
-// The console's own endpoints, registered on a Router like the /v1 ones and
+// The console's own endpoints, registered in an EndpointTable like the /v1 ones and
 // called with the session's account (see server.ts):
 //   GET    /console/api/keys              the account's API keys (never the secrets)
 //   POST   /console/api/keys              {"name"} → the key, with its secret shown this once
@@ -10,7 +10,7 @@
 import { accountView } from '../api/account.js';
 import { objectBody, stringField } from '../api/validate.js';
 import { AppError, invalidParameter } from '../errors.js';
-import type { ApiRequest, Router } from '../http/router.js';
+import type { ApiRequest, EndpointTable } from '../http/endpoint-table.js';
 import type { Account, ApiKey } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 
@@ -30,7 +30,7 @@ function adminAccountView(a: Account, users: { email: string; admin: boolean }[]
  * `keyUse` is the thread's map of key hash → last use (ms) not yet written
  * to storage (http/api-endpoint.ts fills it, server.worker.ts flushes it every 30 s).
  */
-export function registerConsoleEndpoints(router: Router, storage: Storage, keyUse: Map<string, number>): void {
+export function registerConsoleEndpoints(table: EndpointTable, storage: Storage, keyUse: Map<string, number>): void {
   const { accounts, keys, users } = storage;
   const ownKey = (req: ApiRequest): ApiKey => {
     const key = keys.byId(req.params.id);
@@ -39,9 +39,9 @@ export function registerConsoleEndpoints(router: Router, storage: Storage, keyUs
   };
   const view = (k: ApiKey) => keyView(k, keyUse.get(k.hash));
 
-  router.add('GET', '/console/api/keys', (req) => ({ status: 200, body: { data: keys.list(req.account.id).map(view) } }));
+  table.add('GET', '/console/api/keys', (req) => ({ status: 200, body: { data: keys.list(req.account.id).map(view) } }));
 
-  router.add('POST', '/console/api/keys', async (req) => {
+  table.add('POST', '/console/api/keys', async (req) => {
     const body = objectBody(req.body, ['name']);
     const name = stringField(body.name, 'name', 1, 100);
     // The key carries the rights of the user who makes it, never more.
@@ -49,7 +49,7 @@ export function registerConsoleEndpoints(router: Router, storage: Storage, keyUs
     return { status: 201, body: { ...view(key), api_key: token } };
   });
 
-  router.add(
+  table.add(
     'POST',
     '/console/api/keys/:id/reset',
     async (req) => {
@@ -63,12 +63,12 @@ export function registerConsoleEndpoints(router: Router, storage: Storage, keyUs
     { body: false },
   );
 
-  router.add('DELETE', '/console/api/keys/:id', async (req) => {
+  table.add('DELETE', '/console/api/keys/:id', async (req) => {
     const key = ownKey(req);
     return { status: 200, body: view((await keys.revoke(key.id)) ?? key) };
   });
 
-  router.add('GET', '/console/api/accounts', () => {
+  table.add('GET', '/console/api/accounts', () => {
     const byAccount = new Map<number, { email: string; admin: boolean }[]>();
     for (const u of users.list()) {
       const list = byAccount.get(u.accountId) ?? [];
@@ -78,7 +78,7 @@ export function registerConsoleEndpoints(router: Router, storage: Storage, keyUs
     return { status: 200, body: { data: accounts.list().map((a) => adminAccountView(a, byAccount.get(a.id) ?? [])) } };
   }, { admin: true });
 
-  router.add('PUT', '/console/api/accounts/:id', async (req) => {
+  table.add('PUT', '/console/api/accounts/:id', async (req) => {
     const id = /^[1-9][0-9]{0,9}$/.test(req.params.id) ? Number(req.params.id) : 0;
     if (id === 0) throw invalidParameter('id', 'must be a positive integer');
     const body = objectBody(req.body, ['quota'], ['id', 'name', 'routes_created', 'quota_remaining', 'created_at', 'admin', 'users']);

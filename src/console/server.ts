@@ -23,7 +23,7 @@ import { type Exchange, openExchange, type Headers, send, sendJson, watchAbort, 
 import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
 import { admission } from '../http/api-endpoint.js';
 import { type Answer, dispatch } from '../http/dispatch.js';
-import type { ApiReply, Router } from '../http/router.js';
+import type { ApiReply, EndpointTable } from '../http/endpoint-table.js';
 import type { Endpoints } from '../http/framing.js';
 import type { HttpRequest, HttpResponse } from '../http/uws.js';
 import { log } from '../log.js';
@@ -38,7 +38,7 @@ export interface ConsoleDeps {
   config: Config;
   storage: Storage;
   /** The endpoint table (the /v1 endpoints and the console's own, console/api.ts). */
-  router: Router;
+  endpointTable: EndpointTable;
   /** Sign-in limits and the bound on password hashing, shared by every thread. */
   loginLimits: LoginLimits;
   /** The API's per-account limiter: the console's /v1 calls have a budget of their own in it (CONSOLE_RATE_FACTOR). */
@@ -142,7 +142,7 @@ class ConsoleApi {
     const admitted = path !== call.path || call.method !== 'GET'
       ? admission(this.#deps.accountLimiter.hit(-account.id, this.#deps.config.rateLimitPerMin * CONSOLE_RATE_FACTOR, Date.now()), {})
       : undefined;
-    dispatch(this.#deps.router, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight, admitted);
+    dispatch(this.#deps.endpointTable, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight, admitted);
   }
 
   #login(exchange: Exchange, call: Call): void {

@@ -1,7 +1,7 @@
 // /v1 with an API key. Order of checks (contract §3): authentication (a
 // failure is counted against the client address, and past the limit
 // answered 429 instead of 401), the account's rolling-minute limit, then
-// the endpoint table (http/dispatch.ts: route, rights, body, handler). The
+// the endpoint table (http/dispatch.ts: endpoint, rights, body, handler). The
 // two limits answer at once on a single node and, in a cluster, once Redis
 // has (limits/limits.ts); the request is then watched for an abort and
 // counted in flight while it waits.
@@ -112,7 +112,7 @@ export function registerApi(endpoints: Endpoints, deps: AppDeps): void {
       fail(exchange, err, headers);
       return;
     }
-    dispatch(deps.router, exchange, call, call.path, caller, answer, headers, deps.inflight, admitted);
+    dispatch(deps.endpointTable, exchange, call, call.path, caller, answer, headers, deps.inflight, admitted);
   };
 
 

@@ -1,15 +1,15 @@
 // The one dispatcher of the endpoint table, for both ways in: an API key
 // (/v1/..., http/api-endpoint.ts) and a console session (/console/api/..., console/server.ts).
 // Each way in authenticates its caller and then hands the call here, which
-// finds the route (routes marked admin exist only for callers with admin
-// rights), reads the body the route takes, runs the handler, and answers
+// finds the endpoint (endpoints marked admin exist only for callers with admin
+// rights), reads the body the endpoint takes, runs the handler, and answers
 // through the caller's `Answer` (the two differ only in the headers they add).
 import { AppError } from '../errors.js';
 import type { Account } from '../store/db.js';
 import { parseJson, readBody } from './body.js';
 import type { RequestBasics } from './request.js';
 import { type Exchange, type Headers, watchAbort } from './respond.js';
-import type { ApiReply, ApiRequest, Router } from './router.js';
+import type { ApiReply, ApiRequest, EndpointTable } from './endpoint-table.js';
 
 /** Who is calling, as the way in authenticated them. */
 export interface Caller {
@@ -30,14 +30,14 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const contentTypeError = () => new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
 
 /**
- * Runs one call. `path` is the route path (the console strips its
+ * Runs one call. `path` is the path the table matches (the console strips its
  * /console/api prefix from /v1 calls); `inflight` counts answers still being
  * computed, which a graceful shutdown waits for; `admitted`, when given,
  * settles once the caller's limit has let the call in (it fills `headers`
  * first) or rejects with the refusal.
  */
 export function dispatch(
-  router: Router,
+  table: EndpointTable,
   exchange: Exchange,
   call: RequestBasics,
   path: string,
@@ -55,7 +55,7 @@ export function dispatch(
     if (admitted) settle(admitted.then(() => Promise.reject(err)));
     else answer.fail(exchange, err, headers);
   };
-  const match = router.match(call.method, path, caller.admin);
+  const match = table.match(call.method, path, caller.admin);
   if (match.kind === 'none') {
     refuse(new AppError('not_found', `no endpoint ${call.method} ${call.path}`));
     return;
@@ -66,7 +66,7 @@ export function dispatch(
     refuse(new AppError('method_not_allowed', `${call.path} allows ${allow}`));
     return;
   }
-  const route = match.route;
+  const endpoint = match.endpoint;
   const req: ApiRequest = {
     method: call.method,
     path,
@@ -76,11 +76,11 @@ export function dispatch(
     account: caller.account,
     admin: caller.admin,
   };
-  if (route.body || route.optionalBody) {
+  if (endpoint.body || endpoint.optionalBody) {
     const jsonType = call.contentType === '' || JSON_TYPE.test(call.contentType);
     // An optional body is judged once it has arrived: an empty one with any
     // Content-Type (curl -d '' sends a form type) is no body.
-    if (!jsonType && !route.optionalBody) {
+    if (!jsonType && !endpoint.optionalBody) {
       refuse(contentTypeError());
       return;
     }
@@ -90,21 +90,21 @@ export function dispatch(
     if (admitted) body.catch(() => {});
     settle(
       (admitted ? admitted.then(() => body) : body).then((buf) => {
-        if (buf.length === 0 && route.optionalBody) req.body = undefined;
+        if (buf.length === 0 && endpoint.optionalBody) req.body = undefined;
         else if (!jsonType) throw contentTypeError();
         else req.body = parseJson(buf);
-        return route.handler(req);
+        return endpoint.handler(req);
       }),
     );
     return;
   }
   if (admitted) {
-    settle(admitted.then(() => route.handler(req)));
+    settle(admitted.then(() => endpoint.handler(req)));
     return;
   }
   let out: ApiReply | Promise<ApiReply>;
   try {
-    out = route.handler(req);
+    out = endpoint.handler(req);
   } catch (err) {
     answer.fail(exchange, err, headers);
     return;

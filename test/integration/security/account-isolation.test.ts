@@ -148,7 +148,7 @@ describe('the admin endpoints', () => {
     ['POST', '/v1/admin/blacklist', [1, 2]],
     ['PUT', '/v1/admin/blacklist/not-an-asn', { enabled: 'maybe' }],
     ['GET', '/v1/admin', undefined],
-    // Doubled slashes once reached the admin routes' 405 and 400 (issue 14).
+    // Doubled slashes once reached the admin endpoints' 405 and 400 (issue 14).
     ['DELETE', '/v1//admin/blacklist', undefined],
     ['PATCH', '/v1//admin//blacklist', undefined],
     ['POST', '/v1//admin/blacklist', [1, 2]],

@@ -29,22 +29,22 @@ export interface ApiReply {
 
 export type Handler = (req: ApiRequest) => ApiReply | Promise<ApiReply>;
 
-interface Route {
+interface Endpoint {
   method: string;
   segments: string[];
   handler: Handler;
-  /** The route takes a JSON body. */
+  /** The endpoint takes a JSON body. */
   body: boolean;
   /**
-   * The route takes no body or a JSON one (`body` is then false, so callers
-   * that know only `body` treat it as a route without a body).
+   * The endpoint takes no body or a JSON one (`body` is then false, so callers
+   * that know only `body` treat it as an endpoint without a body).
    */
   optionalBody: boolean;
-  /** Only callers with admin rights see the route; to anyone else it does not exist (404, never 405). */
+  /** Only callers with admin rights see the endpoint; to anyone else it does not exist (404, never 405). */
   admin: boolean;
 }
 
-type Found = { kind: 'found'; route: Route; params: Record<string, string> };
+type Found = { kind: 'found'; endpoint: Endpoint; params: Record<string, string> };
 
 export type Match =
   | Found
@@ -53,53 +53,53 @@ export type Match =
 
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-export class Router {
-  readonly #routes: Route[] = [];
+export class EndpointTable {
+  readonly #endpoints: Endpoint[] = [];
   /**
-   * Literal paths ('/v1/account') → their routes, for an exact-path match
-   * without splitting. Holds a route only if no earlier route (a pattern
+   * Literal paths ('/v1/account') → their endpoints, for an exact-path match
+   * without splitting. Holds an endpoint only if no earlier one (a pattern
    * with :params) already answers that method and path, so the answer is
    * the one the full scan would give.
    */
   readonly #literal = new Map<string, Found[]>();
 
   /**
-   * A route; POST and PUT take a JSON body unless `body: false` (the body is
+   * An endpoint; POST and PUT take a JSON body unless `body: false` (the body is
    * then ignored) or `body: 'optional'` (an empty body is no body; a
    * non-empty one must be JSON and is passed on for the handler to check).
-   * `admin: true` hides the route from callers without admin rights.
+   * `admin: true` hides the endpoint from callers without admin rights.
    */
   add(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pattern: string, handler: Handler, options: { body?: boolean | 'optional'; admin?: boolean } = {}): this {
     const body = options.body ?? (method === 'POST' || method === 'PUT');
     const segments = pattern.split('/').filter(Boolean);
-    const route: Route = { method, segments, handler, body: body === true, optionalBody: body === 'optional', admin: options.admin === true };
+    const endpoint: Endpoint = { method, segments, handler, body: body === true, optionalBody: body === 'optional', admin: options.admin === true };
     const literal = segments.every((p) => p.charCodeAt(0) !== 58);
-    if (literal && !this.#routes.some((r) => r.method === method && matchSegments(r.segments, segments))) {
+    if (literal && !this.#endpoints.some((e) => e.method === method && matchSegments(e.segments, segments))) {
       const path = `/${segments.join('/')}`;
       // The answer itself is kept: a literal match allocates nothing.
-      this.#literal.set(path, [...(this.#literal.get(path) ?? []), { kind: 'found', route, params: NO_PARAMS }]);
+      this.#literal.set(path, [...(this.#literal.get(path) ?? []), { kind: 'found', endpoint, params: NO_PARAMS }]);
     }
-    this.#routes.push(route);
+    this.#endpoints.push(endpoint);
     return this;
   }
 
-  /** The route for a call; routes marked admin exist only when `admin` is true. */
+  /** The endpoint for a call; endpoints marked admin exist only when `admin` is true. */
   match(method: string, path: string, admin = true): Match {
     const literal = this.#literal.get(path);
     if (literal !== undefined) {
       for (let i = 0; i < literal.length; i++) {
         const found = literal[i];
-        if (found.route.method === method && (admin || !found.route.admin)) return found;
+        if (found.endpoint.method === method && (admin || !found.endpoint.admin)) return found;
       }
     }
     const parts = path.split('/').filter(Boolean);
     const allow: string[] = [];
-    for (const route of this.#routes) {
-      if (route.admin && !admin) continue;
-      const params = matchSegments(route.segments, parts);
+    for (const endpoint of this.#endpoints) {
+      if (endpoint.admin && !admin) continue;
+      const params = matchSegments(endpoint.segments, parts);
       if (!params) continue;
-      if (route.method === method) return { kind: 'found', route, params };
-      allow.push(route.method);
+      if (endpoint.method === method) return { kind: 'found', endpoint, params };
+      allow.push(endpoint.method);
     }
     return allow.length ? { kind: 'method', allow } : { kind: 'none' };
   }

@@ -57,7 +57,7 @@ function union(rows: ((Uint8Array | undefined)[] | undefined)[], count: number):
 function goalStats(count: number[], visitors: number[]) {
   const n = visitors.map((v, i) => (v > 0 ? Math.max(v, count[i] ?? 0) : 0));
   const x = n.map((_, i) => count[i] ?? 0);
-  const best = probBest(n.map((nv, i) => (nv > 0 ? { x: x[i], n: nv } : null)));
+  const best = probBest(n.map((nv, i) => (nv > 0 ? { conversions: x[i], visitors: nv } : null)));
   return n.map((nv, i) => {
     const lift = i === 0 ? null : relativeLift(x[i], nv, x[0], n[0]);
     return {

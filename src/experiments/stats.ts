@@ -178,7 +178,7 @@ export function zTestPValue(xv: number, nv: number, xa: number, na: number): num
 
 /** Gauss-Legendre panels over each arm's span. */
 const PANELS = 64;
-/** The 8-point Gauss-Legendre rule on [-1, 1]: nodes ±x with weight w (Abramowitz & Stegun, table 25.4). */
+/** The 8-point Gauss-Legendre rule on [-1, 1]: points ±x with weight w (Abramowitz & Stegun, table 25.4). */
 const GL_X = [0.1834346424956498, 0.525532409916329, 0.7966664774136267, 0.9602898564975363];
 const GL_W = [0.362683783378362, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763];
 /** Merged panels closer than this share of the finest panel there are joined (grid). */
@@ -262,8 +262,9 @@ function grid(shapes: readonly Posterior[]): number[] {
 }
 
 /**
- * P(variant i has the highest conversion rate) for each arm, under
- * independent Beta(1 + x, 1 + n - x) posteriors:
+ * P(variant i has the highest conversion rate) for each arm of x
+ * conversions among n visitors, under independent Beta(1 + x, 1 + n - x)
+ * posteriors:
  *   P_i = ∫ f_i(t) · Π_{j≠i} F_j(t) dt,
  * all integrals taken together on one grid by the 8-point Gauss-Legendre
  * rule (exact to degree 15). The grid joins every arm's PANELS equal panels
@@ -278,23 +279,23 @@ function grid(shapes: readonly Posterior[]): number[] {
  * j's span. A composite Simpson rule on 1,024 steps was tried first: 4.6e-7
  * off Evan Miller's exact value at 100/100 against 99/100.
  *
- * Each node's densities and CDFs are computed once for all arms, and once
+ * Each point's densities and CDFs are computed once for all arms, and once
  * for arms with the same counts: 8 arms cost one grid's worth of CDFs each,
  * not each arm's grid times the other seven (15-31 ms for 8 arms before, a
  * route with many goals computes this once per goal and period).
  * The results are scaled to sum to 1 (the residue of the quadrature, about
  * 1e-9, spread evenly). Arms marked null (no visitors) take no part and get null.
  */
-export function probBest(arms: readonly ({ x: number; n: number } | null)[]): (number | null)[] {
+export function probBest(arms: readonly ({ conversions: number; visitors: number } | null)[]): (number | null)[] {
   // The distinct posteriors, and how many live arms share each.
   const shapes: Posterior[] = [];
   const sharing: number[] = [];
   const shapeOf = arms.map((arm) => {
-    if (arm === null || arm.n <= 0) return -1;
-    const x = Math.min(arm.x, arm.n);
-    let d = shapes.findIndex((q) => q.a === 1 + x && q.b === 1 + arm.n - x);
+    if (arm === null || arm.visitors <= 0) return -1;
+    const x = Math.min(arm.conversions, arm.visitors);
+    let d = shapes.findIndex((q) => q.a === 1 + x && q.b === 1 + arm.visitors - x);
     if (d < 0) {
-      d = shapes.push(posterior(x, arm.n)) - 1;
+      d = shapes.push(posterior(x, arm.visitors)) - 1;
       sharing.push(0);
     }
     sharing[d]++;
@@ -315,7 +316,7 @@ export function probBest(arms: readonly ({ x: number; n: number } | null)[]): (n
     const mid = edges[e - 1] + width / 2;
     for (let k = 0; k < 8; k++) {
       const t = mid + (k < 4 ? -1 : 1) * GL_X[k & 3] * (width / 2);
-      // Nodes lie inside their panel, so 0 < t < 1; outside a span f = 0 and F is 0 below it, 1 above.
+      // Points lie inside their panel, so 0 < t < 1; outside a span f = 0 and F is 0 below it, 1 above.
       let any = false;
       for (let d = 0; d < D; d++) {
         const q = shapes[d];

@@ -38,7 +38,7 @@ def spread(a, b):
 
 
 def prob_best(c):
-    arms = [(1 + a["x"], 1 + a["n"] - a["x"]) for a in c["arms"]]
+    arms = [(1 + a["conversions"], 1 + a["visitors"] - a["conversions"]) for a in c["arms"]]
     out = []
     for i, (a, b) in enumerate(arms):
         def f(t, i=i, a=a, b=b):

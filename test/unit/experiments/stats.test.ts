@@ -49,7 +49,7 @@ describe('published worked examples', () => {
 
   // Two arms with equal counts are symmetric: each is best with probability 1/2.
   it('two identical arms are each best with probability one half', () => {
-    const [a, b] = probBest([{ x: 37, n: 1000 }, { x: 37, n: 1000 }]);
+    const [a, b] = probBest([{ conversions: 37, visitors: 1000 }, { conversions: 37, visitors: 1000 }]);
     expect(a).toBeCloseTo(0.5, 9);
     expect(b).toBeCloseTo(0.5, 9);
   });
@@ -60,7 +60,7 @@ describe('edge cases', () => {
     expect(wilson(0, 0)).toBeNull();
     expect(relativeLift(0, 0, 5, 100)).toBeNull();
     expect(zTestPValue(0, 0, 5, 100)).toBeNull();
-    expect(probBest([{ x: 0, n: 0 }, { x: 1, n: 10 }])).toEqual([null, 1]);
+    expect(probBest([{ conversions: 0, visitors: 0 }, { conversions: 1, visitors: 10 }])).toEqual([null, 1]);
   });
 
   it('zero and 100 % rates pin the interval ends at exactly 0 and 1', () => {
@@ -94,7 +94,7 @@ describe('edge cases', () => {
   });
 
   it('the probabilities of being best sum to 1 and follow the rates', () => {
-    const p = probBest([{ x: 10, n: 1000 }, { x: 20, n: 1000 }, { x: 30, n: 1000 }, null]) as number[];
+    const p = probBest([{ conversions: 10, visitors: 1000 }, { conversions: 20, visitors: 1000 }, { conversions: 30, visitors: 1000 }, null]) as number[];
     expect(p[3]).toBeNull();
     expect(p[0] + p[1] + p[2]).toBeCloseTo(1, 12);
     expect(p[2]).toBeGreaterThan(p[1]);
@@ -102,7 +102,7 @@ describe('edge cases', () => {
   });
 
   it('is deterministic', () => {
-    const arms = [{ x: 123, n: 4567 }, { x: 140, n: 4600 }, { x: 111, n: 4500 }];
+    const arms = [{ conversions: 123, visitors: 4567 }, { conversions: 140, visitors: 4600 }, { conversions: 111, visitors: 4500 }];
     expect(probBest(arms)).toEqual(probBest(arms));
   });
 });
@@ -154,16 +154,16 @@ describe.skipIf(!hasScipy)('against SciPy, computed at test time', () => {
       [0, 1e9, 1, 1e9], [1000, 1e9, 1050, 1e9],
     ];
     const want = scipy(cases.map(([xa, na, xb, nb]) => ({ kind: 'miller', xa, na, xb, nb }))) as number[];
-    cases.forEach(([xa, na, xb, nb], i) => close(probBest([{ x: xa, n: na }, { x: xb, n: nb }])[1], want[i], 1e-9));
+    cases.forEach(([xa, na, xb, nb], i) => close(probBest([{ conversions: xa, visitors: na }, { conversions: xb, visitors: nb }])[1], want[i], 1e-9));
   });
 
   it('probability of being best: up to 8 arms against scipy.integrate.quad', () => {
     const cases = [
-      [{ x: 61, n: 1204 }, { x: 75, n: 1198 }, { x: 52, n: 1210 }],
-      [{ x: 0, n: 1 }, { x: 1, n: 1 }, { x: 0, n: 3 }, { x: 2, n: 3 }],
-      [{ x: 10, n: 100 }, { x: 11, n: 100 }, { x: 12, n: 100 }, { x: 9, n: 100 }, { x: 10, n: 110 }, { x: 0, n: 100 }, { x: 100, n: 100 }, { x: 13, n: 90 }],
-      [{ x: 15_000, n: 100_000 }, { x: 15_200, n: 100_000 }, { x: 14_900, n: 100_000 }],
-      [{ x: 5000, n: 100_000 }, { x: 6, n: 100 }, { x: 55, n: 1000 }],
+      [{ conversions: 61, visitors: 1204 }, { conversions: 75, visitors: 1198 }, { conversions: 52, visitors: 1210 }],
+      [{ conversions: 0, visitors: 1 }, { conversions: 1, visitors: 1 }, { conversions: 0, visitors: 3 }, { conversions: 2, visitors: 3 }],
+      [{ conversions: 10, visitors: 100 }, { conversions: 11, visitors: 100 }, { conversions: 12, visitors: 100 }, { conversions: 9, visitors: 100 }, { conversions: 10, visitors: 110 }, { conversions: 0, visitors: 100 }, { conversions: 100, visitors: 100 }, { conversions: 13, visitors: 90 }],
+      [{ conversions: 15_000, visitors: 100_000 }, { conversions: 15_200, visitors: 100_000 }, { conversions: 14_900, visitors: 100_000 }],
+      [{ conversions: 5000, visitors: 100_000 }, { conversions: 6, visitors: 100 }, { conversions: 55, visitors: 1000 }],
     ];
     const want = scipy(cases.map((arms) => ({ kind: 'prob_best', arms }))) as number[][];
     cases.forEach((arms, i) => {

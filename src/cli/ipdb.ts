@@ -101,7 +101,7 @@ async function refresh(io: Io, args: string[], config: Config): Promise<number> 
       if (record.outcome !== 'failed') return 0;
       // The record is on stdout; the reason, one line per source, on stderr.
       io.err(`splitguard: ipdb refresh failed: ${record.error ?? 'unknown error'}`);
-      for (const node of record.nodes) if (node.error) io.err(`  ${node.source}: ${node.error}`);
+      for (const tried of record.nodes) if (tried.error) io.err(`  ${tried.source}: ${tried.error}`);
       return 1;
     } finally {
       await refresher.close();

@@ -186,7 +186,7 @@ export const STOPPED = 'stopped: the server is shutting down';
  * the last accepted download per URL. When some parts are unchanged and
  * others not, the unchanged ones are fetched again in full: a build needs
  * every part. Aborting `stop` ends the downloads at once (a slow publisher
- * would otherwise hold a shutdown for up to totalMs a node).
+ * would otherwise hold a shutdown for up to totalMs a source).
  */
 export async function fetchSource(
   location: string,
@@ -230,7 +230,7 @@ export async function fetchSource(
     for (let i = 0; i < parts.length; i++) if (parts[i].file === null) parts[i] = await get(urls[i], i);
     return { parts, unchanged: false };
   } finally {
-    // The first failed part fails the node: the others are cut short, and
+    // The first failed part fails the source: the others are cut short, and
     // their files closed, before the caller removes the directory. Then no
     // socket (a kept-alive one included) outlives the download.
     await agent.destroy();

@@ -19,6 +19,10 @@ export interface RefreshRecord {
   outcome: 'updated' | 'unchanged' | 'failed';
   source: string | null;
   version: string | null;
+  /**
+   * Every ASN data source tried, in order. `nodes` is the contract's name
+   * (GET /v1/ip/database `last_refresh.nodes`), and the stored record's.
+   */
   nodes: SourceOutcome[];
   /** The feeds this refresh fetched, each with its outcome. */
   feeds: FeedOutcome[];

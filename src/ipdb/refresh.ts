@@ -140,7 +140,7 @@ export class Refresher {
     if (damage !== null) log('warn', 'ipdb_installed_invalid', { file: current, error: damage });
     const scope: RefreshScope = damage === null ? requested : 'all';
     const feeds = this.#options.feeds ?? [];
-    let nodes: SourceOutcome[] = [];
+    let outcomes: SourceOutcome[] = [];
     let feedOutcomes: FeedOutcome[] = [];
     let installed: { source: string; version: string } | null = null;
     let error: string | null = null;
@@ -159,8 +159,8 @@ export class Refresher {
         });
       if (scope === 'all') {
         const known = damage === null ? (state.get<Record<string, Validators>>(META_VALIDATORS) ?? {}) : {};
-        ({ nodes, installed } = await this.#refreshAsnData(work, started, known, build));
-        if (nodes.every((n) => n.outcome === 'failed')) error = 'every source failed; the current database keeps serving';
+        ({ outcomes, installed } = await this.#refreshAsnData(work, started, known, build));
+        if (outcomes.every((o) => o.outcome === 'failed')) error = 'every source failed; the current database keeps serving';
       }
       // The ASN data stays as installed; a feed changed, or the configuration
       // asks for another set of feeds: fold the feeds in again.
@@ -189,9 +189,9 @@ export class Refresher {
       trigger,
       started_at: started.toISOString(),
       outcome: installed !== null ? 'updated' : error !== null ? 'failed' : 'unchanged',
-      source: installed?.source ?? (nodes.find((n) => n.outcome === 'unchanged')?.source ?? null),
+      source: installed?.source ?? (outcomes.find((o) => o.outcome === 'unchanged')?.source ?? null),
       version: installed?.version ?? null,
-      nodes,
+      nodes: outcomes,
       feeds: feedOutcomes,
       error,
       finished_at: new Date().toISOString(),
@@ -199,7 +199,7 @@ export class Refresher {
     // The record of the last refresh is the ASN data's; feed-only runs keep
     // their outcomes in each feed's state.
     if (scope === 'all') await state.put(META_LAST, finished);
-    log(finished.outcome === 'failed' ? 'error' : 'info', 'ipdb_refresh_finished', { scope, outcome: finished.outcome, source: finished.source, nodes, feeds: feedOutcomes });
+    log(finished.outcome === 'failed' ? 'error' : 'info', 'ipdb_refresh_finished', { scope, outcome: finished.outcome, source: finished.source, nodes: outcomes, feeds: feedOutcomes });
     return finished;
   }
 
@@ -222,8 +222,8 @@ export class Refresher {
     started: Date,
     known: Record<string, Validators>,
     build: (base: Pick<BuildTask, 'files'>, source: string, version: string) => Promise<BuildResult>,
-  ): Promise<{ nodes: SourceOutcome[]; installed: { source: string; version: string } | null }> {
-    const nodes: SourceOutcome[] = [];
+  ): Promise<{ outcomes: SourceOutcome[]; installed: { source: string; version: string } | null }> {
+    const outcomes: SourceOutcome[] = [];
     for (const location of this.#options.sources) {
       if (this.#stop.signal.aborted) throw new Error(STOPPED);
       const t0 = performance.now();
@@ -231,26 +231,26 @@ export class Refresher {
       try {
         const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS, this.#stop.signal);
         if (fetched.unchanged) {
-          nodes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
-          return { nodes, installed: null };
+          outcomes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
+          return { outcomes, installed: null };
         }
         const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
         const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
         this.#check(result);
-        // Only the installed node's validators stay: another node's would
-        // let its 304 pass for "unchanged" while this node's data serves.
+        // Only the installed source's validators stay: another source's would
+        // let its 304 pass for "unchanged" while this source's data serves.
         for (const url of Object.keys(known)) delete known[url];
         for (const p of fetched.parts) known[p.url] = p.validators;
         await this.#install(work, result, { [META_VALIDATORS]: known });
-        nodes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
-        return { nodes, installed: { source, version } };
+        outcomes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
+        return { outcomes, installed: { source, version } };
       } catch (err) {
         const message = (err as Error).message;
-        nodes.push({ source, outcome: 'failed', error: message, ms: Math.round(performance.now() - t0) });
+        outcomes.push({ source, outcome: 'failed', error: message, ms: Math.round(performance.now() - t0) });
         log('warn', 'ipdb_source_failed', { source, error: message });
       }
     }
-    return { nodes, installed: null };
+    return { outcomes, installed: null };
   }
 
   /** Installs the candidate as current.trie and announces it; `state` is stored with the announcement. */

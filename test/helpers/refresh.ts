@@ -1,7 +1,7 @@
 // Helpers for database refresh tests: the status of GET /v1/ip/database, a
 // trigger by a fresh account (the API allows one trigger an hour per
 // account), waiting for a refresh to finish, and the assertions every
-// failure test shares: the node's error is recorded and named, and the
+// failure test shares: the source's error is recorded and named, and the
 // database that was serving still serves.
 import { afterAll, beforeAll, expect } from 'vitest';
 import { call, type Response } from './client.js';
@@ -28,7 +28,7 @@ export async function waitUntil<T>(read: () => Promise<T>, check: (v: T) => bool
 
 /**
  * The setup most refresh tests share: a loopback source server, and a
- * server (no rate limit) whose refresh source is its `valid` node; started
+ * server (no rate limit) whose refresh source is its `valid` location; started
  * before the file's tests, stopped after them. The fields are set once the
  * file's beforeAll hooks have run (this one first).
  */
@@ -38,7 +38,7 @@ export function serverWithValidSource(options: { threads?: number; env?: Env } =
     ctx.sources = await startSourceServer();
     ctx.server = await startServer({
       threads: options.threads,
-      env: { ...NO_RATE_LIMIT, ...options.env, SPLITGUARD_IPDB_SOURCES: ctx.sources.node('valid') },
+      env: { ...NO_RATE_LIMIT, ...options.env, SPLITGUARD_IPDB_SOURCES: ctx.sources.location('valid') },
     });
   });
   afterAll(async () => {
@@ -113,9 +113,9 @@ export async function refreshNow(server: TestServer, key: string): Promise<Datab
   return refreshFinished(server, before.last_refresh?.finished_at ?? null);
 }
 
-/** The name the refresh gives a node: its URLs without query strings, joined by " | ". */
-export function sourceName(node: string): string {
-  return node
+/** The name the refresh gives a source location: its URLs without query strings, joined by " | ". */
+export function sourceName(location: string): string {
+  return location
     .split('|')
     .map((u) => u.replace(/\?.*$/, ''))
     .join(' | ');
@@ -137,11 +137,11 @@ export async function metric(server: TestServer, sample: string): Promise<number
 }
 
 /**
- * The contract for a failing source: a triggered refresh fails, the node's
+ * The contract for a failing source: a triggered refresh fails, the source's
  * outcome names the cause, the failure is counted in /metrics, and the
  * database that served before serves on, unchanged, on every thread.
  */
-export async function expectFailedRefreshKeepsServing(server: TestServer, node: string, cause: RegExp): Promise<RefreshRecord> {
+export async function expectFailedRefreshKeepsServing(server: TestServer, location: string, cause: RegExp): Promise<RefreshRecord> {
   const before = await databaseStatus(server);
   expect(before.available).toBe(true);
   const failedBefore = await metric(server, 'splitguard_ipdb_refresh_total{outcome="failed"}');
@@ -151,7 +151,7 @@ export async function expectFailedRefreshKeepsServing(server: TestServer, node: 
   expect(record).toMatchObject({ trigger: `api (account ${server.accountId})`, outcome: 'failed', source: null, version: null });
   expect(record.error).toMatch(/every source failed/);
   expect(record.nodes).toHaveLength(1);
-  expect(record.nodes[0]).toMatchObject({ source: sourceName(node), outcome: 'failed' });
+  expect(record.nodes[0]).toMatchObject({ source: sourceName(location), outcome: 'failed' });
   expect(record.nodes[0].error).toMatch(cause);
 
   expect(identity(after)).toEqual(identity(before));

@@ -1,7 +1,7 @@
 // Database sources for refresh tests: a real node:http server on 127.0.0.1
 // that serves the installed @ip-location-db/asn files, well or badly. The
 // first path segment chooses the behaviour, so one server holds several
-// nodes (`/status500/asn-ipv4.csv|/status500/asn-ipv6.csv`, then
+// sources (`/status500/asn-ipv4.csv|/status500/asn-ipv6.csv`, then
 // `/valid/...`):
 //
 //   valid      the package files, with ETag and Last-Modified; a request
@@ -19,7 +19,7 @@
 //   gzipBomb   200 with ~0.6 MB of gzip that inflates to 600 MiB of zeros
 //   hang       accepts the request and never answers
 //
-// A refused connection needs no server: closedPortNode() gives URLs on a
+// A refused connection needs no server: closedPortLocation() gives URLs on a
 // port nothing listens on. Every request is logged with its conditional
 // headers and the status answered, so tests can assert what was asked.
 import { readFileSync } from 'node:fs';
@@ -46,8 +46,8 @@ interface SourceRequest {
 export interface SourceServer {
   /** http://127.0.0.1:<port> */
   base: string;
-  /** The node (IPv4 URL | IPv6 URL) serving `mode`. */
-  node(mode: SourceMode): string;
+  /** The source location (IPv4 URL | IPv6 URL) serving `mode`. */
+  location(mode: SourceMode): string;
   /** Every request so far, in arrival order. */
   readonly requests: SourceRequest[];
   /**
@@ -165,7 +165,7 @@ export async function startSourceServer(): Promise<SourceServer> {
 
   return {
     base,
-    node: (mode) => FILES.map((f) => `${base}/${mode}/${f}`).join('|'),
+    location: (mode) => FILES.map((f) => `${base}/${mode}/${f}`).join('|'),
     requests,
     get revision() {
       return state.revision;
@@ -183,8 +183,8 @@ export async function startSourceServer(): Promise<SourceServer> {
   };
 }
 
-/** A node on a loopback port that nothing listens on: connecting is refused. */
-export async function closedPortNode(): Promise<string> {
+/** A source on a loopback port that nothing listens on: connecting is refused. */
+export async function closedPortLocation(): Promise<string> {
   const port = await freePort();
   return FILES.map((f) => `http://127.0.0.1:${port}/${f}`).join('|');
 }

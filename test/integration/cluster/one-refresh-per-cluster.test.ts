@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sources?.close();
 });
-const cluster = useCluster(() => ({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000', SPLITGUARD_IPDB_SOURCES: sources.node('valid') } }));
+const cluster = useCluster(() => ({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000', SPLITGUARD_IPDB_SOURCES: sources.location('valid') } }));
 
 it.skipIf(cluster.skip)('a trigger through any node builds once on the leader, and every node swaps to the published file', async () => {
   const [a, b] = cluster.nodes.map((n) => ({ ...n, apiKey: cluster.apiKey }));

@@ -22,7 +22,7 @@ const on = (method: string, urlPath: string, options: CallOptions = {}) => callO
 
 beforeAll(async () => {
   sources = await startSourceServer();
-  srv = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: `${sources.node('status500')},${sources.node('valid')}` } });
+  srv = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: `${sources.location('status500')},${sources.location('valid')}` } });
 });
 
 afterAll(async () => {

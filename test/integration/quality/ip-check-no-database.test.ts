@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
-import { closedPortNode } from '../../helpers/sources.js';
+import { closedPortLocation } from '../../helpers/sources.js';
 
 let dataDir: string;
 let server: TestServer;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-test-'));
   mkdirSync(path.join(dataDir, 'ipdb'));
   writeFileSync(path.join(dataDir, 'ipdb', 'current.trie'), 'not a database\n'.repeat(10));
-  server = await startServer({ dataDir, env: { SPLITGUARD_IPDB_SOURCES: await closedPortNode() } });
+  server = await startServer({ dataDir, env: { SPLITGUARD_IPDB_SOURCES: await closedPortLocation() } });
 });
 afterAll(async () => {
   await server?.close();

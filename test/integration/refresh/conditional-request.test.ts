@@ -1,5 +1,5 @@
 // An unchanged source costs one round trip: the second refresh of a valid
-// node sends If-None-Match and If-Modified-Since from the first download,
+// source sends If-None-Match and If-Modified-Since from the first download,
 // gets 304, records the outcome "unchanged" and builds nothing (the serving
 // database stays the same file). Once the source changes (new ETag and
 // Last-Modified), the same conditional request gets 200 and the database is
@@ -14,7 +14,7 @@ const byFile = <T extends { file: string }>(xs: T[]) => [...xs].sort((a, b) => a
 
 it('skips an unchanged source with a conditional request and fetches a changed one', async () => {
   const first = await refreshNow(ctx.server, ctx.server.apiKey);
-  expect(first.last_refresh).toMatchObject({ outcome: 'updated', source: sourceName(ctx.sources.node('valid')) });
+  expect(first.last_refresh).toMatchObject({ outcome: 'updated', source: sourceName(ctx.sources.location('valid')) });
   const firstRequests = byFile(ctx.sources.requests.splice(0));
   expect(firstRequests.map((r) => [r.file, r.ifNoneMatch, r.ifModifiedSince, r.status])).toEqual(
     FILES.map((f) => [f, undefined, undefined, 200]),
@@ -23,8 +23,8 @@ it('skips an unchanged source with a conditional request and fetches a changed o
   // Unchanged: 304 for both files, nothing rebuilt.
   const second = await refreshNow(ctx.server, (await newAccount(ctx.server, 'second')).api_key);
   const record = second.last_refresh!;
-  expect(record).toMatchObject({ outcome: 'unchanged', source: sourceName(ctx.sources.node('valid')), error: null });
-  expect(record.nodes).toEqual([{ source: sourceName(ctx.sources.node('valid')), outcome: 'unchanged', error: null, ms: expect.any(Number) }]);
+  expect(record).toMatchObject({ outcome: 'unchanged', source: sourceName(ctx.sources.location('valid')), error: null });
+  expect(record.nodes).toEqual([{ source: sourceName(ctx.sources.location('valid')), outcome: 'unchanged', error: null, ms: expect.any(Number) }]);
   const conditional = byFile(ctx.sources.requests.splice(0));
   expect(conditional).toHaveLength(2);
   for (const [i, r] of conditional.entries()) {

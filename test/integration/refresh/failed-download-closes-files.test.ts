@@ -12,7 +12,7 @@ let sources: SourceServer;
 let server: TestServer;
 beforeAll(async () => {
   sources = await startSourceServer();
-  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('truncated') } });
+  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.location('truncated') } });
 });
 afterAll(async () => {
   await server?.close();

@@ -26,7 +26,7 @@ it('rebuilds a damaged current.trie on a triggered refresh although the source i
 
 it('rebuilds it from the command line too', async () => {
   garbage();
-  const cli = await runCli(['ipdb', 'refresh'], ctx.server.dataDir, { SPLITGUARD_IPDB_SOURCES: ctx.sources.node('valid') });
+  const cli = await runCli(['ipdb', 'refresh'], ctx.server.dataDir, { SPLITGUARD_IPDB_SOURCES: ctx.sources.location('valid') });
   expect(cli.code, cli.stderr).toBe(0);
   // Log lines first, then the record as indented JSON.
   expect(JSON.parse(cli.stdout.slice(cli.stdout.search(/^\{$/m)))).toMatchObject({ trigger: 'cli', outcome: 'updated' });

@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function start(dataDir: string, hours?: string): Promise<TestServer> {
-  const env = { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('valid'), SPLITGUARD_IPDB_REFRESH_HOURS: hours };
+  const env = { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.location('valid'), SPLITGUARD_IPDB_REFRESH_HOURS: hours };
   const server = await startServer({ dataDir, env });
   servers.push(server);
   return server;
@@ -62,7 +62,7 @@ it('runs a refresh that fell due while the server was down, then the next one by
   const second = await start(dataDir, '0.001');
   const listening = Date.now();
   const { value: after } = await waitUntil(() => databaseStatus(second), (s) => s.last_refresh !== null && !s.refresh_running, 20_000, 100);
-  expect(after.last_refresh).toMatchObject({ trigger: 'schedule', outcome: 'updated', source: sourceName(sources.node('valid')) });
+  expect(after.last_refresh).toMatchObject({ trigger: 'schedule', outcome: 'updated', source: sourceName(sources.location('valid')) });
   expect(Date.parse(after.last_refresh!.started_at)).toBeGreaterThanOrEqual(restarted);
   // Due at once, not a full interval after the restart.
   expect(Date.parse(after.last_refresh!.started_at) - listening).toBeLessThan(2000);

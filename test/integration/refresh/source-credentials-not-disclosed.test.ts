@@ -1,5 +1,5 @@
 // A refresh source with user:password in its URL (a private mirror behind
-// basic authentication): the node's name (GET /v1/ip/database `source`,
+// basic authentication): the source's name (GET /v1/ip/database `source`,
 // `last_refresh.source`, `nodes[].source`, and the built database's own
 // `source`) does not carry the password to every account's key, nor to the
 // log. Before, it did, in all of them.
@@ -14,12 +14,12 @@ let sources: SourceServer;
 let server: TestServer;
 beforeAll(async () => {
   sources = await startSourceServer();
-  const node = sources
-    .node('valid')
+  const location = sources
+    .location('valid')
     .split('|')
     .map((u) => u.replace('http://', `http://mirror:${PASSWORD}@`))
     .join('|');
-  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: node } });
+  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: location } });
 });
 afterAll(async () => {
   await server?.close();

@@ -1,4 +1,4 @@
-// A source node that answers 200 with random bytes: the parser refuses it (more
+// A source that answers 200 with random bytes: the parser refuses it (more
 // than 1% of its lines malformed), the refresh fails naming that, and the
 // database that was serving keeps serving.
 import { afterAll, beforeAll, it } from 'vitest';
@@ -10,13 +10,13 @@ let sources: SourceServer;
 let server: TestServer;
 beforeAll(async () => {
   sources = await startSourceServer();
-  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('garbage') } });
+  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.location('garbage') } });
 });
 afterAll(async () => {
   await server?.close();
   await sources?.close();
 });
 
-it('records the malformed source for the node and keeps the current database serving', async () => {
-  await expectFailedRefreshKeepsServing(server, sources.node('garbage'), /asn-ipv4\.csv: [0-9]+ of [0-9]+ lines are malformed/);
+it('records the malformed download for the source and keeps the current database serving', async () => {
+  await expectFailedRefreshKeepsServing(server, sources.location('garbage'), /asn-ipv4\.csv: [0-9]+ of [0-9]+ lines are malformed/);
 });

@@ -1,4 +1,4 @@
-// A source node that serves a valid file missing the well-known addresses
+// A source that serves a valid file missing the well-known addresses
 // (the first 1000 lines of each package file: 8.8.8.8 is line 5321): the
 // build succeeds, the check refuses a database that does not resolve them,
 // the refresh fails naming the address, and the database that was serving
@@ -12,7 +12,7 @@ let sources: SourceServer;
 let server: TestServer;
 beforeAll(async () => {
   sources = await startSourceServer();
-  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('incomplete') } });
+  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.location('incomplete') } });
 });
 afterAll(async () => {
   await server?.close();
@@ -20,5 +20,5 @@ afterAll(async () => {
 });
 
 it('refuses a database that misses a well-known address and keeps the current one serving', async () => {
-  await expectFailedRefreshKeepsServing(server, sources.node('incomplete'), /the new database does not resolve 8\.8\.8\.8/);
+  await expectFailedRefreshKeepsServing(server, sources.location('incomplete'), /the new database does not resolve 8\.8\.8\.8/);
 });

@@ -1,8 +1,8 @@
 // A refresh source configured with a secret in its URL's query (a private
 // mirror's access token) is not shown to API clients, whom every account's
 // key can read GET /v1/ip/database, nor written to the log. Before, the
-// node's name left the query out but a failed download's error message, of
-// the ASN data's node and of a feed alike, repeated the whole URL.
+// source's name left the query out but a failed download's error message, of
+// the ASN data's source and of a feed alike, repeated the whole URL.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
 import { NO_RATE_LIMIT, newAccount, refreshFinished, databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
@@ -12,18 +12,18 @@ import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
 const TOKEN = 'mirrorToken0123456789secret';
 let sources: SourceServer;
 let server: TestServer;
-let node: string;
+let location: string;
 beforeAll(async () => {
   sources = await startSourceServer();
-  node = sources
-    .node('status500')
+  location = sources
+    .location('status500')
     .split('|')
     .map((u) => `${u}?access_token=${TOKEN}`)
     .join('|');
   server = await startServer({
     env: {
       ...NO_RATE_LIMIT,
-      SPLITGUARD_IPDB_SOURCES: node,
+      SPLITGUARD_IPDB_SOURCES: location,
       // A feed fetched from the same kind of private mirror.
       SPLITGUARD_FEEDS: 'tor',
       SPLITGUARD_FEED_SOURCES: `tor=${sources.base}/status500/asn-ipv4.csv?access_token=${TOKEN}`,

@@ -1,4 +1,4 @@
-// A source node that serves a valid but far too small file (the first 10,000
+// A source that serves a valid but far too small file (the first 10,000
 // IPv4 and 50,000 IPv6 lines of the package: it resolves the well-known
 // addresses): the build succeeds, the check against the current database
 // refuses it (under half its ranges), the refresh fails naming the check, and
@@ -12,7 +12,7 @@ let sources: SourceServer;
 let server: TestServer;
 beforeAll(async () => {
   sources = await startSourceServer();
-  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('tooSmall') } });
+  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.location('tooSmall') } });
 });
 afterAll(async () => {
   await server?.close();
@@ -20,5 +20,5 @@ afterAll(async () => {
 });
 
 it('refuses a database with under half the current ranges and keeps the current one serving', async () => {
-  await expectFailedRefreshKeepsServing(server, sources.node('tooSmall'), /the new database has [0-9]+ v4 ranges, under 50% of the current [0-9]+/);
+  await expectFailedRefreshKeepsServing(server, sources.location('tooSmall'), /the new database has [0-9]+ v4 ranges, under 50% of the current [0-9]+/);
 });

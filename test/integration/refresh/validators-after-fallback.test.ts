@@ -1,11 +1,11 @@
 // A 304 counts only for the data that is installed. The publisher's data is
-// installed; the publisher is down one day and the next node (here the
+// installed; the publisher is down one day and the next source (here the
 // package, the default last resort; or a stale mirror) is installed instead;
 // the publisher is back with the same file. Before the fix the refresh kept
 // the publisher's old validators, got 304 and recorded `unchanged` from the
 // publisher while the database held the fallback's (older) data, until the
-// publisher's file changed. Installing from one node now drops the other
-// nodes' validators, so the publisher's file is fetched and installed again.
+// publisher's file changed. Installing from one source now drops the other
+// sources' validators, so the publisher's file is fetched and installed again.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
@@ -19,7 +19,7 @@ let publisher: http.Server;
 const sockets = new Set<Socket>();
 let down = false;
 let server: TestServer;
-let node = '';
+let location = '';
 
 beforeAll(async () => {
   publisher = http.createServer((req, res) => {
@@ -42,8 +42,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => publisher.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(publisher.address() as AddressInfo).port}`;
-  node = `${base}/asn-ipv4.csv|${base}/asn-ipv6.csv`;
-  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: `${node},package:` } });
+  location = `${base}/asn-ipv4.csv|${base}/asn-ipv6.csv`;
+  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: `${location},package:` } });
 });
 afterAll(async () => {
   await server?.close();

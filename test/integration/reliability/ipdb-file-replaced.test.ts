@@ -13,7 +13,7 @@ import { afterAll, expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
 import { runCli } from '../../helpers/cli.js';
 import { databaseStatus } from '../../helpers/refresh.js';
-import { closedPortNode } from '../../helpers/sources.js';
+import { closedPortLocation } from '../../helpers/sources.js';
 import { createRoute, NO_RATE_LIMIT, PAGE_A, PAGE_B, RedirectClient, routeStats, TRUST_LOOPBACK, waitUntil } from '../../helpers/routes.js';
 import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
 
@@ -58,7 +58,7 @@ it('keeps serving from its private copy, then reports the bad file on the next r
   expect(await s.stop()).toBe(0);
 
   // The restart reports it, and fails open while its repair finds no source.
-  const again = await startServer({ dataDir, threads: 2, env: { ...env, SPLITGUARD_IPDB_SOURCES: await closedPortNode() } });
+  const again = await startServer({ dataDir, threads: 2, env: { ...env, SPLITGUARD_IPDB_SOURCES: await closedPortLocation() } });
   servers.push(again);
   const reported = again.logs().filter((l) => l.event === 'database_unavailable');
   expect(reported.length).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 // A database source that accepts the connection and never answers. The
 // refresh runs off the serving threads: redirects are answered all along, on
 // every thread, without slowing down; the refresh gives up after the silence
-// timeout (SPLITGUARD_IPDB_FETCH_TIMEOUT_MS, here 2 s), records the node's
+// timeout (SPLITGUARD_IPDB_FETCH_TIMEOUT_MS, here 2 s), records the source's
 // error, and the database that was serving keeps serving, unchanged.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseStatus, identity, triggerRefresh } from '../../helpers/refresh.js';
@@ -16,7 +16,7 @@ beforeAll(async () => {
   sources = await startSourceServer();
   server = await startServer({
     threads: 2,
-    env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.node('hang'), SPLITGUARD_IPDB_FETCH_TIMEOUT_MS: String(TIMEOUT_MS) },
+    env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: sources.location('hang'), SPLITGUARD_IPDB_FETCH_TIMEOUT_MS: String(TIMEOUT_MS) },
   });
 });
 afterAll(async () => {
@@ -55,7 +55,7 @@ it('serves redirects throughout a refresh whose source hangs, and the refresh gi
   latencies.sort((a, b) => a - b);
   expect(latencies[Math.floor(latencies.length * 0.99)]).toBeLessThan(250);
 
-  // The refresh waited for the silence timeout, then gave up on the node.
+  // The refresh waited for the silence timeout, then gave up on the source.
   expect(tookMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
   const record = status.last_refresh!;
   expect(record.outcome).toBe('failed');

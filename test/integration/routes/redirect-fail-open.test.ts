@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
 import { createRoute, NO_RATE_LIMIT, pageOf, RedirectClient, routeStats, TRUST_LOOPBACK, visitorId, waitUntil } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
-import { closedPortNode } from '../../helpers/sources.js';
+import { closedPortLocation } from '../../helpers/sources.js';
 
 let dataDir: string;
 let server: TestServer;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   mkdirSync(path.join(dataDir, 'ipdb'));
   // Not a trie file: wrong magic, far too short for a header.
   writeFileSync(path.join(dataDir, 'ipdb', 'current.trie'), 'this is not an IP database\n'.repeat(8));
-  server = await startServer({ dataDir, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK, SPLITGUARD_IPDB_SOURCES: await closedPortNode() } });
+  server = await startServer({ dataDir, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK, SPLITGUARD_IPDB_SOURCES: await closedPortLocation() } });
   client = new RedirectClient(server);
 });
 afterAll(async () => {

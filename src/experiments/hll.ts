@@ -4,10 +4,10 @@
 // algorithm 6), which needs no bias tables and is unbiased from 0 to far
 // beyond any day's visitors.
 //
-// Precision P = 15: M = 32,768 one-byte registers; the standard error is
-// 1.04 / sqrt(M) = 0.57 %, so 2 % is 3.5 standard errors: about 1 estimate
-// in 2,000 is further off (test/unit/experiments/hll-accuracy.test.ts
-// measures it on millions of ids). P = 14 (0.81 %, 2 % at 2.5 standard
+// Precision 15 (PRECISION): REGISTERS = 32,768 one-byte registers; the
+// standard error is 1.04 / sqrt(REGISTERS) = 0.57 %, so 2 % is 3.5 standard
+// errors: about 1 estimate in 2,000 is further off
+// (test/unit/experiments/hll-accuracy.test.ts measures it on millions of ids). Precision 14 (0.81 %, 2 % at 2.5 standard
 // errors) missed 2 % at one checkpoint of 55 in that test. Sketches merge by taking each register's maximum, which is
 // associative, commutative and idempotent: threads, flushes and nodes can
 // merge the same sketch any number of times in any order.
@@ -18,17 +18,18 @@
 //   rank  = 1 + leading zeros of the other 49 bits (1 .. 50)
 //
 // Stored form (serialize/deserialize):
-//   byte 0 = 1: dense, then M bytes of registers
+//   byte 0 = 1: dense, then REGISTERS bytes of registers
 //   byte 0 = 2: sparse, then (index << 6 | rank) as uint32 little-endian per
 //               non-zero register, ascending: used while it is smaller
-//               than the dense form (fewer than M / 4 non-zero registers)
+//               than the dense form (fewer than REGISTERS / 4 non-zero registers)
 
-const P = 15;
-export const M = 1 << P;
+/** Bits of the hash that choose a register. */
+const PRECISION = 15;
+export const REGISTERS = 1 << PRECISION;
 /** The standard error of an estimate relative to the true count (Flajolet et al.): 0.57 %. */
-export const RELATIVE_ERROR = 1.04 / Math.sqrt(M);
-/** Hash bits past the index. */
-const Q = 64 - P;
+export const RELATIVE_ERROR = 1.04 / Math.sqrt(REGISTERS);
+/** Hash bits past the index (Ertl's q): a rank is 1 .. RANK_BITS + 1. */
+const RANK_BITS = 64 - PRECISION;
 
 const DENSE = 1;
 const SPARSE = 2;
@@ -36,15 +37,15 @@ const SPARSE = 2;
 export class Hll {
   readonly registers: Uint8Array;
 
-  constructor(registers = new Uint8Array(M)) {
+  constructor(registers = new Uint8Array(REGISTERS)) {
     this.registers = registers;
   }
 
   /** Adds a visitor by its 64-bit hash; true when a register grew. No allocation. */
   add(hi: number, lo: number): boolean {
-    const index = hi >>> (32 - P);
-    const rest = hi & ((1 << (32 - P)) - 1);
-    const rank = rest !== 0 ? Math.clz32(rest) - P + 1 : 32 - P + Math.clz32(lo) + 1;
+    const index = hi >>> (32 - PRECISION);
+    const rest = hi & ((1 << (32 - PRECISION)) - 1);
+    const rank = rest !== 0 ? Math.clz32(rest) - PRECISION + 1 : 32 - PRECISION + Math.clz32(lo) + 1;
     if (this.registers[index] >= rank) return false;
     this.registers[index] = rank;
     return true;
@@ -54,25 +55,26 @@ export class Hll {
   merge(other: Hll): void {
     const r = this.registers;
     const o = other.registers;
-    for (let i = 0; i < M; i++) if (o[i] > r[i]) r[i] = o[i];
+    for (let i = 0; i < REGISTERS; i++) if (o[i] > r[i]) r[i] = o[i];
   }
 
   /** The estimated number of distinct visitors added (Ertl's improved estimator). */
   estimate(): number {
-    const c = new Array<number>(Q + 2).fill(0);
-    for (let i = 0; i < M; i++) c[this.registers[i]]++;
-    if (c[0] === M) return 0;
-    let z = M * tau(1 - c[Q + 1] / M);
-    for (let k = Q; k >= 1; k--) z = 0.5 * (z + c[k]);
-    z += M * sigma(c[0] / M);
-    return (M * M) / (2 * Math.LN2) / z;
+    /** holding[k]: how many registers hold rank k (0: empty). */
+    const holding = new Array<number>(RANK_BITS + 2).fill(0);
+    for (let i = 0; i < REGISTERS; i++) holding[this.registers[i]]++;
+    if (holding[0] === REGISTERS) return 0;
+    let z = REGISTERS * tau(1 - holding[RANK_BITS + 1] / REGISTERS);
+    for (let k = RANK_BITS; k >= 1; k--) z = 0.5 * (z + holding[k]);
+    z += REGISTERS * sigma(holding[0] / REGISTERS);
+    return (REGISTERS * REGISTERS) / (2 * Math.LN2) / z;
   }
 
   serialize(): Uint8Array {
     let used = 0;
-    for (let i = 0; i < M; i++) if (this.registers[i] !== 0) used++;
-    if (used * 4 >= M) {
-      const out = new Uint8Array(1 + M);
+    for (let i = 0; i < REGISTERS; i++) if (this.registers[i] !== 0) used++;
+    if (used * 4 >= REGISTERS) {
+      const out = new Uint8Array(1 + REGISTERS);
       out[0] = DENSE;
       out.set(this.registers, 1);
       return out;
@@ -81,7 +83,7 @@ export class Hll {
     const view = new DataView(out.buffer);
     out[0] = SPARSE;
     let at = 1;
-    for (let i = 0; i < M; i++) {
+    for (let i = 0; i < REGISTERS; i++) {
       if (this.registers[i] === 0) continue;
       view.setUint32(at, (i << 6) | this.registers[i], true);
       at += 4;
@@ -92,7 +94,7 @@ export class Hll {
   /** A sketch from its stored form; a malformed one is an error (the store is ours, so it means corruption). */
   static deserialize(bytes: Uint8Array): Hll {
     const h = new Hll();
-    if (bytes[0] === DENSE && bytes.length === 1 + M) {
+    if (bytes[0] === DENSE && bytes.length === 1 + REGISTERS) {
       h.registers.set(bytes.subarray(1));
       return h;
     }
@@ -101,7 +103,7 @@ export class Hll {
       for (let at = 1; at < bytes.length; at += 4) {
         const v = view.getUint32(at, true);
         const index = v >>> 6;
-        if (index >= M) break;
+        if (index >= REGISTERS) break;
         h.registers[index] = v & 63;
       }
       return h;

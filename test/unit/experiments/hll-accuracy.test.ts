@@ -5,7 +5,7 @@
 // apart (threads) and merged equal the sketch of the union, register for
 // register, and survive their stored form, sparse and dense.
 import { describe, expect, it } from 'vitest';
-import { Hll, M } from '../../../src/experiments/hll.js';
+import { Hll, REGISTERS } from '../../../src/experiments/hll.js';
 import { SipHash } from '../../../src/experiments/siphash.js';
 
 const ID = new Uint8Array(32);
@@ -86,7 +86,7 @@ describe('merging and the stored form', () => {
     addRange(big, sip, 0, 50_000);
     const d = big.serialize();
     expect(d[0]).toBe(1);
-    expect(d.length).toBe(1 + M);
+    expect(d.length).toBe(1 + REGISTERS);
     expect(Buffer.from(Hll.deserialize(d).registers).equals(Buffer.from(big.registers))).toBe(true);
     expect(() => Hll.deserialize(Uint8Array.of(7, 1, 2))).toThrow(RangeError);
   });

@@ -26,10 +26,10 @@ export class ClickRecorder {
     const key = routeId * 65536 + day;
     let p = this.#pending.get(key);
     if (p === undefined) {
-      p = { routeId, day, c: zeroDay() };
+      p = { routeId, day, counts: zeroDay() };
       this.#pending.set(key, p);
     }
-    return p.c;
+    return p.counts;
   }
 
   /** Writes everything pending; concurrent calls queue behind each other. */

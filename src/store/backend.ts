@@ -24,7 +24,7 @@ export interface NewAccount {
 export interface DayCounts {
   routeId: number;
   day: number;
-  c: DayStats;
+  counts: DayStats;
 }
 
 export interface Backend {

@@ -9,7 +9,6 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
-import type { DayCounts } from './backend.js';
 import type { Change } from './feed.js';
 import { storeProblem } from './lmdb-file.js';
 import type { Route } from './routes-store.js';
@@ -118,7 +117,7 @@ export interface Stores {
   /** The change feed's recent entries by sequence number (feed.ts). */
   feed: Database<Change, number>;
   /** Cluster mode: click batches waiting for PostgreSQL, by [writer slot, batch seq] (stats-store.ts). */
-  clickSpill: Database<readonly DayCounts[], [number, number]>;
+  clickSpill: Database<readonly SpilledDay[], [number, number]>;
   /**
    * The server's feed signal (SharedArrayBuffer, shared by its threads):
    * moved after every committed change, so every thread's caches look at
@@ -128,6 +127,17 @@ export interface Stores {
 }
 
 /** One route's counters for one UTC day (see redirect/clicks.ts). */
+/**
+ * A route-day of a spilled click batch as click_spill stores it (msgpack):
+ * backend.ts's DayCounts with its counters under `c`, the name every spill
+ * has been written with, so a batch spilled before an upgrade still reads.
+ */
+export interface SpilledDay {
+  routeId: number;
+  day: number;
+  c: DayStats;
+}
+
 export interface DayStats {
   clicks: number;
   a: number;
@@ -267,7 +277,7 @@ export function openStores(dataDir: string): Stores {
       conversions: root.openDB<StoredConversion, [number, string, string]>({ name: 'conversions' }),
       conversionDays: root.openDB<ConversionDay, [number, number, string]>({ name: 'conversion_days' }),
       feed: root.openDB<Change, number>({ name: 'feed' }),
-      clickSpill: root.openDB<readonly DayCounts[], [number, number]>({ name: 'click_spill' }),
+      clickSpill: root.openDB<readonly SpilledDay[], [number, number]>({ name: 'click_spill' }),
       signal: null,
     };
   } catch (err) {

@@ -287,7 +287,7 @@ export class LmdbBackend implements Backend {
         if (this.#s.routes.get(p.routeId) === undefined) continue;
         const key: [number, number] = [p.routeId, p.day];
         const stored = completeDay(stats.get(key));
-        addDay(stored, p.c);
+        addDay(stored, p.counts);
         stats.put(key, stored);
       }
     });

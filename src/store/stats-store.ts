@@ -14,7 +14,7 @@
 // [slot, seq]), where they also outlive a restart of the node.
 import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
-import type { DayStats, Stores } from './db.js';
+import type { DayStats, SpilledDay, Stores } from './db.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -30,6 +30,10 @@ export const completeDay = (stored: Partial<DayStats> | undefined): DayStats => 
 export function addDay(into: DayStats, from: DayStats): void {
   for (const f in from) into[f as keyof DayStats] += from[f as keyof DayStats];
 }
+
+/** DayCounts in click_spill's stored form (db.ts SpilledDay) and back. */
+const toSpilled = (d: DayCounts): SpilledDay => ({ routeId: d.routeId, day: d.day, c: d.counts });
+const fromSpilled = (d: SpilledDay): DayCounts => ({ routeId: d.routeId, day: d.day, counts: d.c });
 
 /** Route-days kept in memory while the back end is away; beyond, batches go to the local LMDB. */
 const SPILL_DAYS = 50_000;
@@ -75,7 +79,7 @@ export class Stats {
     const seq = Math.max(this.#lastSeq + 1, Date.now() * 1000);
     this.#lastSeq = seq;
     if (this.#stores && this.#writer && this.#queuedDays + days.length > this.#spillDays) {
-      this.#stores.clickSpill.putSync([this.#writer.slot, seq], days);
+      this.#stores.clickSpill.putSync([this.#writer.slot, seq], days.map(toSpilled));
       return;
     }
     this.#queue.push({ seq, days });
@@ -134,7 +138,7 @@ export class Stats {
     if (!this.#stores || !this.#writer) return undefined;
     const slot = this.#writer.slot;
     for (const { key, value } of this.#stores.clickSpill.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER], limit: 1 })) {
-      return { seq: key[1], days: value };
+      return { seq: key[1], days: value.map(fromSpilled) };
     }
     return undefined;
   }

@@ -325,7 +325,7 @@ export class PgBackend implements Backend {
    * than the last one taken), so a batch sent again is counted once.
    */
   async addClicks(days: readonly DayCounts[], batch?: { writer: string; seq: number }): Promise<void> {
-    const columns = DAY_FIELDS.map((f) => days.map((d) => d.c[f]));
+    const columns = DAY_FIELDS.map((f) => days.map((d) => d.counts[f]));
     const add = DAY_FIELDS.map((f) => `${f} = route_days.${f} + EXCLUDED.${f}`).join(', ');
     const n = DAY_FIELDS.length + 2;
     await this.#query(

@@ -43,7 +43,7 @@ function pool(name: string): Pool {
   return p;
 }
 const backend = () => new PgBackend(pool('test'), new Replica(stores, pool('replica')), 'test', () => true);
-const day = (clicks: number): DayCounts => ({ routeId: 1, day: 20_416, c: { ...zeroDay(), clicks, a: clicks } });
+const day = (clicks: number): DayCounts => ({ routeId: 1, day: 20_416, counts: { ...zeroDay(), clicks, a: clicks } });
 const stored = async () => Number((await pg.query<{ clicks: string }>('SELECT clicks FROM route_days WHERE route_id = 1'))[0]?.clicks ?? 0);
 
 it.skipIf(skip)('a node restarted after its clock stepped back 10 s still has its clicks counted', async () => {

@@ -42,7 +42,7 @@ function backend(): PgBackend {
   return new PgBackend(pool, new Replica(stores, pool), 'test', () => true);
 }
 
-const day = (routeId: number, clicks: number): DayCounts => ({ routeId, day: 20_000, c: { ...zeroDay(), clicks, a: clicks } });
+const day = (routeId: number, clicks: number): DayCounts => ({ routeId, day: 20_000, counts: { ...zeroDay(), clicks, a: clicks } });
 const stored = async (routeId: number) =>
   Number((await pg.query<{ clicks: string }>('SELECT clicks FROM route_days WHERE route_id = $1', [routeId]))[0]?.clicks ?? 0);
 

@@ -68,7 +68,7 @@ async function release(limits: LoginLimits, ip: Uint8Array, atAddress: Uint8Arra
 }
 
 /**
- * The user for these credentials; throws rate_limited or login_failed.
+ * The user whose credentials were `given`; throws rate_limited or login_failed.
  *
  * Every attempt counts against its address (an IPv6 one by its /64) until
  * it succeeds or is refused unchecked because the password work is full. In
@@ -76,10 +76,10 @@ async function release(limits: LoginLimits, ip: Uint8Array, atAddress: Uint8Arra
  * fewest first: once each address of a flood has failed, the owner, trying
  * from an address of its own, goes ahead of all of them.
  */
-export async function login(users: Users, limits: LoginLimits, address: Uint8Array, c: Credentials): Promise<User> {
+export async function login(users: Users, limits: LoginLimits, address: Uint8Array, given: Credentials): Promise<User> {
   const now = Date.now();
   const ip = limitKey(Uint8Array.from(address));
-  const atAddress = failureKey(c.email, ip);
+  const atAddress = failureKey(given.email, ip);
   const byAddress = await limits.addresses.hit(ip, FAILURES_PER_ADDRESS, now);
   if (!byAddress.allowed) throw tooMany(byAddress.retryAfter);
   const byPair = await limits.emailAtAddress.hit(atAddress, FAILURES_PER_EMAIL_AT_ADDRESS, now);
@@ -87,13 +87,13 @@ export async function login(users: Users, limits: LoginLimits, address: Uint8Arr
     await limits.addresses.release(ip, now, Date.now());
     throw tooMany(byPair.retryAfter);
   }
-  const email = failureKey(c.email);
+  const email = failureKey(given.email);
   if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
-  const user = users.get(c.email);
+  const user = users.get(given.email);
   const stored = user?.passwordHash ?? NEVER_MATCHING_PASSWORD_HASH;
   let ok: boolean;
   try {
-    ok = await limits.work.run(() => verifyPassword(c.password, stored), byAddress.count);
+    ok = await limits.work.run(() => verifyPassword(given.password, stored), byAddress.count);
   } catch (err) {
     // Not checked (the work is full): not a failure either, and the address's rank stays.
     await release(limits, ip, atAddress, now);

@@ -47,7 +47,7 @@ export function failureKey(...parts: (string | Uint8Array)[]): Uint8Array {
 }
 
 export class FailureLimiter {
-  readonly #a: Int32Array;
+  readonly #table: Int32Array;
   readonly #sets: number;
   readonly #key = new Int32Array(4);
   readonly #keyBytes = new Uint8Array(this.#key.buffer);
@@ -61,8 +61,8 @@ export class FailureLimiter {
   }
 
   constructor(buffer: SharedArrayBuffer) {
-    this.#a = new Int32Array(buffer);
-    this.#sets = (this.#a.length - HEADER) / SET;
+    this.#table = new Int32Array(buffer);
+    this.#sets = (this.#table.length - HEADER) / SET;
   }
 
   /**
@@ -71,7 +71,7 @@ export class FailureLimiter {
    */
   hit(key: Uint8Array, limit: number, nowMs = Date.now(), count = true): Verdict {
     return this.#locked(key, nowMs, (entry, tick) => {
-      const a = this.#a;
+      const a = this.#table;
       const allowed = a[entry + TOTAL] < limit;
       if (allowed && count) {
         a[entry + 6 + (tick % BUCKETS)]++;
@@ -83,7 +83,7 @@ export class FailureLimiter {
 
   /** Failures counted for `key` in the last minute. */
   count(key: Uint8Array, nowMs = Date.now()): number {
-    return this.#locked(key, nowMs, (entry) => this.#a[entry + TOTAL]);
+    return this.#locked(key, nowMs, (entry) => this.#table[entry + TOTAL]);
   }
 
   /**
@@ -94,16 +94,16 @@ export class FailureLimiter {
     const at = Math.floor(atMs / TICK_MS);
     this.#locked(key, nowMs, (entry, tick) => {
       const bucket = entry + 6 + (at % BUCKETS);
-      if (tick - at < BUCKETS && this.#a[bucket] > 0) {
-        this.#a[bucket]--;
-        this.#a[entry + TOTAL]--;
+      if (tick - at < BUCKETS && this.#table[bucket] > 0) {
+        this.#table[bucket]--;
+        this.#table[entry + TOTAL]--;
       }
     });
   }
 
   /** Runs `work` on the key's entry, rolled forward to now, under its set's lock. */
   #locked<T>(key: Uint8Array, nowMs: number, work: (entry: number, tick: number) => T): T {
-    const a = this.#a;
+    const a = this.#table;
     const k = this.#key;
     this.#keyBytes.set(key.subarray(0, 16));
     let h = a[0];
@@ -125,7 +125,7 @@ export class FailureLimiter {
 
   /** The key's entry in `set` (taking one over if it has none), with its buckets rolled to `tick`. */
   #entry(set: number, tick: number): number {
-    const a = this.#a;
+    const a = this.#table;
     const k = this.#key;
     let victim = -1;
     for (let w = 0; w < WAYS; w++) {
@@ -145,7 +145,7 @@ export class FailureLimiter {
 
   /** Whether entry `e` is a better one to give up than entry `than`: empty or expired first, then fewer failures. */
   #weaker(e: number, than: number, tick: number): boolean {
-    const a = this.#a;
+    const a = this.#table;
     const live = (x: number) => a[x + LAST] !== 0 && tick - a[x + LAST] < BUCKETS && a[x + LAST] - tick < BUCKETS;
     if (!live(e)) return live(than) || a[e + LAST] < a[than + LAST];
     if (!live(than)) return false;
@@ -154,7 +154,7 @@ export class FailureLimiter {
 
   /** Clears the buckets of the ticks between the entry's last one and `tick`. */
   #roll(e: number, tick: number): void {
-    const a = this.#a;
+    const a = this.#table;
     const last = a[e + LAST];
     // A window or more in the future: the clock stepped back; the entry starts afresh.
     if (last - tick >= BUCKETS) {
@@ -176,7 +176,7 @@ export class FailureLimiter {
   }
 
   #retryAfter(e: number, tick: number, nowMs: number): number {
-    const a = this.#a;
+    const a = this.#table;
     for (let age = BUCKETS - 1; age >= 0; age--) {
       if (a[e + 6 + ((tick - age) % BUCKETS)] > 0) {
         // That tick's failures leave the window when tick - age + BUCKETS begins.

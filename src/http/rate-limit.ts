@@ -33,7 +33,7 @@ export interface Verdict {
 }
 
 export class SharedRateLimiter {
-  readonly #a: Int32Array;
+  readonly #table: Int32Array;
   readonly #mask: number;
 
   /** capacity (of keys) must be a power of two. */
@@ -43,12 +43,12 @@ export class SharedRateLimiter {
   }
 
   constructor(buffer: SharedArrayBuffer) {
-    this.#a = new Int32Array(buffer);
-    this.#mask = this.#a.length / SLOT_INTS - 1;
+    this.#table = new Int32Array(buffer);
+    this.#mask = this.#table.length / SLOT_INTS - 1;
   }
 
   #slot(key: number): number {
-    const a = this.#a;
+    const a = this.#table;
     let h = Math.imul(key, 0x9e3779b1) >>> 0;
     h ^= h >>> 15;
     for (let probe = 0; probe <= this.#mask; probe++) {
@@ -75,7 +75,7 @@ export class SharedRateLimiter {
   }
 
   #hitSlot(base: number, limit: number, nowMs: number, count: boolean): Verdict {
-    const a = this.#a;
+    const a = this.#table;
     // Seconds since EPOCH_S: an Int32 of Unix seconds runs out in 2038.
     const now = Math.floor(nowMs / 1000) - EPOCH_S;
     while (Atomics.compareExchange(a, base + LOCK, 0, 1) !== 0) {

@@ -118,14 +118,14 @@ function narrower<T>(a: Span<T>, b: Span<T>): boolean {
 
 /** A binary min-heap of rows, narrowest on top. */
 class RowHeap<T> {
-  readonly #a: Span<T>[] = [];
+  readonly #rows: Span<T>[] = [];
 
   get top(): Span<T> | undefined {
-    return this.#a[0];
+    return this.#rows[0];
   }
 
   push(row: Span<T>): void {
-    const a = this.#a;
+    const a = this.#rows;
     a.push(row);
     for (let i = a.length - 1; i > 0; ) {
       const p = (i - 1) >> 1;
@@ -136,7 +136,7 @@ class RowHeap<T> {
   }
 
   pop(): void {
-    const a = this.#a;
+    const a = this.#rows;
     const last = a.pop()!;
     if (a.length === 0) return;
     a[0] = last;

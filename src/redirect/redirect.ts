@@ -106,8 +106,8 @@ export class Redirector {
     const route = isCode(code) ? this.#routes.get(code) : null;
     if (route === null) return 404;
     const now = Date.now();
-    const c = count ? this.#clicks.counters(route.id, now) : null;
-    const intercepted = route.level !== 0 && this.#intercepts(route, peer, forwardedFor, userAgent, c);
+    const today = count ? this.#clicks.counters(route.id, now) : null;
+    const intercepted = route.level !== 0 && this.#intercepts(route, peer, forwardedFor, userAgent, today);
     let variant: number;
     let withClickId = false;
     this.setCookie = null;
@@ -116,7 +116,7 @@ export class Redirector {
     } else {
       let b = cookieBucket(route.id, cookie);
       const ids = this.#clickIds;
-      const hashed = c !== null || route.appendClickId;
+      const hashed = today !== null || route.appendClickId;
       if (b < 0) {
         b = this.#newVisitors.next(route.id);
         this.setCookie = this.#newVisitors.cookieBytes;
@@ -125,15 +125,15 @@ export class Redirector {
         ids.visitorHashIn(cookie, lastIdStart(), ID_LENGTH);
       }
       variant = variantAt(route.layout, b);
-      if (c !== null) {
-        if (variant === 0) c.a++;
-        else if (variant === 1) c.b++;
+      if (today !== null) {
+        if (variant === 0) today.a++;
+        else if (variant === 1) today.b++;
         this.#visits.record(route.id, Math.floor(now / DAY_MS), variant, ids.hi, ids.lo);
       }
       withClickId = route.appendClickId;
     }
-    if (c !== null) {
-      c.clicks++;
+    if (today !== null) {
+      today.clicks++;
       this.#metrics.inc(Metric.redirects);
     }
     this.#locate(route, variant, route.appendClickId && query !== '' ? withoutClickIds(query) : query, withClickId, now);
@@ -143,9 +143,9 @@ export class Redirector {
   /**
    * Whether the visitor is intercepted at the route's level (not off): by
    * its address (fail open when the check fails) or its user agent; counted
-   * in `c` when the visit counts.
+   * in `today`, the route's counters for the day, when the visit counts.
    */
-  #intercepts(route: CompiledRoute, peer: ArrayBuffer, forwardedFor: string, userAgent: string, c: DayStats | null): boolean {
+  #intercepts(route: CompiledRoute, peer: ArrayBuffer, forwardedFor: string, userAgent: string, today: DayStats | null): boolean {
     let intercepted = false;
     try {
       const classifier = this.#quality();
@@ -162,27 +162,27 @@ export class Redirector {
       const rule = classifier.verdict(record, route.level);
       if (rule === RULE_ASN_BLACKLIST || rule === RULE_ORG_KEYWORD || rule === RULE_VPN_PROXY || rule === RULE_RANGE_FEED) {
         intercepted = true;
-        if (c !== null) {
-          c.intercepted++;
-          if (rule === RULE_RANGE_FEED) c.range_feed++;
-          else if (rule === RULE_ASN_BLACKLIST) c.asn_blacklist++;
-          else if (rule === RULE_ORG_KEYWORD) c.org_keyword++;
-          else c.vpn_proxy++;
+        if (today !== null) {
+          today.intercepted++;
+          if (rule === RULE_RANGE_FEED) today.range_feed++;
+          else if (rule === RULE_ASN_BLACKLIST) today.asn_blacklist++;
+          else if (rule === RULE_ORG_KEYWORD) today.org_keyword++;
+          else today.vpn_proxy++;
           this.#metrics.inc(rule === RULE_RANGE_FEED ? Metric.interceptFeed : rule === RULE_ASN_BLACKLIST ? Metric.interceptAsn : rule === RULE_ORG_KEYWORD ? Metric.interceptKeyword : Metric.interceptVpn);
         }
-      } else if (rule === RULE_CARRIER_WHITELIST && c !== null) {
-        c.carrier_whitelist++;
+      } else if (rule === RULE_CARRIER_WHITELIST && today !== null) {
+        today.carrier_whitelist++;
       }
     } catch {
       // Fail open (contract §5.3): the visitor is treated as real.
-      if (c !== null) c.check_failed++;
+      if (today !== null) today.check_failed++;
       this.#metrics.inc(Metric.checkFailed);
     }
     if (!intercepted && (userAgent === '' ? route.level === 3 : this.#agents.isCrawler(userAgent))) {
       intercepted = true;
-      if (c !== null) {
-        c.intercepted++;
-        c.crawler++;
+      if (today !== null) {
+        today.intercepted++;
+        today.crawler++;
         this.#metrics.inc(Metric.interceptCrawler);
       }
     }

@@ -21,27 +21,27 @@ export class LmdbBackend implements Backend {
   writable(): boolean {
     return true;
   }
-  readonly #s: Stores;
+  readonly #stores: Stores;
 
   constructor(stores: Stores) {
-    this.#s = stores;
+    this.#stores = stores;
   }
 
   /** One write transaction; the feed signal moves once it has committed. */
   async #write<T>(change: () => T): Promise<T> {
-    const out = await this.#s.root.transaction(change);
-    announce(this.#s);
+    const out = await this.#stores.root.transaction(change);
+    announce(this.#stores);
     return out;
   }
 
   #putAccount(account: Account): void {
-    this.#s.accounts.put(account.id, account);
-    recordChange(this.#s, 'account', account.id);
+    this.#stores.accounts.put(account.id, account);
+    recordChange(this.#stores, 'account', account.id);
   }
 
   createAccount(input: NewAccount): Promise<Account> {
     return this.#write(() => {
-      const account: Account = { id: nextId(this.#s, 'account'), ...input, routesCreated: 0, createdAt: new Date().toISOString() };
+      const account: Account = { id: nextId(this.#stores, 'account'), ...input, routesCreated: 0, createdAt: new Date().toISOString() };
       this.#putAccount(account);
       return account;
     });
@@ -49,7 +49,7 @@ export class LmdbBackend implements Backend {
 
   updateAccount(id: number, change: Partial<Pick<Account, 'name' | 'quota'>>): Promise<Account | undefined> {
     return this.#write(() => {
-      const current = this.#s.accounts.get(id);
+      const current = this.#stores.accounts.get(id);
       if (!current) return undefined;
       const next = { ...current, ...change };
       this.#putAccount(next);
@@ -63,8 +63,8 @@ export class LmdbBackend implements Backend {
 
   revokeKey(id: string, at: string): Promise<ApiKey | undefined> {
     return this.#write(() => {
-      const hash = this.#s.keyIds.get(id);
-      const key = hash === undefined ? undefined : this.#s.keys.get(hash);
+      const hash = this.#stores.keyIds.get(id);
+      const key = hash === undefined ? undefined : this.#stores.keys.get(hash);
       if (!key || key.revokedAt) return key;
       const revoked = { ...key, revokedAt: at };
       this.#putKey(revoked);
@@ -74,26 +74,26 @@ export class LmdbBackend implements Backend {
 
   /** A key record and its id's entry, with its feed entry; inside a write transaction. */
   #putKey(key: ApiKey): void {
-    this.#s.keys.put(key.hash, key);
-    this.#s.keyIds.put(key.id, key.hash);
-    recordChange(this.#s, 'key', key.hash);
+    this.#stores.keys.put(key.hash, key);
+    this.#stores.keyIds.put(key.id, key.hash);
+    recordChange(this.#stores, 'key', key.hash);
   }
 
   deleteKeys(keys: readonly ApiKey[]): Promise<void> {
     return this.#write(() => {
       for (const k of keys) {
-        if (!this.#s.keys.get(k.hash)?.revokedAt) continue;
-        this.#s.keys.remove(k.hash);
-        this.#s.keyIds.remove(k.id);
-        recordChange(this.#s, 'key', k.hash);
+        if (!this.#stores.keys.get(k.hash)?.revokedAt) continue;
+        this.#stores.keys.remove(k.hash);
+        this.#stores.keyIds.remove(k.id);
+        recordChange(this.#stores, 'key', k.hash);
       }
     });
   }
 
   replaceKey(id: string, at: string, replacement: ApiKey): Promise<boolean> {
     return this.#write(() => {
-      const hash = this.#s.keyIds.get(id);
-      const key = hash === undefined ? undefined : this.#s.keys.get(hash);
+      const hash = this.#stores.keyIds.get(id);
+      const key = hash === undefined ? undefined : this.#stores.keys.get(hash);
       if (!key || key.revokedAt) return false;
       this.#putKey({ ...key, revokedAt: at });
       this.#putKey(replacement);
@@ -104,10 +104,10 @@ export class LmdbBackend implements Backend {
   recordKeyUse(used: ReadonlyMap<string, string>): Promise<void> {
     return this.#write(() => {
       for (const [hash, at] of used) {
-        const key = this.#s.keys.get(hash);
+        const key = this.#stores.keys.get(hash);
         if (key && (!key.lastUsedAt || key.lastUsedAt < at)) {
-          this.#s.keys.put(hash, { ...key, lastUsedAt: at });
-          recordChange(this.#s, 'key', hash);
+          this.#stores.keys.put(hash, { ...key, lastUsedAt: at });
+          recordChange(this.#stores, 'key', hash);
         }
       }
     });
@@ -115,26 +115,26 @@ export class LmdbBackend implements Backend {
 
   createUser(user: User): Promise<boolean> {
     return this.#write(() => {
-      if (this.#s.users.get(user.email)) return false;
-      this.#s.users.put(user.email, user);
-      recordChange(this.#s, 'user', user.email);
+      if (this.#stores.users.get(user.email)) return false;
+      this.#stores.users.put(user.email, user);
+      recordChange(this.#stores, 'user', user.email);
       return true;
     });
   }
 
   putSession(hash: string, session: ConsoleSession): Promise<void> {
     return this.#write(() => {
-      this.#s.sessions.put(hash, session);
-      recordChange(this.#s, 'session', hash);
+      this.#stores.sessions.put(hash, session);
+      recordChange(this.#stores, 'session', hash);
     });
   }
 
   touchSession(hash: string, lastSeenAt: number): Promise<boolean> {
     return this.#write(() => {
-      const session = this.#s.sessions.get(hash);
+      const session = this.#stores.sessions.get(hash);
       if (!session) return false;
-      this.#s.sessions.put(hash, { ...session, lastSeenAt });
-      recordChange(this.#s, 'session', hash);
+      this.#stores.sessions.put(hash, { ...session, lastSeenAt });
+      recordChange(this.#stores, 'session', hash);
       return true;
     });
   }
@@ -142,9 +142,9 @@ export class LmdbBackend implements Backend {
   deleteSessions(hashes: readonly string[]): Promise<void> {
     return this.#write(() => {
       for (const hash of hashes) {
-        if (this.#s.sessions.get(hash) === undefined) continue;
-        this.#s.sessions.remove(hash);
-        recordChange(this.#s, 'session', hash);
+        if (this.#stores.sessions.get(hash) === undefined) continue;
+        this.#stores.sessions.remove(hash);
+        recordChange(this.#stores, 'session', hash);
       }
     });
   }
@@ -154,24 +154,24 @@ export class LmdbBackend implements Backend {
       // The fields first (a default_group past the variants is 400 whatever the quota), then the quota.
       const now = new Date().toISOString();
       const base = applyRouteChanges(undefined, settings, now);
-      const account = this.#s.accounts.get(accountId)!;
+      const account = this.#stores.accounts.get(accountId)!;
       if (account.routesCreated >= account.quota) {
         throw new AppError('quota_exceeded', `${account.routesCreated} of ${account.quota} routes created`);
       }
       let code = newCode();
-      while (this.#s.codes.get(code) !== undefined) code = newCode();
-      const route: Route = { id: nextId(this.#s, 'route'), accountId, code, ...base, status: 'active', createdAt: now, updatedAt: now };
-      this.#s.routes.put(route.id, route);
-      this.#s.codes.put(code, route.id);
-      this.#s.accountRoutes.put([accountId, route.id], 1);
-      recordChange(this.#s, 'route', code);
+      while (this.#stores.codes.get(code) !== undefined) code = newCode();
+      const route: Route = { id: nextId(this.#stores, 'route'), accountId, code, ...base, status: 'active', createdAt: now, updatedAt: now };
+      this.#stores.routes.put(route.id, route);
+      this.#stores.codes.put(code, route.id);
+      this.#stores.accountRoutes.put([accountId, route.id], 1);
+      recordChange(this.#stores, 'route', code);
       this.#putAccount({ ...account, routesCreated: account.routesCreated + 1, routesActive: (account.routesActive ?? 0) + 1 });
       return route;
     });
   }
 
   #ownRoute(accountId: number, id: number): Route | undefined {
-    const route = this.#s.routes.get(id);
+    const route = this.#stores.routes.get(id);
     return route && route.accountId === accountId ? route : undefined;
   }
 
@@ -181,8 +181,8 @@ export class LmdbBackend implements Backend {
       if (!route) return undefined;
       const now = new Date().toISOString();
       const updated: Route = { ...route, ...applyRouteChanges(route, changes, now), updatedAt: now };
-      this.#s.routes.put(id, updated);
-      recordChange(this.#s, 'route', route.code);
+      this.#stores.routes.put(id, updated);
+      recordChange(this.#stores, 'route', route.code);
       return updated;
     });
   }
@@ -191,20 +191,20 @@ export class LmdbBackend implements Backend {
     return this.#write(() => {
       const route = this.#ownRoute(accountId, id);
       if (!route) return false;
-      this.#s.routes.remove(id);
-      this.#s.accountRoutes.remove([accountId, id]);
+      this.#stores.routes.remove(id);
+      this.#stores.accountRoutes.remove([accountId, id]);
       // Its data goes with it: nothing reads it again (its code is never
       // used again), and sketches grow up to 8 x 32 KiB a day. Keys are
       // gathered first: no cursor is walked while it is written.
       const range = { start: [id], end: [id + 1] };
-      const { stats, variantDays, sketches, conversions, conversionDays } = this.#s;
+      const { stats, variantDays, sketches, conversions, conversionDays } = this.#stores;
       for (const key of [...stats.getKeys(range)]) stats.remove(key);
       for (const key of [...variantDays.getKeys(range)]) variantDays.remove(key);
       for (const key of [...sketches.getKeys(range)]) sketches.remove(key);
       for (const key of [...conversions.getKeys(range)]) conversions.remove(key);
       for (const key of [...conversionDays.getKeys(range)]) conversionDays.remove(key);
-      recordChange(this.#s, 'route', route.code);
-      const account = this.#s.accounts.get(accountId)!;
+      recordChange(this.#stores, 'route', route.code);
+      const account = this.#stores.accounts.get(accountId)!;
       this.#putAccount({ ...account, routesActive: Math.max(0, (account.routesActive ?? 1) - 1) });
       return true;
     });
@@ -212,7 +212,7 @@ export class LmdbBackend implements Backend {
 
   addBlacklistEntry(change: BlacklistChange): Promise<boolean> {
     return this.#write(() => {
-      if (this.#s.blacklist.get(change.asn)) return false;
+      if (this.#stores.blacklist.get(change.asn)) return false;
       this.#putBlacklist(change);
       return true;
     });
@@ -220,7 +220,7 @@ export class LmdbBackend implements Backend {
 
   setBlacklistEnabled(asn: number, edit: BlacklistEdit, seed: BlacklistChange | null): Promise<BlacklistChange | null> {
     return this.#write(() => {
-      const base = this.#s.blacklist.get(asn) ?? seed;
+      const base = this.#stores.blacklist.get(asn) ?? seed;
       if (!base) return null;
       const change: BlacklistChange = { ...base, disabled: edit.disabled, note: edit.note ?? base.note, updatedAt: edit.updatedAt };
       this.#putBlacklist(change);
@@ -229,15 +229,15 @@ export class LmdbBackend implements Backend {
   }
 
   #putBlacklist(change: BlacklistChange): void {
-    this.#s.blacklist.put(change.asn, change);
-    recordChange(this.#s, 'blacklist', change.asn);
+    this.#stores.blacklist.put(change.asn, change);
+    recordChange(this.#stores, 'blacklist', change.asn);
   }
 
   removeBlacklistEntry(asn: number): Promise<boolean> {
     return this.#write(() => {
-      if (!this.#s.blacklist.get(asn)) return false;
-      this.#s.blacklist.remove(asn);
-      recordChange(this.#s, 'blacklist', asn);
+      if (!this.#stores.blacklist.get(asn)) return false;
+      this.#stores.blacklist.remove(asn);
+      recordChange(this.#stores, 'blacklist', asn);
       return true;
     });
   }
@@ -248,18 +248,18 @@ export class LmdbBackend implements Backend {
 
   #putState(entries: Readonly<Record<string, unknown>>): void {
     for (const [name, value] of Object.entries(entries)) {
-      if (value === null) this.#s.meta.remove(name);
-      else this.#s.meta.put(name, value);
-      recordChange(this.#s, 'state', name);
+      if (value === null) this.#stores.meta.remove(name);
+      else this.#stores.meta.put(name, value);
+      recordChange(this.#stores, 'state', name);
     }
   }
 
   claimRefreshTrigger(accountId: number, now: number, intervalMs: number): Promise<number> {
     // The allowance is nobody's cache: no feed entry.
-    return this.#s.root.transaction(() => {
-      const last = (this.#s.meta.get(triggerKey(accountId)) as number | undefined) ?? 0;
+    return this.#stores.root.transaction(() => {
+      const last = (this.#stores.meta.get(triggerKey(accountId)) as number | undefined) ?? 0;
       if (now - last < intervalMs) return last;
-      this.#s.meta.put(triggerKey(accountId), now);
+      this.#stores.meta.put(triggerKey(accountId), now);
       return 0;
     });
   }
@@ -268,9 +268,9 @@ export class LmdbBackend implements Backend {
   databaseInstalled(_file: string, state: Readonly<Record<string, unknown>> = {}): Promise<void> {
     return this.#write(() => {
       this.#putState(state);
-      const generation = ((this.#s.meta.get(META_GENERATION) as number | undefined) ?? 0) + 1;
-      this.#s.meta.put(META_GENERATION, generation);
-      recordChange(this.#s, 'ipdb', generation);
+      const generation = ((this.#stores.meta.get(META_GENERATION) as number | undefined) ?? 0) + 1;
+      this.#stores.meta.put(META_GENERATION, generation);
+      recordChange(this.#stores, 'ipdb', generation);
     });
   }
 
@@ -280,11 +280,11 @@ export class LmdbBackend implements Backend {
    * are nobody's cache: no feed entry.
    */
   async addClicks(days: readonly DayCounts[]): Promise<void> {
-    const stats = this.#s.stats;
-    await this.#s.root.transaction(() => {
+    const stats = this.#stores.stats;
+    await this.#stores.root.transaction(() => {
       for (const p of days) {
         // Counted before its route was deleted (see deleteRoute).
-        if (this.#s.routes.get(p.routeId) === undefined) continue;
+        if (this.#stores.routes.get(p.routeId) === undefined) continue;
         const key: [number, number] = [p.routeId, p.day];
         const stored = completeDay(stats.get(key));
         addDay(stored, p.counts);
@@ -300,7 +300,7 @@ export class LmdbBackend implements Backend {
   readDays(routeId: number, from: number, to: number): Promise<Map<number, DayStats>> {
     const out = new Map<number, DayStats>();
     for (let d = from; d <= to; d++) {
-      const stored = this.#s.stats.get([routeId, d]);
+      const stored = this.#stores.stats.get([routeId, d]);
       if (stored) out.set(d, stored);
     }
     return Promise.resolve(out);
@@ -311,15 +311,15 @@ export class LmdbBackend implements Backend {
    * sketches merge register by register into the day's and the lifetime's.
    */
   async addVisits(batch: readonly VisitCounts[]): Promise<void> {
-    const { variantDays, sketches } = this.#s;
+    const { variantDays, sketches } = this.#stores;
     const merge = (key: [number, number, number], add: Hll) => {
       const stored = sketches.get(key);
       if (stored) add.merge(Hll.deserialize(stored));
       sketches.put(key, add.serialize());
     };
-    await this.#s.root.transaction(() => {
+    await this.#stores.root.transaction(() => {
       for (const v of batch) {
-        if (this.#s.routes.get(v.routeId) === undefined) continue;
+        if (this.#stores.routes.get(v.routeId) === undefined) continue;
         if (v.clicks.some((c) => c > 0)) {
           const key: [number, number] = [v.routeId, v.day];
           const day = variantDays.get(key) ?? { clicks: [] };
@@ -338,7 +338,7 @@ export class LmdbBackend implements Backend {
 
   readVariantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>();
-    for (const { key, value } of this.#s.variantDays.getRange({ start: [routeId, from], end: [routeId, to + 1] })) {
+    for (const { key, value } of this.#stores.variantDays.getRange({ start: [routeId, from], end: [routeId, to + 1] })) {
       out.set((key as [number, number])[1], value.clicks);
     }
     return Promise.resolve(out);
@@ -348,7 +348,7 @@ export class LmdbBackend implements Backend {
     const out = new Map<number, (Uint8Array | undefined)[]>();
     for (const day of days) {
       const row: (Uint8Array | undefined)[] = [];
-      for (const { key, value } of this.#s.sketches.getRange({ start: [routeId, day, 0], end: [routeId, day, 8] })) {
+      for (const { key, value } of this.#stores.sketches.getRange({ start: [routeId, day, 0], end: [routeId, day, 8] })) {
         row[(key as [number, number, number])[2]] = value;
       }
       if (row.length > 0) out.set(day, row);
@@ -363,8 +363,8 @@ export class LmdbBackend implements Backend {
    * written once per (route, day, goal).
    */
   addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
-    const { conversions, conversionDays } = this.#s;
-    const written = this.#s.root.transaction(() => {
+    const { conversions, conversionDays } = this.#stores;
+    const written = this.#stores.root.transaction(() => {
       const days = new Map<string, { key: [number, number, string]; count: number[]; value: number[] }>();
       const out = items.map((c): ConversionOutcome => {
         const key: [number, string, string] = [c.routeId, c.goal, c.visitor];
@@ -398,7 +398,7 @@ export class LmdbBackend implements Backend {
   #knownGoal(routeId: number, goal: string): boolean {
     if (this.#goalsSeen.has(routeId, goal)) return true;
     // Keys are [route, goal, visitor hash]: the hash is hex digits, all below '~'.
-    for (const _ of this.#s.conversions.getKeys({ start: [routeId, goal], end: [routeId, goal, '~'], limit: 1 })) return true;
+    for (const _ of this.#stores.conversions.getKeys({ start: [routeId, goal], end: [routeId, goal, '~'], limit: 1 })) return true;
     return false;
   }
 
@@ -408,7 +408,7 @@ export class LmdbBackend implements Backend {
     let start: [number] | [number, string, string] = [routeId];
     while (n < GOAL_LIMIT) {
       let goal: string | null = null;
-      for (const key of this.#s.conversions.getKeys({ start, end: [routeId + 1], limit: 1 })) goal = key[1];
+      for (const key of this.#stores.conversions.getKeys({ start, end: [routeId + 1], limit: 1 })) goal = key[1];
       if (goal === null) break;
       n++;
       start = [routeId, goal, '~'];
@@ -418,7 +418,7 @@ export class LmdbBackend implements Backend {
 
   readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
     const out = new Map<number, Map<string, number[]>>();
-    for (const { key, value } of this.#s.conversionDays.getRange({ start: [routeId, from, ''], end: [routeId, to + 1, ''] })) {
+    for (const { key, value } of this.#stores.conversionDays.getRange({ start: [routeId, from, ''], end: [routeId, to + 1, ''] })) {
       const [, day, goal] = key as [number, number, string];
       let goals = out.get(day);
       if (!goals) out.set(day, (goals = new Map()));
@@ -430,10 +430,10 @@ export class LmdbBackend implements Backend {
   /** Secrets are nobody's cache: no feed entry (each thread reads its secret once, at start). */
   async ensureSecret(name: string, value: Uint8Array): Promise<Uint8Array> {
     const key = `secret:${name}`;
-    return this.#s.root.transaction(() => {
-      const stored = this.#s.meta.get(key) as Uint8Array | undefined;
+    return this.#stores.root.transaction(() => {
+      const stored = this.#stores.meta.get(key) as Uint8Array | undefined;
       if (stored) return new Uint8Array(stored);
-      this.#s.meta.put(key, value);
+      this.#stores.meta.put(key, value);
       return value;
     });
   }

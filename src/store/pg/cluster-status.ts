@@ -17,22 +17,22 @@ const SLOTS = 3;
 
 /** The threads' view of the node's link (read-only). */
 export class ClusterStatus {
-  readonly #a: Float64Array;
+  readonly #slots: Float64Array;
 
   static allocate(): SharedArrayBuffer {
     return new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * SLOTS);
   }
 
   constructor(buffer: SharedArrayBuffer) {
-    this.#a = new Float64Array(buffer);
+    this.#slots = new Float64Array(buffer);
   }
 
   get connected(): boolean {
-    return this.#a[CONNECTED] === 1;
+    return this.#slots[CONNECTED] === 1;
   }
 
   get lagMs(): number {
-    return this.#a[LAG];
+    return this.#slots[LAG];
   }
 
   /** /readyz: connected to PostgreSQL and the replica caught up. */

@@ -10,13 +10,13 @@
 // {"conversions": [up to 100 of those]} → 200 {"results": [...]}, in order,
 //   each a result or an error body ({error, code, field}, the field named as
 //   conversions[i].click_id etc.); the batch is one transaction.
+import { dayOf } from '../days.js';
 import { AppError, invalidParameter } from '../errors.js';
 import type { ClickIds } from '../experiments/click-id.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { Account } from '../store/db.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT } from '../store/experiments-store.js';
 import { VARIANT_KEYS } from '../store/routes-store.js';
-import { DAY_MS } from '../store/stats-store.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody } from './validate.js';
 
@@ -86,7 +86,7 @@ function check(raw: unknown, at: string, account: Account, owners: Owners, ids: 
   // Another account's route, or a deleted one, is not found (never 403).
   if (!owners.owns(account.id, click.routeId)) throw new AppError('not_found', `the route of this click id does not exist`, `${at}click_id`);
   return {
-    input: { routeId: click.routeId, goal, visitor: click.visitor, variant: click.variant, day: Math.floor((click.issuedAt * 1000) / DAY_MS), at: now, value },
+    input: { routeId: click.routeId, goal, visitor: click.visitor, variant: click.variant, day: dayOf(click.issuedAt * 1000), at: now, value },
     key: VARIANT_KEYS[click.variant],
   };
 }

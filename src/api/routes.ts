@@ -1,11 +1,11 @@
 // /v1/routes (contract §4): create, list, detail with statistics, partial
 // update, delete. Every change reaches the redirect's route caches on all
 // threads (the change feed) before the response goes out.
+import { dayOf, isoDay } from '../days.js';
 import { AppError, invalidParameter } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import { LEVELS, parseLevel } from '../quality/lists.js';
 import { type Route, type RouteChanges, VARIANT_KEYS, type VariantKey, variantsOf, type Variant } from '../store/routes-store.js';
-import { DAY_MS } from '../store/stats-store.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody, pageParams, queryParams, stringField } from './validate.js';
 import { CLICK_ID_PARAM, isClickIdParam } from '../experiments/click-id.js';
@@ -104,7 +104,6 @@ function routeId(value: string): number {
   return Number(value);
 }
 
-const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'stats' | 'experiments'>, shortBase: string): void {
   const { routes, stats } = storage;
@@ -142,7 +141,7 @@ export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Stora
     const id = routeId(req.params.id);
     const route = routes.get(req.account.id, id);
     if (!route) throw notFound(id);
-    const today = Math.floor(Date.now() / DAY_MS);
+    const today = dayOf(Date.now());
     const [days, experiment] = await Promise.all([stats.window(id, today), experimentReport(storage.experiments, route, today)]);
     const sum = (f: keyof (typeof days)[0]['stats']) => days.reduce((a, d) => a + d.stats[f], 0);
     return {

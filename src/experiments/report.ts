@@ -17,18 +17,17 @@
 // days after the weights last changed (the day of a change mixes two
 // splits): from the UTC day after weightsChangedAt, or from the creation day
 // if they never changed. Until such a day exists its p_value is null.
+import { dayOf, isoDay } from '../days.js';
 import { Hll, RELATIVE_ERROR } from './hll.js';
 import { probBest, relativeLift, srm, wilson, zTestPValue } from './stats.js';
 import type { Experiments } from '../store/experiments-store.js';
 import { type Route, VARIANT_KEYS, variantsOf } from '../store/routes-store.js';
-import { DAY_MS } from '../store/stats-store.js';
 import { DEFAULT_GOAL } from '../api/conversions.js';
 
 const WINDOW_DAYS = 7;
 /** Where the lifetime sketches are kept (store/experiments-store.ts): day 0 is never a real day. */
 const LIFETIME = 0;
 
-const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 const roundPair = (p: [number, number] | null) => (p === null ? null : ([round(p[0]), round(p[1])] as [number, number]));
 
@@ -95,8 +94,8 @@ function view(period: Period, route: Route, goals: string[]) {
 /** The experiment object for a route, as of UTC day `today`. */
 export async function experimentReport(experiments: Experiments, route: Route, today: number) {
   const count = variantsOf(route).length;
-  const created = Math.floor(Date.parse(route.createdAt) / DAY_MS);
-  const srmFrom = route.weightsChangedAt ? Math.floor(Date.parse(route.weightsChangedAt) / DAY_MS) + 1 : created;
+  const created = dayOf(Date.parse(route.createdAt));
+  const srmFrom = route.weightsChangedAt ? dayOf(Date.parse(route.weightsChangedAt)) + 1 : created;
   const from = today - WINDOW_DAYS + 1;
 
   const allDays = await experiments.variantDays(route.id, 1, today);

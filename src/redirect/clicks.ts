@@ -3,9 +3,10 @@
 // statistics store (store/stats-store.ts) once a second as a batch, which
 // it sends to the back end exactly once (retried as it is after a failure,
 // kept, spilled past a bound, while the back end is away). Shutdown flushes too.
+import { dayOf } from '../days.js';
 import type { DayCounts } from '../store/backend.js';
 import type { DayStats } from '../store/db.js';
-import { DAY_MS, type Stats, zeroDay } from '../store/stats-store.js';
+import { type Stats, zeroDay } from '../store/stats-store.js';
 
 export const FLUSH_MS = 1000;
 
@@ -22,7 +23,7 @@ export class ClickRecorder {
 
   /** Counters of a route for today; the caller increments fields. Hot path: one Map lookup. */
   counters(routeId: number, now: number): DayStats {
-    const day = Math.floor(now / DAY_MS);
+    const day = dayOf(now);
     const key = routeId * 65536 + day;
     let p = this.#pending.get(key);
     if (p === undefined) {

@@ -10,6 +10,7 @@
 // out as bytes encoded once; a new visitor's cookie is written into bytes kept
 // for it).
 import type { Cidr } from '../config.js';
+import { dayOf } from '../days.js';
 import { ClientAddressReader } from '../http/client-ip.js';
 import { Metric, type Metrics } from '../metrics.js';
 import { type Classifier, RULE_ASN_BLACKLIST, RULE_CARRIER_WHITELIST, RULE_ORG_KEYWORD, RULE_RANGE_FEED, RULE_VPN_PROXY } from '../quality/classifier.js';
@@ -18,7 +19,6 @@ import { CLICK_ID_PARAM, type ClickIds, isClickIdParam } from '../experiments/cl
 import { variantAt } from '../experiments/split.js';
 import type { VisitRecorder } from '../experiments/visits.js';
 import type { DayStats } from '../store/db.js';
-import { DAY_MS } from '../store/stats-store.js';
 import type { ClickRecorder } from './clicks.js';
 import type { CompiledRoute, RouteCache } from './route-cache.js';
 import { cookieBucket, ID_LENGTH, lastIdStart, NewVisitors, VISITOR_ID_OFFSET } from './visitor.js';
@@ -128,7 +128,7 @@ export class Redirector {
       if (today !== null) {
         if (variant === 0) today.a++;
         else if (variant === 1) today.b++;
-        this.#visits.record(route.id, Math.floor(now / DAY_MS), variant, ids.hi, ids.lo);
+        this.#visits.record(route.id, dayOf(now), variant, ids.hi, ids.lo);
       }
       withClickId = route.appendClickId;
     }

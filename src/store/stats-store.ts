@@ -16,8 +16,6 @@ import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
 import type { DayStats, SpilledDay, Stores } from './db.js';
 
-export const DAY_MS = 86_400_000;
-
 export const zeroDay = (): DayStats => ({
   clicks: 0, a: 0, b: 0, intercepted: 0, asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0,
   range_feed: 0, crawler: 0,

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { DAY_MS } from '../days.js';
 import { writeFileDurably } from '../durable-file.js';
 import { AppError } from '../errors.js';
 import { parseIp } from '../ipdb/address.js';
@@ -18,7 +19,6 @@ import { notARegularFile } from '../regular-file.js';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2'; // RFC 5758: parameters absent
 const COMMON_NAME = '2.5.4.3';
-const DAY_MS = 86_400_000;
 
 // The ASN.1 schemas take 0.1-0.2 s to load, and only a first start generates
 // a certificate: they are loaded then, not by every start and CLI command that

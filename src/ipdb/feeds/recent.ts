@@ -9,11 +9,10 @@
 // follows the first field): one CIDR a line, then the time it was last seen,
 //   185.220.101.1/32 2026-11-23T10:00:00.000Z
 // It is written by the refresh only and replaced whole, never edited.
+import { DAY_MS } from '../../days.js';
 import { log } from '../../log.js';
 import { readRegularFile } from '../../regular-file.js';
 import { cidrRange, type FeedFormat, parseFeed } from './parse.js';
-
-const DAY_MS = 86_400_000;
 
 /** Data a feed held before a download: its files, and when they were last known to be current. */
 export interface PreviousData {

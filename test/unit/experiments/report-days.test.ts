@@ -8,7 +8,7 @@ import { Hll, RELATIVE_ERROR } from '../../../src/experiments/hll.js';
 import { experimentReport } from '../../../src/experiments/report.js';
 import { srm } from '../../../src/experiments/stats.js';
 import type { Route } from '../../../src/store/routes-store.js';
-import { DAY_MS } from '../../../src/store/stats-store.js';
+import { DAY_MS } from '../../../src/days.js';
 
 const experiments = useExperimentsStore('sg-report-');
 

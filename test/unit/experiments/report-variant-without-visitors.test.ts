@@ -9,7 +9,7 @@ import { useExperimentsStore } from '../../helpers/experiments-store.js';
 import { Hll } from '../../../src/experiments/hll.js';
 import { experimentReport } from '../../../src/experiments/report.js';
 import type { Route } from '../../../src/store/routes-store.js';
-import { DAY_MS } from '../../../src/store/stats-store.js';
+import { DAY_MS } from '../../../src/days.js';
 
 const experiments = useExperimentsStore('sg-report-');
 

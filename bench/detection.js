@@ -41,7 +41,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IpDatabase } from '../dist/ipdb/database.js';
 import { Classifier } from '../dist/quality/classifier.js';
-import { builtInLists, csvFields } from '../dist/quality/lists.js';
+import { splitCsvLine } from '../dist/csv.js';
+import { builtInLists } from '../dist/quality/lists.js';
 import { classifyUserAgent } from '../dist/quality/user-agent.js';
 import { cachedDatabase, median, round, table, writeResult, xorshift } from './lib.js';
 
@@ -63,7 +64,7 @@ const QUICK = process.argv.includes('--quick');
 function readCsv(file) {
   const [head, ...rows] = readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l && !l.startsWith('#'));
   const fields = (l) => {
-    const f = csvFields(l);
+    const f = splitCsvLine(l);
     if (f === null) throw new Error(`${file}: a line with unbalanced quotes: ${l}`);
     return f;
   };

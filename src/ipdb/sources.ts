@@ -6,6 +6,7 @@
 // malformed, or when it yields no range at all; otherwise malformed lines are
 // skipped, counted and reported with their first examples.
 import { gunzipSync } from 'node:zlib';
+import { splitCsvLine } from '../csv.js';
 import { AppError } from '../errors.js';
 import { parseIPv4, parseIPv6 } from './address.js';
 
@@ -64,44 +65,6 @@ function parseAddress(text: string): { family: 4 | 6; value: bigint } | string {
 
 function clip(s: string): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
-
-/** Splits one CSV line (RFC 4180 quoting, "" inside quotes); null when the quoting is broken. */
-export function splitCsvLine(line: string): string[] | null {
-  if (line.indexOf('"') < 0) return line.split(',');
-  const fields: string[] = [];
-  let i = 0;
-  const n = line.length;
-  for (;;) {
-    if (line.charCodeAt(i) === 34) {
-      let value = '';
-      let j = i + 1;
-      for (;;) {
-        const q = line.indexOf('"', j);
-        if (q < 0) return null;
-        value += line.slice(j, q);
-        if (line.charCodeAt(q + 1) === 34) {
-          value += '"';
-          j = q + 2;
-          continue;
-        }
-        i = q + 1;
-        break;
-      }
-      fields.push(value);
-      if (i === n) return fields;
-      if (line.charCodeAt(i) !== 44) return null;
-      i++;
-    } else {
-      const c = line.indexOf(',', i);
-      const end = c < 0 ? n : c;
-      const value = line.slice(i, end);
-      if (value.indexOf('"') >= 0) return null;
-      fields.push(value);
-      if (c < 0) return fields;
-      i = c + 1;
-    }
-  }
 }
 
 /** A source file as text: gunzipped when it is gzip (capped), without a byte-order mark. */

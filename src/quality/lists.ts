@@ -1,6 +1,7 @@
 // The built-in lists (src/quality/lists/*.json and hosting-asns.csv, data
 // kept in the repository), read and checked once. A malformed list stops
 // start-up with a message naming the file and the entry (or line).
+import { splitCsvLine } from '../csv.js';
 import { AppError } from '../errors.js';
 import { readFileSync } from 'node:fs';
 import { type HostingListInput, parseReview, ROW_SOURCES } from './hosting-list.js';
@@ -133,43 +134,6 @@ function checkFalseFriends(raw: unknown): string[] {
   return list;
 }
 
-/**
- * The fields of one CSV line: comma-separated, a field may be in double
- * quotes (a doubled quote inside is one quote). Null when the quotes do not
- * close or text follows a closing quote.
- * @public bench/detection.js (through dist/)
- */
-export function csvFields(line: string): string[] | null {
-  const out: string[] = [];
-  let i = 0;
-  for (;;) {
-    if (line[i] === '"') {
-      let s = '';
-      i++;
-      for (;;) {
-        const q = line.indexOf('"', i);
-        if (q < 0) return null;
-        s += line.slice(i, q);
-        i = q + 1;
-        if (line[i] !== '"') break;
-        s += '"';
-        i++;
-      }
-      out.push(s);
-      if (i === line.length) return out;
-      if (line[i] !== ',') return null;
-      i++;
-    } else {
-      const comma = line.indexOf(',', i);
-      const field = comma < 0 ? line.slice(i) : line.slice(i, comma);
-      if (field.includes('"')) return null;
-      out.push(field);
-      if (comma < 0) return out;
-      i = comma + 1;
-    }
-  }
-}
-
 /** keywords.json: the keyword lists (its `notes` are for people and not read). */
 export function checkKeywords(raw: unknown): Keywords {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AppError('list_invalid', 'keywords.json must be an object');
@@ -208,7 +172,7 @@ export function checkHostingAsns(text: string, blacklist: readonly BlacklistEntr
   const out: HostingAsn[] = [];
   for (let i = 1; i < lines.length; i++) {
     const where = `${file} line ${i + 1}`;
-    const f = csvFields(lines[i].replace(/\r$/, ''));
+    const f = splitCsvLine(lines[i].replace(/\r$/, ''));
     if (!f || f.length !== 4) throw new AppError('list_invalid', `${where}: expected 4 fields (${HOSTING_HEADER})`);
     const [asnText, name, category, sources] = f;
     const asn = /^[1-9][0-9]{0,9}$/.test(asnText) ? Number(asnText) : NaN;

@@ -4,7 +4,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { parseSources, splitCsvLine, type ParsedSources } from '../../src/ipdb/sources.js';
+import { parseSources, type ParsedSources } from '../../src/ipdb/sources.js';
 
 const enc = new TextEncoder();
 const source = (name: string, text: string) => ({ name, data: enc.encode(text) });
@@ -28,22 +28,6 @@ function refusal(fn: () => unknown): AppError {
   }
   throw new Error('expected the source to be refused');
 }
-
-describe('splitCsvLine', () => {
-  it('splits on commas outside quotes and unescapes doubled quotes', () => {
-    expect(splitCsvLine('a,b,c,d')).toEqual(['a', 'b', 'c', 'd']);
-    expect(splitCsvLine('1,2,3,"Cloudflare, Inc."')).toEqual(['1', '2', '3', 'Cloudflare, Inc.']);
-    expect(splitCsvLine('1,2,3,"LLC ""SPUTNIK"""')).toEqual(['1', '2', '3', 'LLC "SPUTNIK"']);
-    expect(splitCsvLine('"a,b","",c,""""')).toEqual(['a,b', '', 'c', '"']);
-    expect(splitCsvLine('1,2,3,')).toEqual(['1', '2', '3', '']);
-  });
-
-  it('returns null for broken quoting', () => {
-    expect(splitCsvLine('1,2,3,"unterminated')).toBeNull();
-    expect(splitCsvLine('1,2,3,"quoted"trailing')).toBeNull();
-    expect(splitCsvLine('1,2,3,bare"quote')).toBeNull();
-  });
-});
 
 describe('parseSources: the ip-location-db CSV', () => {
   it('keeps quoted commas, doubled quotes and non-ASCII organization names', () => {

@@ -4,7 +4,7 @@ import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseIp } from './ipdb/address.js';
+import { parseCidrText, parseIp } from './ipdb/address.js';
 import { readRegularFile } from './regular-file.js';
 import { FEEDS, type FeedDefinition } from './ipdb/feeds/registry.js';
 import { ConfigError } from './errors.js';
@@ -101,19 +101,10 @@ function origin(env: NodeJS.ProcessEnv, name: string, fallback: string): string 
 }
 
 export function parseCidr(text: string): Cidr | null {
-  const slash = text.indexOf('/');
-  const addr = slash < 0 ? text : text.slice(0, slash);
   const bytes = new Uint8Array(16);
-  const family = parseIp(addr, bytes);
-  if (family === 0) return null;
-  const max = family === 4 ? 32 : 128;
-  let prefix = max;
-  if (slash >= 0) {
-    const p = text.slice(slash + 1);
-    if (!/^[0-9]{1,3}$/.test(p) || Number(p) > max) return null;
-    prefix = Number(p);
-  }
-  return { bytes, prefix: family === 4 ? prefix + 96 : prefix };
+  const c = parseCidrText(text, bytes);
+  if (c === null) return null;
+  return { bytes, prefix: c.family === 4 ? c.prefix + 96 : c.prefix };
 }
 
 function cidrs(env: NodeJS.ProcessEnv, name: string): Cidr[] {

@@ -124,6 +124,32 @@ export function parseIp(s: string, out: Uint8Array): 0 | 4 | 6 {
   return parseIPv6(s, out) ? 6 : 0;
 }
 
+/**
+ * Parses an address or a CIDR block ("a/n"; a bare address is its own /32 or
+ * /128): the address's 16 bytes at out[0..15] (IPv4 mapped, as parseIp), its
+ * family, and the prefix length counted in that family's bits. Null when the
+ * address is not one, or the length is not 1 to 3 digits within the family's
+ * bits (no sign, no spaces). Bits past the prefix are left as written: each
+ * caller decides what they mean.
+ */
+export function parseCidrText(text: string, out: Uint8Array): { family: 4 | 6; prefix: number } | null {
+  const slash = text.indexOf('/');
+  const family = parseIp(slash < 0 ? text : text.slice(0, slash), out);
+  if (family === 0) return null;
+  const bits = family === 4 ? 32 : 128;
+  if (slash < 0) return { family, prefix: bits };
+  const p = text.slice(slash + 1);
+  if (!/^[0-9]{1,3}$/.test(p) || Number(p) > bits) return null;
+  return { family, prefix: Number(p) };
+}
+
+/** 16 bytes (an IPv6 or mapped IPv4 address, most significant first) as one 128-bit integer. */
+export function bytesToBigInt(a: Uint8Array): bigint {
+  let v = 0n;
+  for (let k = 0; k < 16; k++) v = (v << 8n) | BigInt(a[k]);
+  return v;
+}
+
 export function writeMapped(v4: number, out: Uint8Array): void {
   out.fill(0, 0, 10);
   out[10] = 0xff;

@@ -7,7 +7,7 @@
 // this object and every view are garbage (see native/trie_wrap.cc), so a swap
 // can drop a database while requests still read it.
 import { IpdbError } from '../errors.js';
-import { formatIPv4, formatIPv6, mappedIPv4, parseIp } from './address.js';
+import { bytesToBigInt, formatIPv4, formatIPv6, mappedIPv4, parseIp } from './address.js';
 import { FEED_LABELS, FEED_WORDS, FeedKind, type FeedLabel, RECORD_WORDS } from './format.js';
 import { binding, type NativeInfo, type NativeTrie, Section } from './native.js';
 
@@ -266,7 +266,7 @@ export class IpDatabase {
     }
     const starts = this.#v6Starts;
     const n = starts.length >>> 4;
-    const big = (i: number) => starts.subarray(16 * i, 16 * i + 16).reduce((v, b) => (v << 8n) | BigInt(b), 0n);
+    const big = (i: number) => bytesToBigInt(starts.subarray(16 * i, 16 * i + 16));
     let start = big(0);
     for (let i = 0; i < n; i++) {
       const next = i + 1 < n ? big(i + 1) : 1n << 128n;

@@ -8,7 +8,7 @@
 import { gunzipSync } from 'node:zlib';
 import { splitCsvLine } from '../csv.js';
 import { AppError } from '../errors.js';
-import { parseIPv4, parseIPv6 } from './address.js';
+import { bytesToBigInt, parseIPv4, parseIPv6 } from './address.js';
 
 const MAX_MALFORMED_SHARE = 0.01;
 /** Decompressed size cap: the real data is ~35 MB; anything past this is refused (gzip bombs). */
@@ -48,9 +48,7 @@ function parseAddress(text: string): { family: 4 | 6; value: bigint } | string {
   if (text.length === 0) return 'empty address';
   if (text.indexOf(':') >= 0) {
     if (!parseIPv6(text, scratch)) return `invalid IPv6 address "${clip(text)}"`;
-    let v = 0n;
-    for (let k = 0; k < 16; k++) v = (v << 8n) | BigInt(scratch[k]);
-    return { family: 6, value: v };
+    return { family: 6, value: bytesToBigInt(scratch) };
   }
   if (text.indexOf('.') >= 0) {
     const v4 = parseIPv4(text);

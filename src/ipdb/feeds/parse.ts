@@ -29,7 +29,7 @@
 // (private, documentation, loopback, multicast: RFC 6890) are left out,
 // unannounced by definition; lists copy them by mistake.
 import { AppError } from '../../errors.js';
-import { parseIp } from '../address.js';
+import { bytesToBigInt, parseCidrText, parseIp } from '../address.js';
 import { decodeSource } from '../sources.js';
 
 const FEED_FORMATS = ['aws-json', 'google-json', 'oracle-json', 'azure-json', 'ipverse-json', 'onionoo-json', 'cidr-lines', 'geofeed-csv', 'asn-lines', 'asn-csv'] as const;
@@ -80,27 +80,18 @@ const WIDEST_WITH_HOST_BITS = { 4: 16, 6: 32 } as const;
 const SPECIAL_V4 = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/3'];
 // 2001::/23 holds Teredo and 2002::/16 is 6to4: relays to real people's IPv4 addresses (Vultr's list carries 2002::/16).
 const SPECIAL_V6 = ['::/96', '::ffff:0:0/96', '64:ff9b::/96', '100::/64', '2001::/23', '2001:db8::/32', '2002::/16', 'fc00::/7', 'fe80::/10', 'ff00::/8'];
-const V4_MAPPED = 0xffff00000000n;
 
 /**
  * An address or CIDR as an inclusive range in the 128-bit space (IPv4
  * mapped), or null; `hostBits` when the address had bits set past the prefix.
  */
 export function cidrRange(text: string): { family: 4 | 6; start: bigint; end: bigint; prefix: number; hostBits: boolean } | null {
-  const slash = text.indexOf('/');
-  const addr = slash < 0 ? text : text.slice(0, slash);
-  const version = parseIp(addr, scratch);
-  if (version === 0) return null;
-  let value = 0n;
-  for (let k = 0; k < 16; k++) value = (value << 8n) | BigInt(scratch[k]);
-  const family: 4 | 6 = (value >> 32n) === V4_MAPPED >> 32n && version === 4 ? 4 : 6;
+  const c = parseCidrText(text, scratch);
+  if (c === null) return null;
+  // An IPv4 block is read as IPv4 (::ffff:a.b.c.d written as IPv6 stays IPv6).
+  const { family, prefix } = c;
   const bits = family === 4 ? 32 : 128;
-  let prefix = bits;
-  if (slash >= 0) {
-    const p = text.slice(slash + 1);
-    if (!/^[0-9]{1,3}$/.test(p) || Number(p) > bits) return null;
-    prefix = Number(p);
-  }
+  const value = bytesToBigInt(scratch);
   const base = family === 4 ? value & 0xffffffffn : value;
   const size = 1n << BigInt(bits - prefix);
   const start = base - (base % size);

@@ -11,7 +11,7 @@
 // be parsed). The cold paths (the API's failure limit, /metrics) use
 // normalizeAddress and clientAddress, which give the same answer as 16 bytes.
 import type { Cidr } from '../config.js';
-import { parseIp, parseIPv4, writeMapped } from '../ipdb/address.js';
+import { mappedIPv4, parseIp, parseIPv4, writeMapped } from '../ipdb/address.js';
 
 export function normalizeAddress(raw: ArrayBuffer, out = new Uint8Array(16)): Uint8Array {
   const a = new Uint8Array(raw);
@@ -29,8 +29,7 @@ export function normalizeAddress(raw: ArrayBuffer, out = new Uint8Array(16)): Ui
  * Modifies `address` in place and returns it.
  */
 export function limitKey(address: Uint8Array): Uint8Array {
-  const mapped = address[10] === 0xff && address[11] === 0xff && address.subarray(0, 10).every((b) => b === 0);
-  if (!mapped) address.fill(0, 8);
+  if (mappedIPv4(address) < 0) address.fill(0, 8);
   return address;
 }
 
@@ -116,10 +115,7 @@ export class ClientAddressReader {
     if (peer.length === 4) {
       peer4 = ((peer[0] << 24) | (peer[1] << 16) | (peer[2] << 8) | peer[3]) >>> 0;
     } else if (peer.length === 16) {
-      peer4 = -1;
-      if (peer[10] === 0xff && peer[11] === 0xff && (peer[0] | peer[1] | peer[2] | peer[3] | peer[4] | peer[5] | peer[6] | peer[7] | peer[8] | peer[9]) === 0) {
-        peer4 = ((peer[12] << 24) | (peer[13] << 16) | (peer[14] << 8) | peer[15]) >>> 0;
-      }
+      peer4 = mappedIPv4(peer);
     } else {
       // Never from uWS; read as the all-zero address, like normalizeAddress.
       peer = ZERO16;

@@ -160,10 +160,14 @@ export function writeMapped(v4: number, out: Uint8Array): void {
   out[15] = v4 & 0xff;
 }
 
-/** The IPv4 address inside ::ffff:a.b.c.d, or -1 when the bytes are not IPv4-mapped. */
+/**
+ * The IPv4 address inside ::ffff:a.b.c.d, or -1 when the bytes are not
+ * IPv4-mapped. The redirect calls it on every visit (the client address, the
+ * database lookup): it allocates nothing and tests bytes 10-11 first, since
+ * a native IPv6 address almost never has ff ff there.
+ */
 export function mappedIPv4(a: Uint8Array): number {
-  for (let i = 0; i < 10; i++) if (a[i] !== 0) return -1;
-  if (a[10] !== 0xff || a[11] !== 0xff) return -1;
+  if (a[10] !== 0xff || a[11] !== 0xff || (a[0] | a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7] | a[8] | a[9]) !== 0) return -1;
   return ((a[12] << 24) | (a[13] << 16) | (a[14] << 8) | a[15]) >>> 0;
 }
 

@@ -169,10 +169,8 @@ export class IpDatabase {
   lookupBytes(a: Uint8Array): number {
     if (a.length === 4) return this.lookup4(((a[0] << 24) | (a[1] << 16) | (a[2] << 8) | a[3]) >>> 0);
     if (a.length !== 16) return 0;
-    // Bytes 10-11 first: a native IPv6 address almost never has ff ff there.
-    if (a[10] === 0xff && a[11] === 0xff && (a[0] | a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7] | a[8] | a[9]) === 0) {
-      return this.lookup4(((a[12] << 24) | (a[13] << 16) | (a[14] << 8) | a[15]) >>> 0);
-    }
+    const v4 = mappedIPv4(a);
+    if (v4 >= 0) return this.lookup4(v4);
     let e = this.#root6[(a[0] << 8) | a[1]];
     if (e >= 0) return e;
     // The #step walk, inlined: IPv6 lookups usually take two or three levels.

@@ -2,7 +2,7 @@
 // server.worker.ts does, so tests and benchmarks can build the same app.
 import type { Config } from './config.js';
 import { type ConsoleDeps, registerConsole } from './console/server.js';
-import { AppError } from './errors.js';
+import { AppError, clip } from './errors.js';
 import type { IpDatabase } from './ipdb/database.js';
 import type { Metrics } from './metrics.js';
 import type { FailureLimit, RateLimit } from './limits/limits.js';
@@ -64,7 +64,7 @@ export function buildApp(deps: AppDeps): TemplatedApp {
   endpoints.any('/*', (res, req) => {
     const exchange = openExchange(res, isHead(req));
     const path = req.getUrl();
-    sendJson(exchange, 404, new AppError('not_found', `no such path: ${path.length > 100 ? `${path.slice(0, 100)}...` : path}`).body());
+    sendJson(exchange, 404, new AppError('not_found', `no such path: ${clip(path, 103)}`).body());
   });
   return app;
 }

@@ -154,11 +154,21 @@ export class IpdbError extends AppError {
   }
 }
 
+/**
+ * `text` as a message quotes it: at most `max` characters, the last three of
+ * them "..." when it was cut. Text from outside (a request path, a file's
+ * line, an environment variable) may be any length; a message is read by
+ * people and kept in logs.
+ */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
+
 /** An environment variable splitguard cannot use: names it, what it expected and what it got. */
 export class ConfigError extends AppError {
   readonly variable: string;
   constructor(variable: string, expected: string, got: string) {
-    super('config_invalid', `${variable} must be ${expected}, got "${got.length > 80 ? `${got.slice(0, 77)}...` : got}"`, variable);
+    super('config_invalid', `${variable} must be ${expected}, got "${clip(got, 80)}"`, variable);
     this.name = 'ConfigError';
     this.variable = variable;
   }

@@ -1,5 +1,5 @@
 // GET /v1/ip/check?ip=&level=&ua= and POST /v1/ip/check {"ips": [...], "level", "user_agent"}.
-import { AppError, invalidParameter } from '../errors.js';
+import { AppError, clip, invalidParameter } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { CheckResult, Classifier } from '../quality/classifier.js';
 import { type Level, LEVELS, parseLevel } from '../quality/lists.js';
@@ -26,7 +26,7 @@ function userAgent(value: unknown, field: string): string | undefined {
 function checkOne(classifier: Classifier, ip: unknown, field: string, lvl: Level, ua?: string): CheckResult {
   if (typeof ip !== 'string' || ip === '') throw invalidParameter(field, 'must be an IPv4 or IPv6 address');
   const result = ip.length <= 64 ? classifier.check(ip, lvl, ua) : null;
-  if (!result) throw invalidParameter(field, `is not a valid IPv4 or IPv6 address: "${ip.length > 64 ? `${ip.slice(0, 61)}...` : ip}"`);
+  if (!result) throw invalidParameter(field, `is not a valid IPv4 or IPv6 address: "${clip(ip, 64)}"`);
   return result;
 }
 

@@ -28,7 +28,7 @@
 // such line would intercept a continent. Ranges inside special-purpose space
 // (private, documentation, loopback, multicast: RFC 6890) are left out,
 // unannounced by definition; lists copy them by mistake.
-import { AppError } from '../../errors.js';
+import { AppError, clip } from '../../errors.js';
 import { bytesToBigInt, parseCidrText, parseIp } from '../address.js';
 import { decodeSource } from '../sources.js';
 
@@ -130,7 +130,7 @@ class Collector {
 
   bad(what: string): void {
     this.malformed++;
-    if (this.examples.length < 5) this.examples.push(what.length > 80 ? `${what.slice(0, 77)}...` : what);
+    if (this.examples.length < 5) this.examples.push(clip(what, 80));
   }
 
   range(text: unknown): void {

@@ -4,6 +4,7 @@
 // request.
 import { AppError } from '../errors.js';
 import { DEFAULT_QUOTA, PASSWORD_MAX, PASSWORD_MIN, passwordLength } from '../store/accounts-store.js';
+import { MAX_ID, parseId } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { type Io, parseCommand, withStorage } from './io.js';
 
@@ -20,6 +21,13 @@ function positiveInt(command: string, flag: string, value: string | undefined, f
     throw new AppError('cli_usage', `${command}: --${flag} must be a positive integer, got "${value}" (at most 999999999)`);
   }
   return Number(value);
+}
+
+function accountFlag(command: string, value: string | undefined): number {
+  if (value === undefined) throw new AppError('cli_usage', `${command}: --account is required`);
+  const id = parseId(value);
+  if (id === 0) throw new AppError('cli_usage', `${command}: --account must be a positive integer, got "${value}" (at most ${MAX_ID})`);
+  return id;
 }
 
 // A missing account or a taken email is not a wrong command line: the
@@ -49,7 +57,7 @@ export async function keyCommand(io: Io, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'reset') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
   const { values } = parseCommand('key reset', rest, { account: { type: 'string' } }, false);
-  const id = positiveInt('key reset', 'account', values.account as string | undefined);
+  const id = accountFlag('key reset', values.account as string | undefined);
   const out = await withStorage(io, async (storage) => {
     requireAccount(storage, 'key reset', id);
     const { token, key } = await storage.keys.resetAccount(id);
@@ -80,7 +88,7 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
     if (storage.users.get(email.toLowerCase())) throw new AppError('cli_failed', `user create: a user with email ${email.toLowerCase()} already exists`);
     let accountId: number;
     if (values.account !== undefined) {
-      accountId = positiveInt('user create', 'account', values.account as string);
+      accountId = accountFlag('user create', values.account as string);
       requireAccount(storage, 'user create', accountId);
     } else {
       accountId = (await storage.accounts.create(email)).id;

@@ -11,7 +11,7 @@ import { accountView } from '../api/account.js';
 import { objectBody, stringField } from '../api/validate.js';
 import { AppError, invalidParameter } from '../errors.js';
 import type { ApiRequest, EndpointTable } from '../http/endpoint-table.js';
-import type { Account, ApiKey } from '../store/db.js';
+import { type Account, type ApiKey, parseId } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 
 const MAX_QUOTA = 1_000_000_000;
@@ -79,7 +79,7 @@ export function registerConsoleEndpoints(table: EndpointTable, storage: Storage,
   }, { admin: true });
 
   table.add('PUT', '/console/api/accounts/:id', async (req) => {
-    const id = /^[1-9][0-9]{0,9}$/.test(req.params.id) ? Number(req.params.id) : 0;
+    const id = parseId(req.params.id);
     if (id === 0) throw invalidParameter('id', 'must be a positive integer');
     const body = objectBody(req.body, ['quota'], ['id', 'name', 'routes_created', 'quota_remaining', 'created_at', 'admin', 'users']);
     const quota = body.quota;

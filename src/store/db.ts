@@ -306,6 +306,24 @@ function migrate(stores: Stores): void {
   });
 }
 
+/**
+ * The largest account or route id: ids are JavaScript numbers (LMDB keys, and
+ * PostgreSQL's bigint columns read as Number by pg/client.ts), exact up to
+ * 2^53 - 1. The counters start at 1 and never come near it.
+ */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/**
+ * An account or route id as the API, the console and the CLI take it: decimal
+ * digits without a leading zero (an id is written one way), 1 to MAX_ID; 0
+ * when `text` is not one. Each caller words its own refusal.
+ */
+export function parseId(text: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) return 0;
+  const id = Number(text);
+  return id <= MAX_ID ? id : 0;
+}
+
 /** Next value of a named counter in `meta`; call inside a write transaction (sync or async). */
 export function nextId(stores: Stores, name: string): number {
   const next = ((stores.meta.get(`seq:${name}`) as number | undefined) ?? 0) + 1;

@@ -19,6 +19,7 @@ import { CLICK_ID_PARAM, type ClickIds, isClickIdParam } from '../experiments/cl
 import { variantAt } from '../experiments/split.js';
 import type { VisitRecorder } from '../experiments/visits.js';
 import type { DayStats } from '../store/db.js';
+import { CODE_LENGTH } from '../store/routes-store.js';
 import type { ClickRecorder } from './clicks.js';
 import type { CompiledRoute, RouteCache } from './route-cache.js';
 import { cookieBucket, ID_LENGTH, lastIdStart, NewVisitors, VISITOR_ID_OFFSET } from './visitor.js';
@@ -32,8 +33,8 @@ export const NOT_FOUND_PAGE =
   '<body><h1>Link not found</h1><p>This short link does not exist or has been removed.</p></body></html>';
 
 function isCode(s: string): boolean {
-  if (s.length !== 8) return false;
-  for (let i = 0; i < 8; i++) {
+  if (s.length !== CODE_LENGTH) return false;
+  for (let i = 0; i < CODE_LENGTH; i++) {
     const c = s.charCodeAt(i);
     if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return false;
   }

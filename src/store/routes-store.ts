@@ -139,7 +139,8 @@ export function applyRouteChanges(current: RouteBase | undefined, changes: Route
 }
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const CODE_LENGTH = 8;
+/** The length of every short-link code (the redirect refuses any other without a lookup). */
+export const CODE_LENGTH = 8;
 
 /** 8 characters of [0-9A-Za-z], uniformly random (rejection sampling keeps the bias out). */
 export function newCode(): string {

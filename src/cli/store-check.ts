@@ -9,16 +9,10 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
-import { ENV_OPTIONS, SCHEMA_VERSION } from '../store/db.js';
+import { DATABASES, ENV_OPTIONS, openOptions, SCHEMA_VERSION } from '../store/db.js';
 
-/** The named databases of the store (store/db.ts), the first three required. */
-const DATABASES = [
-  'meta', 'accounts', 'keys', 'key_ids', 'users', 'blacklist', 'routes', 'route_codes', 'account_routes', 'route_stats', 'sessions',
-  'variant_days', 'sketches', 'conversions', 'conversion_days',
-];
-/** Databases whose values are raw bytes, not msgpack (store/db.ts). */
-const BINARY = new Set(['sketches']);
-const REQUIRED = 3;
+/** The databases every splitguard store has had; the others may be missing from an older store's copy. */
+const REQUIRED = new Set(['meta', 'accounts', 'keys']);
 
 function check(dir: string): { schema_version: number; records: Record<string, number> } {
   const file = path.join(dir, 'data.mdb');
@@ -29,17 +23,17 @@ function check(dir: string): { schema_version: number; records: Record<string, n
   try {
     const records: Record<string, number> = {};
     let schema: unknown;
-    DATABASES.forEach((name, i) => {
+    for (const { name, encoding } of Object.values(DATABASES)) {
       // Read-only, a missing database is undefined (or an error).
       let db;
       try {
-        db = root.openDB({ name, ...(BINARY.has(name) ? { encoding: 'binary' as const } : {}) });
+        db = root.openDB(openOptions(name, encoding));
       } catch {
         db = undefined;
       }
       if (!db) {
-        if (i < REQUIRED) throw new Error(`it has no "${name}" database: it is not a splitguard store`);
-        return;
+        if (REQUIRED.has(name)) throw new Error(`it has no "${name}" database: it is not a splitguard store`);
+        continue;
       }
       let n = 0;
       // Every key and value is read and decoded, so every page is touched.
@@ -48,7 +42,7 @@ function check(dir: string): { schema_version: number; records: Record<string, n
         n++;
       }
       records[name] = n;
-    });
+    }
     if (!Number.isInteger(schema)) throw new Error('it has no schema version: it is not a splitguard store');
     if ((schema as number) > SCHEMA_VERSION) {
       throw new Error(`it uses schema version ${schema as number}, newer than this splitguard (${SCHEMA_VERSION})`);

@@ -252,6 +252,35 @@ function storageError(dir: string, err: unknown): AppError {
  */
 export const ENV_OPTIONS = { maxDbs: 32, compression: false, overlappingSync: false } as const;
 
+/**
+ * The store's named databases, by their field in Stores: each one's LMDB
+ * name, and how its values are encoded (msgpack unless 'binary': raw bytes).
+ * openStores opens every one, and store-check (backup, restore) reads every
+ * one, so a database added here is also checked in a backup.
+ */
+export const DATABASES: Readonly<Record<Exclude<keyof Stores, 'root' | 'signal'>, { name: string; encoding?: 'binary' }>> = {
+  meta: { name: 'meta' },
+  accounts: { name: 'accounts' },
+  keys: { name: 'keys' },
+  keyIds: { name: 'key_ids' },
+  users: { name: 'users' },
+  blacklist: { name: 'blacklist' },
+  routes: { name: 'routes' },
+  codes: { name: 'route_codes' },
+  accountRoutes: { name: 'account_routes' },
+  stats: { name: 'route_stats' },
+  sessions: { name: 'sessions' },
+  variantDays: { name: 'variant_days' },
+  sketches: { name: 'sketches', encoding: 'binary' },
+  conversions: { name: 'conversions' },
+  conversionDays: { name: 'conversion_days' },
+  feed: { name: 'feed' },
+  clickSpill: { name: 'click_spill' },
+};
+
+/** lmdb-js's options for one named database: its default encoding (msgpack) unless it is binary. */
+export const openOptions = (name: string, encoding: 'binary' | undefined) => (encoding ? { name, encoding } : { name });
+
 export function openStores(dataDir: string): Stores {
   const dir = path.join(dataDir, 'db');
   let stores: Stores;
@@ -259,27 +288,10 @@ export function openStores(dataDir: string): Stores {
     mkdirSync(dir, { recursive: true });
     refuseDamagedFiles(dir);
     const root = open({ path: dir, ...ENV_OPTIONS });
-    stores = {
-      root,
-      meta: root.openDB<unknown, string>({ name: 'meta' }),
-      accounts: root.openDB<Account, number>({ name: 'accounts' }),
-      keys: root.openDB<ApiKey, string>({ name: 'keys' }),
-      keyIds: root.openDB<string, string>({ name: 'key_ids' }),
-      users: root.openDB<User, string>({ name: 'users' }),
-      blacklist: root.openDB<BlacklistChange, number>({ name: 'blacklist' }),
-      routes: root.openDB<Route, number>({ name: 'routes' }),
-      codes: root.openDB<number, string>({ name: 'route_codes' }),
-      accountRoutes: root.openDB<number, [number, number]>({ name: 'account_routes' }),
-      stats: root.openDB<DayStats, [number, number]>({ name: 'route_stats' }),
-      sessions: root.openDB<ConsoleSession, string>({ name: 'sessions' }),
-      variantDays: root.openDB<VariantDay, [number, number]>({ name: 'variant_days' }),
-      sketches: root.openDB<Uint8Array, [number, number, number]>({ name: 'sketches', encoding: 'binary' }),
-      conversions: root.openDB<StoredConversion, [number, string, string]>({ name: 'conversions' }),
-      conversionDays: root.openDB<ConversionDay, [number, number, string]>({ name: 'conversion_days' }),
-      feed: root.openDB<Change, number>({ name: 'feed' }),
-      clickSpill: root.openDB<readonly SpilledDay[], [number, number]>({ name: 'click_spill' }),
-      signal: null,
-    };
+    const databases: Record<string, Database> = {};
+    for (const [field, { name, encoding }] of Object.entries(DATABASES)) databases[field] = root.openDB(openOptions(name, encoding));
+    // The record types are Stores' own: DATABASES has one entry per database field.
+    stores = { root, ...(databases as Omit<Stores, 'root' | 'signal'>), signal: null };
   } catch (err) {
     throw err instanceof AppError ? err : storageError(dir, err);
   }

@@ -20,7 +20,7 @@ export function assertPortFree(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new AppError('port_in_use', `${host}:${port}`) : new Error(`cannot listen on ${host}:${port}: ${err.message}`)),
+      reject(err.code === 'EADDRINUSE' ? new AppError('port_in_use', `${host}:${port}`) : new AppError('listen_failed', `${host}:${port} (${err.code ?? err.message})`)),
     );
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
   });

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import type { KeywordTables } from '../quality/classifier.js';
 import type { MainMessage, WorkerInput, WorkerMessage } from '../server.worker.js';
@@ -76,7 +77,8 @@ export class ServerThreads {
               if (++ready === inputs.length) resolve();
               break;
             case 'failed':
-              reject(new Error(m.error));
+              // uWebSockets.js gives no reason (m.error names the address too).
+              reject(new AppError('listen_failed', `${input.config.host}:${input.config.port} (server thread ${m.thread})`));
               break;
             case 'closed':
               this.#closedCleanly.add(m.thread);

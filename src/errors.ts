@@ -74,6 +74,9 @@ const base = {
   // refused (with Retry-After); reads, redirects and key checks go on from
   // the node's replica.
   storage_unavailable: { status: 503, message: fixed('the cluster storage is unreachable; try again shortly') },
+  // Cluster mode: PostgreSQL answered and refused: a role or password it does
+  // not accept (SQLSTATE class 28), a database that does not exist (3D000).
+  storage_refused: { status: 500, message: fixed('the cluster\'s PostgreSQL refused the connection (check SPLITGUARD_DATABASE_URL)') },
   // Cluster mode: the cluster's PostgreSQL schema is newer than this splitguard.
   cluster_schema_newer: { status: 500, message: fixed('the cluster database cannot be used') },
   // The cluster-wide limits' Redis did not answer in SPLITGUARD_REDIS_TIMEOUT_MS

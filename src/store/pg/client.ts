@@ -95,10 +95,21 @@ export function describe(err: unknown): string {
   return typeof e.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }
 
-/** storage_unavailable (with Retry-After) for an unreachable PostgreSQL; any other error as it is. */
+/** Whether PostgreSQL refused the connection itself: a role or password (class 28), a database that does not exist (3D000). */
+function isRefused(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('28') || code === '3D000');
+}
+
+/**
+ * storage_unavailable (with Retry-After) for an unreachable PostgreSQL,
+ * storage_refused for one that refused the connection (pg's message names
+ * the role or database, never the password); any other error as it is.
+ */
 export function storageError(err: unknown): unknown {
-  if (err instanceof AppError || !isUnavailable(err)) return err;
-  return unavailable(err);
+  if (err instanceof AppError) return err;
+  if (isRefused(err)) return new AppError('storage_refused', describe(err), null, { cause: err });
+  return isUnavailable(err) ? unavailable(err) : err;
 }
 
 /** A pooled connection lent to a caller's own statements (borrow). */

@@ -7,7 +7,7 @@
 import { log } from '../../log.js';
 import type { Storage } from '../storage.js';
 import { CHANNEL } from './changes.js';
-import { type Client, connect, describe, isUnavailable, unavailable } from './client.js';
+import { type Client, connect, describe, isUnavailable, storageError, unavailable } from './client.js';
 import { migrate } from './migrations.js';
 import { APPLIED, CONNECTED, LAG } from './cluster-status.js';
 
@@ -72,7 +72,7 @@ export class ClusterNode {
       });
     } catch (err) {
       this.#status[CONNECTED] = 0;
-      if (!isUnavailable(err)) throw err;
+      if (!isUnavailable(err)) throw storageError(err);
       // Nothing to serve from: a node's first start needs PostgreSQL.
       if (this.#link.replica.applied === 0) throw unavailable(err, `a new node needs PostgreSQL to start (${describe(err)})`);
       log('error', 'cluster_start_degraded', { node: this.#link.config.nodeName, applied: this.#link.replica.applied, error: err });

@@ -90,6 +90,9 @@ const base = {
   // serve's open-file limit leaves the process too few descriptors (serve/file-limit.ts).
   file_limit_too_low: { status: 500, message: fixed('the open-file limit is too low') },
 
+  // A path an operator gave holds a FIFO, a device or an unreadable entry (regular-file.ts).
+  not_a_regular_file: { status: 500, message: (d: string) => `${d} is not a regular file` },
+
   // Writing a database file (ipdb build --out, a refresh's install) failed.
   ipdb_write_failed: { status: 500, message: fixed('the database file could not be written') },
 

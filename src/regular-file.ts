@@ -4,6 +4,7 @@
 // directory or a device is nothing to read.
 
 import { readFileSync, statSync } from 'node:fs';
+import { AppError } from './errors.js';
 
 /**
  * What stands at `file`. A path that cannot be followed (a symlink loop, a
@@ -34,9 +35,9 @@ export function isRegularFile(file: string): boolean {
 /**
  * The bytes of `file`. A missing file or a directory fails as reading it
  * does (ENOENT, EISDIR); anything else that is not a regular file fails
- * without being opened.
+ * without being opened, as AppError not_a_regular_file.
  */
 export function readRegularFile(file: string): Buffer {
-  if (standing(file) === 'other') throw new Error(`${file} is not a regular file`);
+  if (standing(file) === 'other') throw new AppError('not_a_regular_file', file);
   return readFileSync(file);
 }

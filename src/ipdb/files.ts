@@ -170,7 +170,8 @@ export function buildFromFiles(files: string[], options: BuildFromFilesOptions =
     try {
       return { name: path.basename(file), data: readRegularFile(file) };
     } catch (err) {
-      throw new AppError('ipdb_source_unreadable', `${file} (${(err as NodeJS.ErrnoException).code ?? 'not a regular file'})`, null, { cause: err });
+      const why = err instanceof AppError && err.code === 'not_a_regular_file' ? 'not a regular file' : (err as NodeJS.ErrnoException).code;
+      throw new AppError('ipdb_source_unreadable', `${file} (${why})`, null, { cause: err });
     }
   });
   const parsed = parseSources(inputs, (f) => options.onProgress?.('parse', f));

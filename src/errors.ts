@@ -90,6 +90,11 @@ const base = {
   // serve's open-file limit leaves the process too few descriptors (serve/file-limit.ts).
   file_limit_too_low: { status: 500, message: fixed('the open-file limit is too low') },
 
+  // A download of a database or feed source failed (ipdb/fetch.ts, FetchError):
+  // the URL as displayUrl shows it, then why; refresh outcomes record this text.
+  fetch_failed: { status: 500, message: (d: string) => d },
+  // A refresh or a download cut short because the server is stopping.
+  stopped: { status: 500, message: fixed('stopped: the server is shutting down') },
   // A path an operator gave holds a FIFO, a device or an unreadable entry (regular-file.ts).
   not_a_regular_file: { status: 500, message: (d: string) => `${d} is not a regular file` },
 
@@ -179,6 +184,18 @@ export class ConfigError extends AppError {
     super('config_invalid', `${variable} must be ${expected}, got "${clip(got, 80)}"`, variable);
     this.name = 'ConfigError';
     this.variable = variable;
+  }
+}
+
+/** A failed download: `url` as displayUrl shows it (no credentials or query), `reason` why it failed. */
+export class FetchError extends AppError {
+  readonly url: string;
+  readonly reason: string;
+  constructor(url: string, reason: string) {
+    super('fetch_failed', `${url}: ${reason}`);
+    this.name = 'FetchError';
+    this.url = url;
+    this.reason = reason;
   }
 }
 

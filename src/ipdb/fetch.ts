@@ -18,6 +18,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Dispatcher } from 'undici';
+import { catalogue, FetchError } from '../errors.js';
 import { embeddedSource } from './embedded.js';
 
 export const DEFAULT_SOURCES = [
@@ -73,13 +74,6 @@ export function displayUrl(url: string): string {
   return url.replace(/[?#].*$/s, '').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
-class FetchError extends Error {
-  constructor(url: string, reason: string) {
-    super(`${displayUrl(url)}: ${reason}`);
-    this.name = 'FetchError';
-  }
-}
-
 function sourceParts(location: string): string[] {
   return location.split('|').map((s) => s.trim()).filter(Boolean);
 }
@@ -123,7 +117,7 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
   if (known?.etag) headers['If-None-Match'] = known.etag;
   if (known?.lastModified) headers['If-Modified-Since'] = known.lastModified;
   const total = new AbortController();
-  const timer = setTimeout(() => total.abort(new FetchError(url, `no complete answer within ${limits.totalMs} ms`)), limits.totalMs);
+  const timer = setTimeout(() => total.abort(new FetchError(displayUrl(url), `no complete answer within ${limits.totalMs} ms`)), limits.totalMs);
   let bytes = -1;
   try {
     const res = await client.request(url, { dispatcher: client.dispatcher, headers, signal: stop ? AbortSignal.any([total.signal, stop]) : total.signal });
@@ -134,13 +128,13 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
     if (status !== 200) void res.body.dump();
     if (status === 304) return { url, file: null, bytes: 0, validators: known ?? validators };
     // undici hands over the 3xx that would have been one redirect too many.
-    if (REDIRECTS.has(status) && res.headers.location) throw new FetchError(url, 'too many redirects');
-    if (status !== 200) throw new FetchError(url, `HTTP ${status}`);
+    if (REDIRECTS.has(status) && res.headers.location) throw new FetchError(displayUrl(url), 'too many redirects');
+    if (status !== 200) throw new FetchError(displayUrl(url), `HTTP ${status}`);
     const length = header(res.headers['content-length']);
     const declared = length === undefined ? -1 : Number(length);
     if (declared > limits.maxBytes) {
       void res.body.dump();
-      throw new FetchError(url, `the body (${declared} bytes) is larger than the ${limits.maxBytes}-byte limit`);
+      throw new FetchError(displayUrl(url), `the body (${declared} bytes) is larger than the ${limits.maxBytes}-byte limit`);
     }
     bytes = 0;
     const counted = async function* (body: AsyncIterable<Buffer>) {
@@ -152,11 +146,11 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
     // On any failure pipeline destroys the file's stream too: a failed
     // download keeps no descriptor (nor the deleted file's disk space).
     await pipeline(res.body, counted, createWriteStream(dest));
-    if (declared >= 0 && bytes !== declared) throw new FetchError(url, `truncated: received ${bytes} of ${declared} bytes`);
+    if (declared >= 0 && bytes !== declared) throw new FetchError(displayUrl(url), `truncated: received ${bytes} of ${declared} bytes`);
     return { url, file: dest, bytes, validators };
   } catch (err) {
-    if (stop?.aborted) throw new FetchError(url, STOPPED);
-    throw err instanceof FetchError ? err : new FetchError(url, reason(err, dest, limits, bytes));
+    if (stop?.aborted) throw new FetchError(displayUrl(url), catalogue.stopped.message(''));
+    throw err instanceof FetchError ? err : new FetchError(displayUrl(url), reason(err, dest, limits, bytes));
   } finally {
     clearTimeout(timer);
   }
@@ -168,18 +162,15 @@ async function fetchFile(url: string, dest: string, known: Validators | undefine
   try {
     st = statSync(file);
   } catch (err) {
-    throw new FetchError(url, (err as NodeJS.ErrnoException).code ?? 'cannot read');
+    throw new FetchError(displayUrl(url), (err as NodeJS.ErrnoException).code ?? 'cannot read');
   }
   // A FIFO would block the copy (and the refresh) for good; a directory has nothing to copy.
-  if (!st.isFile()) throw new FetchError(url, 'not a regular file');
+  if (!st.isFile()) throw new FetchError(displayUrl(url), 'not a regular file');
   const etag = `"${st.size}-${st.mtimeMs}"`;
   if (known?.etag === etag) return { url, file: null, bytes: 0, validators: known };
   await copyFile(file, dest);
   return { url, file: dest, bytes: st.size, validators: { etag } };
 }
-
-/** Why a download ended when `stop` was aborted. */
-export const STOPPED = 'stopped: the server is shutting down';
 
 /**
  * Downloads every part of a source into `dir`. `known` holds the validators of

@@ -10,13 +10,14 @@ import { moveDurably } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import type { StateStore } from '../store/state-store.js';
 import type { BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
-import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, limitsFor, sourceName, STOPPED, type Validators } from './fetch.js';
+import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, limitsFor, sourceName, type Validators } from './fetch.js';
 import { META_LAST, META_NEXT, META_VALIDATORS, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
@@ -225,7 +226,7 @@ export class Refresher {
   ): Promise<{ outcomes: SourceOutcome[]; installed: { source: string; version: string } | null }> {
     const outcomes: SourceOutcome[] = [];
     for (const location of this.#options.sources) {
-      if (this.#stop.signal.aborted) throw new Error(STOPPED);
+      if (this.#stop.signal.aborted) throw new AppError('stopped');
       const t0 = performance.now();
       const source = sourceName(location);
       try {

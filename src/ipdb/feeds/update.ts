@@ -9,9 +9,10 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { moveDurably, writeFileDurably } from '../../durable-file.js';
 import { readRegularFile } from '../../regular-file.js';
+import { AppError, FetchError } from '../../errors.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
-import { displayUrl, type FetchLimits, fetchSource, sourceName, STOPPED } from '../fetch.js';
+import { displayUrl, type FetchLimits, fetchSource, sourceName } from '../fetch.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
@@ -53,7 +54,7 @@ export async function updateFeeds(
 ): Promise<FeedOutcome[]> {
   const outcomes: FeedOutcome[] = [];
   for (const feed of feeds) {
-    if (options.stop?.aborted) throw new Error(STOPPED);
+    if (options.stop?.aborted) throw new AppError('stopped');
     const sources = options.sources(feed);
     if (sources.length === 0) continue;
     outcomes.push(await updateFeed(feed, sources, options));
@@ -94,6 +95,8 @@ async function updateFeed(
     const dir = path.join(options.work, `feed-${feed.name}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
+    // The URL a failing parse names in its message (its label), or null.
+    let parsing: string | null = null;
     try {
       const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES }, options.stop);
       if (fetched.unchanged) {
@@ -106,7 +109,9 @@ async function updateFeed(
       const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
       for (const part of fetched.parts) {
         const bytes = readFileSync(part.file!);
-        const parsed = parseFeed(feed.format, bytes, `${feed.name} (${displayUrl(part.url)})`);
+        parsing = displayUrl(part.url);
+        const parsed = parseFeed(feed.format, bytes, `${feed.name} (${parsing})`);
+        parsing = null;
         entries += parsed.entries - parsed.malformed - parsed.special;
         for (const r of parsed.ranges?.v4 ?? []) ranges.v4.push(r);
         for (const r of parsed.ranges?.v6 ?? []) ranges.v6.push(r);
@@ -138,10 +143,11 @@ async function updateFeed(
       return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
     } catch (err) {
       // Stopped: the feed's state stays as it was, so it is due again at the next start.
-      if (options.stop?.aborted) throw new Error(STOPPED);
+      if (options.stop?.aborted) throw new AppError('stopped');
       const error = (err as Error).message;
-      // Download errors name their URL already.
-      errors.push(error.includes(source) ? error : `${source}: ${error}`);
+      // A download's or a parse's error that names this source's one URL is not prefixed with it again.
+      const named = err instanceof FetchError ? err.url : parsing;
+      errors.push(named === source ? error : `${source}: ${error}`);
       log('warn', 'feed_source_failed', { feed: feed.name, source, error });
     }
   }

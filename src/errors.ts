@@ -85,6 +85,8 @@ const base = {
   port_in_use: { status: 500, message: fixed('the address is already in use (another splitguard or another server listens there)') },
   // Any other failure to listen (serve/startup.ts, a server thread's listen): the address, port and errno.
   listen_failed: { status: 500, message: fixed('cannot listen on the address') },
+  // The web console's built files are not where serve looks (console/static.ts).
+  console_files_missing: { status: 500, message: fixed('the console\'s files were not found') },
   // The data directory's TLS pair is in the way of a new one (tls/self-signed.ts).
   tls_unusable: { status: 500, message: fixed('the TLS certificate and key cannot be used') },
   // serve's open-file limit leaves the process too few descriptors (serve/file-limit.ts).

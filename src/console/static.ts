@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AppError } from '../errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CANDIDATES = [path.join(here, 'static'), path.join(here, '..', '..', 'src', 'console', 'static')];
@@ -57,7 +58,7 @@ export interface ConsoleFiles {
 /** Reads the console's files (main thread); a missing one stops the start. */
 export function loadConsoleFiles(): ConsoleFiles {
   const dir = CANDIDATES.find((d) => NAMES.every((name) => existsSync(path.join(d, name))));
-  if (!dir) throw new Error(`the console's files were not found (looked in ${CANDIDATES.join(', ')})`);
+  if (!dir) throw new AppError('console_files_missing', `looked in ${CANDIDATES.join(', ')}`);
   const contents = NAMES.map((name) => readFileSync(path.join(dir, name)));
   const bytes = new SharedArrayBuffer(contents.reduce((n, c) => n + c.length, 0));
   const spans: [number, number][] = [];

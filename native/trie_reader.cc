@@ -393,8 +393,8 @@ inline uint32_t LastAtMost(const TrieView& v, uint32_t lo, uint32_t len, uint32_
     return lo + (c < len ? c : len) - 1;
   }
 #endif
-  // The same halving again, written out: a shared lambda capturing lo and
-  // len measured 5 % slower (single and batch), the pair kept in memory.
+  // The same halving again, written out: a shared lambda keeps lo and len
+  // in memory, not registers (docs/performance.md, "Figures behind code comments").
   while (len > 1) {
     const uint32_t half = len >> 1;
     lo = v.keys[lo + half] <= w ? lo + half : lo;
@@ -466,8 +466,8 @@ uint32_t Lookup16(const TrieView& v, const uint8_t a[16]) {
 }
 
 // IPv4 batches are a plain loop over the single walk: ROOT4 and the IPv4
-// nodes are mostly cache-resident (an interleaved IPv4 version, 16 walks in
-// flight each prefetching its next load, measured slower: 32 vs 18 ns).
+// nodes are mostly cache-resident, so interleaving walks costs more in
+// bookkeeping than it hides (docs/performance.md, "What changed because of measurements").
 void LookupBatch4(const TrieView& v, const uint32_t* ips, size_t n, uint32_t* out) {
   for (size_t i = 0; i < n; i++) out[i] = Lookup4(v, ips[i]);
 }
@@ -475,11 +475,9 @@ void LookupBatch4(const TrieView& v, const uint32_t* ips, size_t n, uint32_t* ou
 // IPv6 walks are chains of dependent loads that mostly miss L2 (root, DIR,
 // keys, value, then the next level). Eight walks go level by level in step,
 // so the CPU overlaps their misses, and the line holding each lane's first
-// candidate value is prefetched while its keys are searched (prefetching the
-// last candidate's line too cost 1-2 ns more than it saved). Measured against
-// the plain loop in the same run: about 0.6 of its time per address (4
-// lanes: 0.8; 10 or 12: slower than 8). The lane loops are unrolled: the
-// loop bookkeeping was a few percent of the time (same-process A/B: 6 %).
+// candidate value is prefetched while its keys are searched. The lane count,
+// the single prefetch and the unrolled lane loops are the measured best
+// (docs/performance.md, "What changed because of measurements").
 namespace {
 constexpr int kLanes = 8;
 }  // namespace

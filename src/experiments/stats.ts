@@ -272,17 +272,17 @@ function grid(shapes: readonly Posterior[]): number[] {
  * arm's sd, where the integrand is a polynomial-like bump, and a much
  * narrower arm's CDF, which climbs from 0 to 1 within a few of its own sd,
  * lies on its own fine panels wherever it falls inside a wide arm's span (the
- * wide arm's panels alone were 1.6e-3 off the exact value at 1,000 against
+ * wide arm's panels alone would be 1.6e-3 off the exact value at 1,000 against
  * 100,000 visitors). SPAN is 40: a skewed posterior such as Beta(1, n) keeps
  * about e^-k of its mass beyond k sd, so 12 sd would lose 1e-6, 40 sd loses
  * under 1e-17. f_j and F_j are taken as exactly 0 (and F_j as 1 above) outside
- * j's span. A composite Simpson rule on 1,024 steps was tried first: 4.6e-7
- * off Evan Miller's exact value at 100/100 against 99/100.
+ * j's span. A fixed-step rule is not accurate enough here
+ * (docs/performance.md, "Figures behind code comments").
  *
  * Each point's densities and CDFs are computed once for all arms, and once
  * for arms with the same counts: 8 arms cost one grid's worth of CDFs each,
- * not each arm's grid times the other seven (15-31 ms for 8 arms before, a
- * route with many goals computes this once per goal and period).
+ * not each arm's grid times the other seven (a route with many goals
+ * computes this once per goal and period).
  * The results are scaled to sum to 1 (the residue of the quadrature, about
  * 1e-9, spread evenly). Arms marked null (no visitors) take no part and get null.
  */

@@ -25,7 +25,8 @@ export function normalizeAddress(raw: ArrayBuffer, out = new Uint8Array(16)): Ui
  * The key an address is counted under by the per-address limits (failed API
  * authentications, console sign-ins): an IPv4 address (mapped) as it is, an
  * IPv6 address by its /64, the block one subscriber or one server is given.
- * Counted by the exact address, one IPv6 host had 2^64 counts of its own.
+ * Counted by the exact address, one IPv6 host would have 2^64 counts of its
+ * own (docs/reliability.md, finding 43).
  * Modifies `address` in place and returns it.
  */
 export function limitKey(address: Uint8Array): Uint8Array {
@@ -174,7 +175,8 @@ export class ClientAddressReader {
  * A hop with a colon as its address alone: proxies also write the client's
  * port (`203.0.113.5:5555`, `[2001:db8::5]:443`: Azure Application Gateway,
  * IIS ARR), brackets, or a zone (`fe80::1%eth0`). Read as an unreadable hop,
- * such a hop made the trusted proxy the client of every visit.
+ * such a hop would make the trusted proxy the client of every visit
+ * (docs/reliability.md, finding 58).
  */
 function bareHop(text: string): string {
   let hop = text;

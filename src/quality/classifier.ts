@@ -185,7 +185,7 @@ export class Classifier {
       const feed = this.#rangeFeed(r);
       // Most records match nothing: every verdict passes (RULE_PASS is 0 and
       // the array starts zeroed). Skipping them keeps a thread's first build,
-      // run before the code is optimised, at a few ms (it was 25-50 ms).
+      // run before the code is optimised, at a few ms (docs/performance.md).
       if (entry === undefined && feed === null && tables.vpn[r] < 0 && tables.strong[r] < 0 && tables.weak[r] < 0) continue;
       const blLevel = entry ? LEVEL_INDEX[entry.level] : 0;
       const blKind = !entry ? 0 : entry.category === 'vpn' || entry.category === 'proxy' ? 1 : 2;

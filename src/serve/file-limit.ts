@@ -6,9 +6,9 @@
 // hard limit leaves the process too few descriptors of its own beside the
 // connection guard's default cap (http/connection-guard.ts).
 //
-// What the process holds for itself, measured at start (2026-11-27): 27
-// descriptors plus 5 per server thread (Node's event loops, LMDB, TLS, the
-// sealed database copy); a refresh's build thread and downloads, and cluster
+// What the process holds for itself at start: 27 descriptors plus 5 per
+// server thread (Node's event loops, LMDB, TLS, the sealed database copy;
+// docs/performance.md, "Figures behind code comments"); a refresh's build thread and downloads, and cluster
 // mode's pools, take more while they run. Below the minimum a start fails
 // wherever the descriptors run out: in Node's module loader (EMFILE), or in
 // lmdb-js opening the store, whose error path then crashes the process

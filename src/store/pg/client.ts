@@ -123,8 +123,8 @@ export interface Borrowed {
  * A pooled connection for a caller's own statements. While it is lent out,
  * node-postgres listens for nothing on it: an error the server sends
  * between two statements (a restart's 57P01 "terminating connection",
- * arriving with the last reply) was an 'error' event without a listener,
- * which ended the thread and then the process (redirects included). The
+ * arriving with the last reply) is an 'error' event, which without a
+ * listener ends the thread and then the process (redirects included). The
  * listener here takes it; the connection's next statement fails, as the
  * caller expects of a lost connection.
  */

@@ -41,8 +41,6 @@ export interface LoginLimits {
   work: PasswordWork;
 }
 
-// An unknown email is checked against a hash no password matches, so that
-// the answer takes as long as for a known one and does not reveal which exist.
 export interface Credentials {
   email: string;
   password: string;
@@ -90,6 +88,8 @@ export async function login(users: Users, limits: LoginLimits, address: Uint8Arr
   const email = failureKey(given.email);
   if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
   const user = users.get(given.email);
+  // An unknown email is checked against a hash no password matches, so that
+  // the answer takes as long as for a known one and does not reveal which exist.
   const stored = user?.passwordHash ?? NEVER_MATCHING_PASSWORD_HASH;
   let ok: boolean;
   try {

@@ -184,9 +184,9 @@ class ConsoleApi {
   }
 }
 
-/** The single-page app and its static files: a path without a dot is the app, which routes on the client. */
 /**
- * The console's pages and files, for GET and HEAD; any other method is 405
+ * The console's pages and files, for GET and HEAD: a path without a dot is
+ * the single-page app, which routes on the client. Any other method is 405
  * with the same security headers (every answer under /console carries them).
  */
 function pageHandler(shared: ConsoleFiles): (res: HttpResponse, req: HttpRequest) => void {

@@ -50,11 +50,6 @@ export interface RefresherOptions {
 }
 
 /**
- * What a refresh covers: `all` fetches the ASN data and every feed (the
- * daily schedule, a trigger, a repair); `feeds` only the feeds that are due
- * (their own schedules), keeping the installed ASN data.
- */
-/**
  * What a refresh does: `all` fetches the ASN data and every feed; `feeds`
  * fetches the feeds that are due; `refold` fetches nothing and rebuilds the
  * database when it folds in another set of feeds than the configuration's.
@@ -302,7 +297,6 @@ export class Refresher {
   }
 }
 
-/** Why the installed database cannot serve (its ipdb_* code, or ipdb_missing), or null when it opens and validates. */
 /**
  * Whether a database file folds in another set of feeds than `files` would
  * make: the range feeds by name, and whether the hosting list (compiled from
@@ -325,6 +319,7 @@ export function foldsOtherFeeds(file: string, files: readonly FeedFile[]): boole
   }
 }
 
+/** Why the installed database cannot serve (its ipdb_* code, or ipdb_missing), or null when it opens and validates. */
 function installedDamage(file: string): string | null {
   if (!existsSync(file)) return 'ipdb_missing';
   try {

@@ -56,11 +56,6 @@ export interface Authenticated {
   account: Account;
 }
 
-/**
- * API keys. A change to a key's validity (creation, revocation) is in force
- * on every thread once its promise resolves: the change feed tells every
- * KeyCache before the caller answers.
- */
 /** A new key record and its token, the only copy of the secret; stored by the caller. */
 function newKey(accountId: number, name: string, admin: boolean): { token: string; key: ApiKey } {
   const token = newToken();
@@ -83,6 +78,11 @@ const LIVE_KEY_LIMIT = 100;
 /** Revoked keys an account keeps listed; older ones are removed for good as others are revoked. */
 const KEPT_REVOKED = 100;
 
+/**
+ * API keys. A change to a key's validity (creation, revocation) is in force
+ * on every thread once its promise resolves: the change feed tells every
+ * KeyCache before the caller answers.
+ */
 export class Keys {
   readonly #stores: Stores;
   readonly #backend: Backend;

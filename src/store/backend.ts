@@ -55,8 +55,10 @@ export interface Backend {
   touchSession(hash: string, lastSeenAt: number): Promise<boolean>;
   deleteSessions(hashes: readonly string[]): Promise<void>;
 
-  /** Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever. */
-  /** `settings` resolved by applyRouteChanges (routes-store.ts) inside the transaction, as for updates. */
+  /**
+   * Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever;
+   * `settings` resolved by applyRouteChanges (routes-store.ts) inside the transaction, as for updates.
+   */
   createRoute(accountId: number, settings: RouteChanges): Promise<Route>;
   updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined>;
   deleteRoute(accountId: number, id: number): Promise<boolean>;

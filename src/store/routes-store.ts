@@ -75,6 +75,9 @@ export function layoutOf(r: Pick<Route, 'pageA' | 'pageB' | 'splitRatio' | 'vari
 
 type RouteBase = Omit<Route, 'id' | 'accountId' | 'code' | 'status' | 'createdAt' | 'updatedAt'>;
 
+/** Shares closer than this are the same split: float rewriting of the same weights differs by about 1e-16. */
+const SAME_SHARE = 1e-12;
+
 /**
  * The route's settings after `changes` (`current` undefined: a new route,
  * whose changes hold a name and either pageA and pageB or variants). Called
@@ -83,9 +86,6 @@ type RouteBase = Omit<Route, 'id' | 'accountId' | 'code' | 'status' | 'createdAt
  * count; invalid_parameter when split_ratio is sent to a route without
  * exactly two variants, or default_group names a key the list lacks.
  */
-/** Shares closer than this are the same split: float rewriting of the same weights differs by about 1e-16. */
-const SAME_SHARE = 1e-12;
-
 export function applyRouteChanges(current: RouteBase | undefined, changes: RouteChanges, now: string): RouteBase {
   const before = current ? variantsOf(current) : undefined;
   let variants: Variant[];

@@ -102,6 +102,92 @@ async function insertJson(c: PoolClient, table: string, columns: string, rows: R
   return out;
 }
 
+const count = (total: number, imported: number): ImportCount => ({ imported, skipped: total - imported });
+
+/** The records (accounts, keys, users, codes, routes, the blacklist); each inserted one is also a change for `changes`, which the nodes replay. */
+async function importRecords(c: PoolClient, s: Stores, changes: NewChange[]): Promise<Pick<ImportCounts, 'accounts' | 'api_keys' | 'users' | 'route_codes' | 'routes' | 'blacklist'>> {
+  const accounts = [...s.accounts.getRange()].map(({ value: a }) => [a.id, a.name, Boolean(a.admin), a.quota, a.routesCreated, a.routesActive ?? 0, a.createdAt]);
+  const accountRows = await insert(c, 'accounts', ['id', 'name', 'admin', 'quota', 'routes_created', 'routes_active', 'created_at'],
+    ['bigint', 'text', 'boolean', 'int', 'int', 'int', 'timestamptz'], accounts, 'id');
+  for (const r of accountRows) changes.push({ kind: 'account', key: r.id as number, record: accountOf(r) });
+
+  const keys = [...s.keys.getRange()].map(({ value: k }) => [k.id, k.hash, k.accountId, k.name, k.prefix, k.admin, k.createdAt, k.lastUsedAt, k.revokedAt]);
+  const keyRows = await insert(c, 'api_keys', ['id', 'hash', 'account_id', 'name', 'prefix', 'admin', 'created_at', 'last_used_at', 'revoked_at'],
+    ['text', 'text', 'bigint', 'text', 'text', 'boolean', 'timestamptz', 'timestamptz', 'timestamptz'], keys, 'id');
+  for (const r of keyRows) changes.push({ kind: 'key', key: r.hash as string, record: keyOf(r) });
+
+  const users = [...s.users.getRange()].map(({ value: u }) => [u.email, u.passwordHash, u.admin, u.accountId, u.createdAt]);
+  const userRows = await insert(c, 'users', ['email', 'password_hash', 'admin', 'account_id', 'created_at'], ['text', 'text', 'boolean', 'bigint', 'timestamptz'], users, 'email');
+  for (const r of userRows) changes.push({ kind: 'user', key: r.email as string, record: userOf(r) });
+
+  // Every code ever given out, deleted routes' included: never reused in the cluster either.
+  const codes = [...s.codes.getKeys()].map((code) => [code]);
+  const codeRows = await insert(c, 'route_codes', ['code'], ['text'], codes, 'code');
+
+  const routes = [...s.routes.getRange()].map(({ value: r }) => [
+    r.id, r.accountId, r.code, r.name, r.pageA, r.pageB, r.splitRatio, r.defaultGroup, r.interceptLevel,
+    r.variants ? JSON.stringify(experimentOf(r)) : null, r.createdAt, r.updatedAt,
+  ]);
+  const routeRows = await insert(c, 'routes',
+    ['id', 'account_id', 'code', 'name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'experiment', 'created_at', 'updated_at'],
+    ['bigint', 'bigint', 'text', 'text', 'text', 'text', 'float8', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'], routes, 'id');
+  for (const r of routeRows) changes.push({ kind: 'route', key: r.code as string, record: routeOf(r) });
+
+  const blacklist = [...s.blacklist.getRange()].map(({ value: b }) => [b.asn, b.builtIn, b.disabled, b.provider, b.category, b.level, b.note, b.updatedAt]);
+  const blacklistRows = await insert(c, 'blacklist', ['asn', 'built_in', 'disabled', 'provider', 'category', 'level', 'note', 'updated_at'],
+    ['bigint', 'boolean', 'boolean', 'text', 'text', 'text', 'text', 'text'], blacklist, 'asn');
+  for (const r of blacklistRows) changes.push({ kind: 'blacklist', key: r.asn as number, record: blacklistOf(r) });
+
+  return {
+    accounts: count(accounts.length, accountRows.length),
+    api_keys: count(keys.length, keyRows.length),
+    users: count(users.length, userRows.length),
+    route_codes: count(codes.length, codeRows.length),
+    routes: count(routes.length, routeRows.length),
+    blacklist: count(blacklist.length, blacklistRows.length),
+  };
+}
+
+/** The counters, the experiments' data and the click-id secret: nodes read these from PostgreSQL, no change names them. */
+async function importCounters(c: PoolClient, s: Stores): Promise<Pick<ImportCounts, 'route_days' | 'variant_days' | 'sketches' | 'conversions' | 'conversion_days' | 'secrets'>> {
+  const days = [...s.stats.getRange()].map(({ key, value }) => [key[0], key[1], ...DAY_FIELDS.map((f) => value[f] ?? 0)]);
+  const dayRows = await insert(c, 'route_days', ['route_id', 'day', ...DAY_FIELDS], ['bigint', 'int', ...DAY_FIELDS.map(() => 'bigint')], days, 'route_id, day');
+
+  const dense = (a: readonly (number | undefined)[]) => Array.from(a, (n) => n ?? 0);
+  const variantDays = [...s.variantDays.getRange()].map(({ key, value }) => ({ route_id: key[0], day: key[1], clicks: dense(value.clicks) }));
+  const variantDayRows = await insertJson(c, 'variant_days', 'route_id bigint, day int, clicks float8[]', variantDays, 'route_id, day');
+  const sketches = [...s.sketches.getRange()].map(({ key, value }) => [key[0], key[1], key[2], Buffer.from(value)]);
+  const sketchRows = await insert(c, 'sketches', ['route_id', 'day', 'variant', 'registers'], ['bigint', 'int', 'smallint', 'bytea'], sketches, 'route_id, day, variant');
+  const conversions = [...s.conversions.getRange()].map(({ key, value }) => [key[0], key[1], key[2], value.variant, value.day, value.at, value.value]);
+  const conversionRows = await insert(c, 'conversions', ['route_id', 'goal', 'visitor', 'variant', 'day', 'at', 'value'],
+    ['bigint', 'text', 'text', 'smallint', 'int', 'bigint', 'float8'], conversions, 'route_id, goal, visitor');
+  const conversionDays = [...s.conversionDays.getRange()].map(({ key, value }) => ({ route_id: key[0], day: key[1], goal: key[2], count: dense(value.count), value: dense(value.value) }));
+  const conversionDayRows = await insertJson(c, 'conversion_days', 'route_id bigint, day int, goal text, count float8[], value float8[]', conversionDays, 'route_id, day, goal');
+  // The click-id secret: the cluster's own wins if it has one (the counts show it skipped).
+  const secret = s.meta.get(`secret:${CLICK_ID_SECRET}`) as Uint8Array | undefined;
+  const secretRows = secret ? (await c.query('INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING name', [CLICK_ID_SECRET, Buffer.from(secret)])).rows : [];
+  return {
+    route_days: count(days.length, dayRows.length),
+    variant_days: count(variantDays.length, variantDayRows.length),
+    sketches: count(sketches.length, sketchRows.length),
+    conversions: count(conversions.length, conversionRows.length),
+    conversion_days: count(conversionDays.length, conversionDayRows.length),
+    secrets: count(secret ? 1 : 0, secretRows.length),
+  };
+}
+
+/** New ids continue after every id the node ever gave (deleted routes' too: ids are never reused either). */
+async function continueSequences(c: PoolClient, s: Stores): Promise<void> {
+  const given = (name: string) => (s.meta.get(`seq:${name}`) as number | undefined) ?? 0;
+  // (setval's third argument false: an empty import leaves the next id at 1.)
+  for (const [sequence, table, name] of [['account_ids', 'accounts', 'account'], ['route_ids', 'routes', 'route']]) {
+    await c.query(
+      `SELECT setval('${sequence}', greatest(v, 1), v > 0) FROM (SELECT greatest(coalesce(max(id), 0), $1, (SELECT last_value FROM ${sequence} WHERE is_called)) AS v FROM ${table}) m`,
+      [given(name)],
+    );
+  }
+}
+
 async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> {
   await migrate(pool).catch((err: unknown) => {
     throw storageError(err);
@@ -109,82 +195,11 @@ async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> {
   return inTransaction(pool, async (c) => {
     await refuseClashes(c, s);
     const changes: NewChange[] = [];
-    const count = (total: number, imported: number): ImportCount => ({ imported, skipped: total - imported });
-
-    const accounts = [...s.accounts.getRange()].map(({ value: a }) => [a.id, a.name, Boolean(a.admin), a.quota, a.routesCreated, a.routesActive ?? 0, a.createdAt]);
-    const accountRows = await insert(c, 'accounts', ['id', 'name', 'admin', 'quota', 'routes_created', 'routes_active', 'created_at'],
-      ['bigint', 'text', 'boolean', 'int', 'int', 'int', 'timestamptz'], accounts, 'id');
-    for (const r of accountRows) changes.push({ kind: 'account', key: r.id as number, record: accountOf(r) });
-
-    const keys = [...s.keys.getRange()].map(({ value: k }) => [k.id, k.hash, k.accountId, k.name, k.prefix, k.admin, k.createdAt, k.lastUsedAt, k.revokedAt]);
-    const keyRows = await insert(c, 'api_keys', ['id', 'hash', 'account_id', 'name', 'prefix', 'admin', 'created_at', 'last_used_at', 'revoked_at'],
-      ['text', 'text', 'bigint', 'text', 'text', 'boolean', 'timestamptz', 'timestamptz', 'timestamptz'], keys, 'id');
-    for (const r of keyRows) changes.push({ kind: 'key', key: r.hash as string, record: keyOf(r) });
-
-    const users = [...s.users.getRange()].map(({ value: u }) => [u.email, u.passwordHash, u.admin, u.accountId, u.createdAt]);
-    const userRows = await insert(c, 'users', ['email', 'password_hash', 'admin', 'account_id', 'created_at'], ['text', 'text', 'boolean', 'bigint', 'timestamptz'], users, 'email');
-    for (const r of userRows) changes.push({ kind: 'user', key: r.email as string, record: userOf(r) });
-
-    // Every code ever given out, deleted routes' included: never reused in the cluster either.
-    const codes = [...s.codes.getKeys()].map((code) => [code]);
-    const codeRows = await insert(c, 'route_codes', ['code'], ['text'], codes, 'code');
-
-    const routes = [...s.routes.getRange()].map(({ value: r }) => [
-      r.id, r.accountId, r.code, r.name, r.pageA, r.pageB, r.splitRatio, r.defaultGroup, r.interceptLevel,
-      r.variants ? JSON.stringify(experimentOf(r)) : null, r.createdAt, r.updatedAt,
-    ]);
-    const routeRows = await insert(c, 'routes',
-      ['id', 'account_id', 'code', 'name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'experiment', 'created_at', 'updated_at'],
-      ['bigint', 'bigint', 'text', 'text', 'text', 'text', 'float8', 'text', 'text', 'jsonb', 'timestamptz', 'timestamptz'], routes, 'id');
-    for (const r of routeRows) changes.push({ kind: 'route', key: r.code as string, record: routeOf(r) });
-
-    const blacklist = [...s.blacklist.getRange()].map(({ value: b }) => [b.asn, b.builtIn, b.disabled, b.provider, b.category, b.level, b.note, b.updatedAt]);
-    const blacklistRows = await insert(c, 'blacklist', ['asn', 'built_in', 'disabled', 'provider', 'category', 'level', 'note', 'updated_at'],
-      ['bigint', 'boolean', 'boolean', 'text', 'text', 'text', 'text', 'text'], blacklist, 'asn');
-    for (const r of blacklistRows) changes.push({ kind: 'blacklist', key: r.asn as number, record: blacklistOf(r) });
-
-    const days = [...s.stats.getRange()].map(({ key, value }) => [key[0], key[1], ...DAY_FIELDS.map((f) => value[f] ?? 0)]);
-    const dayRows = await insert(c, 'route_days', ['route_id', 'day', ...DAY_FIELDS], ['bigint', 'int', ...DAY_FIELDS.map(() => 'bigint')], days, 'route_id, day');
-
-    const dense = (a: readonly (number | undefined)[]) => Array.from(a, (n) => n ?? 0);
-    const variantDays = [...s.variantDays.getRange()].map(({ key, value }) => ({ route_id: key[0], day: key[1], clicks: dense(value.clicks) }));
-    const variantDayRows = await insertJson(c, 'variant_days', 'route_id bigint, day int, clicks float8[]', variantDays, 'route_id, day');
-    const sketches = [...s.sketches.getRange()].map(({ key, value }) => [key[0], key[1], key[2], Buffer.from(value)]);
-    const sketchRows = await insert(c, 'sketches', ['route_id', 'day', 'variant', 'registers'], ['bigint', 'int', 'smallint', 'bytea'], sketches, 'route_id, day, variant');
-    const conversions = [...s.conversions.getRange()].map(({ key, value }) => [key[0], key[1], key[2], value.variant, value.day, value.at, value.value]);
-    const conversionRows = await insert(c, 'conversions', ['route_id', 'goal', 'visitor', 'variant', 'day', 'at', 'value'],
-      ['bigint', 'text', 'text', 'smallint', 'int', 'bigint', 'float8'], conversions, 'route_id, goal, visitor');
-    const conversionDays = [...s.conversionDays.getRange()].map(({ key, value }) => ({ route_id: key[0], day: key[1], goal: key[2], count: dense(value.count), value: dense(value.value) }));
-    const conversionDayRows = await insertJson(c, 'conversion_days', 'route_id bigint, day int, goal text, count float8[], value float8[]', conversionDays, 'route_id, day, goal');
-    // The click-id secret: the cluster's own wins if it has one (the counts show it skipped).
-    const secret = s.meta.get(`secret:${CLICK_ID_SECRET}`) as Uint8Array | undefined;
-    const secretRows = secret ? (await c.query('INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING name', [CLICK_ID_SECRET, Buffer.from(secret)])).rows : [];
-
-    // New ids continue after every id the node ever gave (deleted routes' too: ids are never reused either).
-    const given = (name: string) => (s.meta.get(`seq:${name}`) as number | undefined) ?? 0;
-    // (setval's third argument false: an empty import leaves the next id at 1.)
-    for (const [sequence, table, name] of [['account_ids', 'accounts', 'account'], ['route_ids', 'routes', 'route']]) {
-      await c.query(
-        `SELECT setval('${sequence}', greatest(v, 1), v > 0) FROM (SELECT greatest(coalesce(max(id), 0), $1, (SELECT last_value FROM ${sequence} WHERE is_called)) AS v FROM ${table}) m`,
-        [given(name)],
-      );
-    }
+    const records = await importRecords(c, s, changes);
+    const counters = await importCounters(c, s);
+    await continueSequences(c, s);
     for (const part of chunks(changes)) await appendChanges(c, part);
-
-    return {
-      accounts: count(accounts.length, accountRows.length),
-      api_keys: count(keys.length, keyRows.length),
-      users: count(users.length, userRows.length),
-      route_codes: count(codes.length, codeRows.length),
-      routes: count(routes.length, routeRows.length),
-      blacklist: count(blacklist.length, blacklistRows.length),
-      route_days: count(days.length, dayRows.length),
-      variant_days: count(variantDays.length, variantDayRows.length),
-      sketches: count(sketches.length, sketchRows.length),
-      conversions: count(conversions.length, conversionRows.length),
-      conversion_days: count(conversionDays.length, conversionDayRows.length),
-      secrets: count(secret ? 1 : 0, secretRows.length),
-    };
+    return { ...records, ...counters };
   });
 }
 

@@ -487,6 +487,7 @@ function writeHeader(buf: ArrayBuffer, h: { size: number; buildTime: number; cou
 /** Compiles parsed sources into the bytes of a trie file. */
 export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { bytes: Uint8Array; report: BuildReport } {
   const feeds = options.feeds ?? [];
+  // Feeds come from the registry (feeds/registry.ts), far fewer than MAX_FEEDS: a caller's bug, no input reaches it.
   if (feeds.length > MAX_FEEDS) throw new Error(`at most ${MAX_FEEDS} feeds fit in a database file, got ${feeds.length}`);
   const { spans, asnFeedOf, appliesTo } = overlay(feeds, options);
   const records = new Records();

@@ -6,7 +6,7 @@ import { AppError, invalidParameter } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import { LEVELS, parseLevel } from '../quality/lists.js';
 import { type Route, type RouteChanges, VARIANT_KEYS, type VariantKey, variantsOf, type Variant } from '../store/routes-store.js';
-import { MAX_ID, parseId } from '../store/db.js';
+import { MAX_ID_DIGITS, parseId } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody, pageParams, queryParams, stringField } from './validate.js';
 import { CLICK_ID_PARAM, isClickIdParam } from '../experiments/click-id.js';
@@ -102,7 +102,7 @@ function settings(body: Record<string, unknown>, partial: boolean): RouteChanges
 
 function routeId(value: string): number {
   const id = parseId(value);
-  if (id === 0) throw invalidParameter('id', `must be a positive integer of at most ${MAX_ID}`);
+  if (id === 0) throw invalidParameter('id', `must be a positive integer of at most ${MAX_ID_DIGITS} digits`);
   return id;
 }
 

@@ -4,7 +4,7 @@
 // request.
 import { AppError } from '../errors.js';
 import { DEFAULT_QUOTA, PASSWORD_MAX, PASSWORD_MIN, passwordLength } from '../store/accounts-store.js';
-import { MAX_ID, parseId } from '../store/db.js';
+import { MAX_ID_DIGITS, parseId } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { type Io, parseCommand, withStorage } from './io.js';
 
@@ -26,7 +26,7 @@ function positiveInt(command: string, flag: string, value: string | undefined, f
 function accountFlag(command: string, value: string | undefined): number {
   if (value === undefined) throw new AppError('cli_usage', `${command}: --account is required`);
   const id = parseId(value);
-  if (id === 0) throw new AppError('cli_usage', `${command}: --account must be a positive integer, got "${value}" (at most ${MAX_ID})`);
+  if (id === 0) throw new AppError('cli_usage', `${command}: --account must be a positive integer, got "${value}" (at most ${MAX_ID_DIGITS} digits)`);
   return id;
 }
 

@@ -323,17 +323,17 @@ function migrate(stores: Stores): void {
  * PostgreSQL's bigint columns read as Number by pg/client.ts), exact up to
  * 2^53 - 1. The counters start at 1 and never come near it.
  */
-export const MAX_ID = Number.MAX_SAFE_INTEGER;
+/** Ids take at most 15 digits: every such number is a safe integer (under 2^53), in both back ends' JavaScript numbers. */
+export const MAX_ID_DIGITS = 15;
 
 /**
  * An account or route id as the API, the console and the CLI take it: decimal
- * digits without a leading zero (an id is written one way), 1 to MAX_ID; 0
- * when `text` is not one. Each caller words its own refusal.
+ * digits without a leading zero (an id is written one way), at most
+ * MAX_ID_DIGITS of them; 0 when `text` is not one. Each caller words its own
+ * refusal.
  */
 export function parseId(text: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) return 0;
-  const id = Number(text);
-  return id <= MAX_ID ? id : 0;
+  return /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : 0;
 }
 
 /** Next value of a named counter in `meta`; call inside a write transaction (sync or async). */

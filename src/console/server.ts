@@ -18,11 +18,11 @@
 import { accountView } from '../api/account.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import { parseJson, readBody } from '../http/body.js';
+import { contentTypeError, isJsonType, parseJson, readBody } from '../http/body.js';
 import { type Exchange, openExchange, type Headers, send, sendJson, watchAbort, publicError } from '../http/respond.js';
 import { readRequest, type RequestBasics, requestAddress } from '../http/request.js';
 import { admission } from '../http/api-endpoint.js';
-import { type Answer, dispatch } from '../http/dispatch.js';
+import { type Answer, dispatch, settleLater } from '../http/dispatch.js';
 import type { ApiReply, EndpointTable } from '../http/endpoint-table.js';
 import type { Endpoints } from '../http/framing.js';
 import type { HttpRequest, HttpResponse } from '../http/uws.js';
@@ -160,16 +160,9 @@ class ConsoleApi {
 
   /** Runs `work` after the sign-in's JSON body has arrived. */
   #withBody(exchange: Exchange, call: Call, work: (body: unknown) => Promise<ApiReply>): void {
-    if (!/^application\/json\s*(;|$)/i.test(call.contentType)) {
-      throw new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
-    }
-    const { inflight } = this.#deps;
-    inflight.count++;
-    watchAbort(exchange);
-    readBody(exchange, call.contentLength)
-      .then((buf) => work(parseJson(buf)))
-      .then((out) => this.#answer.reply(exchange, out, {}), (err) => this.fail(exchange, err))
-      .finally(() => inflight.count--);
+    // Unlike dispatch, no Content-Type is refused too: a sign-in always has a body.
+    if (!isJsonType(call.contentType)) throw contentTypeError();
+    settleLater(readBody(exchange, call.contentLength).then((buf) => work(parseJson(buf))), exchange, this.#answer, {}, this.#deps.inflight);
   }
 
   #me(user: User, account: Account, session: ConsoleSession) {

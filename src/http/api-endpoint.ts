@@ -10,11 +10,11 @@ import { AppError } from '../errors.js';
 import { Metric } from '../metrics.js';
 import type { Decision, FailureVerdict, RateVerdict } from '../limits/limits.js';
 import type { Authenticated } from '../store/accounts-store.js';
-import { type Answer, dispatch } from './dispatch.js';
+import { type Answer, dispatch, settleLater } from './dispatch.js';
 import type { Endpoints } from './framing.js';
 import { limitKey } from './client-ip.js';
 import { readRequest, type RequestBasics, requestAddress } from './request.js';
-import { type Exchange, openExchange, type Headers, publicError, sendJson, watchAbort } from './respond.js';
+import { type Exchange, openExchange, type Headers, publicError, sendJson } from './respond.js';
 import type { HttpRequest } from './uws.js';
 
 /** Failed authentications allowed per client address per rolling minute. */
@@ -44,16 +44,15 @@ const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
 export const isHead = (req: HttpRequest) => req.getMethod().toLowerCase() === 'head';
 
-/** 429 past the address's failure limit, else 401 naming what was wrong with the header. */
-function refuseUnauthenticated(fail: (exchange: Exchange, err: unknown) => void, exchange: Exchange, call: RequestBasics, wellFormed: boolean, verdict: FailureVerdict): void {
+/** The refusal of an unauthenticated call: 429 past the address's failure limit, else 401 naming what was wrong with the header. */
+function unauthenticated(call: RequestBasics, wellFormed: boolean, verdict: FailureVerdict): AppError {
   if (!verdict.allowed) {
-    fail(exchange, new AppError('rate_limited', 'too many failed authentications from this address', null, { headers: { 'Retry-After': String(verdict.retryAfter) } }));
-    return;
+    return new AppError('rate_limited', 'too many failed authentications from this address', null, { headers: { 'Retry-After': String(verdict.retryAfter) } });
   }
   const why = call.authorization === ''
     ? 'the Authorization header is missing'
     : wellFormed ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
-  fail(exchange, new AppError('unauthorized', why, 'Authorization', { headers: { 'WWW-Authenticate': 'Bearer' } }));
+  return new AppError('unauthorized', why, 'Authorization', { headers: { 'WWW-Authenticate': 'Bearer' } });
 }
 
 export function registerApi(endpoints: Endpoints, deps: AppDeps): void {
@@ -91,13 +90,9 @@ export function registerApi(endpoints: Endpoints, deps: AppDeps): void {
       metrics.inc(Metric.authFailures);
       const verdict = deps.authFailures.hit(limitKey(requestAddress(exchange.res, httpReq, config.trustProxy)), AUTH_FAILURE_LIMIT, now);
       if (verdict instanceof Promise) {
-        watchAbort(exchange);
-        deps.inflight.count++;
-        verdict
-          .then((v) => refuseUnauthenticated(fail, exchange, call, wellFormed, v), (err) => fail(exchange, err))
-          .finally(() => deps.inflight.count--);
+        settleLater(verdict.then((v) => Promise.reject(unauthenticated(call, wellFormed, v))), exchange, answer, {}, deps.inflight);
       } else {
-        refuseUnauthenticated(fail, exchange, call, wellFormed, verdict);
+        fail(exchange, unauthenticated(call, wellFormed, verdict));
       }
       return;
     }

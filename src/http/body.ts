@@ -5,6 +5,14 @@ import { type Exchange, watchAbort } from './respond.js';
 
 const BODY_LIMIT = 64 * 1024;
 
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/** Whether a Content-Type header names JSON (`application/json`, parameters allowed). */
+export const isJsonType = (contentType: string): boolean => JSON_TYPE.test(contentType);
+
+/** The refusal of a body its Content-Type does not declare as JSON. */
+export const contentTypeError = (): AppError => new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
+
 /**
  * Reads the whole body. `declared` is the Content-Length header ('' when
  * absent). Rejects with payload_too_large as soon as the cap is passed.

@@ -6,7 +6,7 @@
 // through the caller's `Answer` (the two differ only in the headers they add).
 import { AppError } from '../errors.js';
 import type { Account } from '../store/db.js';
-import { parseJson, readBody } from './body.js';
+import { contentTypeError, isJsonType, parseJson, readBody } from './body.js';
 import type { RequestBasics } from './request.js';
 import { type Exchange, type Headers, watchAbort } from './respond.js';
 import type { ApiReply, ApiRequest, EndpointTable } from './endpoint-table.js';
@@ -24,10 +24,6 @@ export interface Answer {
   /** Sends an error (AppError as it is, anything else as `internal`). */
   fail(exchange: Exchange, err: unknown, headers: Headers): void;
 }
-
-const JSON_TYPE = /^application\/json\s*(;|$)/i;
-
-const contentTypeError = () => new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
 
 /**
  * Runs one call. `path` is the path the table matches (the console strips its
@@ -77,7 +73,7 @@ export function dispatch(
     admin: caller.admin,
   };
   if (endpoint.body || endpoint.optionalBody) {
-    const jsonType = call.contentType === '' || JSON_TYPE.test(call.contentType);
+    const jsonType = call.contentType === '' || isJsonType(call.contentType);
     // An optional body is judged once it has arrived: an empty one with any
     // Content-Type (curl -d '' sends a form type) is no body.
     if (!jsonType && !endpoint.optionalBody) {
@@ -115,10 +111,12 @@ export function dispatch(
 
 /**
  * Answers once `work` settles, counted in flight meanwhile (a graceful
- * shutdown waits for the count). One reaction, no `finally`: that would add a
+ * shutdown waits for the count): the one way an answer computed later goes
+ * out (the API's and the console's calls, a sign-in, an authentication
+ * failure counted in Redis). One reaction, no `finally`: that would add a
  * promise, two closures and three microtasks to every asynchronous answer.
  */
-function settleLater(work: Promise<ApiReply>, exchange: Exchange, answer: Answer, headers: Headers, inflight: { count: number }): void {
+export function settleLater(work: Promise<ApiReply>, exchange: Exchange, answer: Answer, headers: Headers, inflight: { count: number }): void {
   inflight.count++;
   watchAbort(exchange);
   work.then(

@@ -21,6 +21,7 @@
 // lastTick. lastTick 0 marks an empty entry (tick 0 is in 1970). A set is
 // guarded by a spin lock held for a few dozen instructions, never an await.
 import { createHash, randomInt } from 'node:crypto';
+import { countInWindow, oldestCounted, rollWindow } from './rolling-window.js';
 
 const TICK_MS = 5_000;
 const BUCKETS = 12; // 12 x 5 s: a rolling minute
@@ -73,10 +74,7 @@ export class FailureLimiter {
     return this.#locked(key, nowMs, (entry, tick) => {
       const a = this.#table;
       const allowed = a[entry + TOTAL] < limit;
-      if (allowed && count) {
-        a[entry + 6 + (tick % BUCKETS)]++;
-        a[entry + TOTAL]++;
-      }
+      if (allowed && count) countInWindow(a, entry + LAST, BUCKETS, tick);
       return { allowed, count: a[entry + TOTAL], retryAfter: this.#retryAfter(entry, tick, nowMs) };
     });
   }
@@ -132,7 +130,7 @@ export class FailureLimiter {
       const e = set + 1 + w * ENTRY;
       const last = a[e + LAST];
       if (last !== 0 && a[e] === k[0] && a[e + 1] === k[1] && a[e + 2] === k[2] && a[e + 3] === k[3]) {
-        this.#roll(e, tick);
+        rollWindow(a, e + LAST, BUCKETS, tick);
         return e;
       }
       if (victim < 0 || this.#weaker(e, victim, tick)) victim = e;
@@ -152,37 +150,10 @@ export class FailureLimiter {
     return a[e + TOTAL] < a[than + TOTAL] || (a[e + TOTAL] === a[than + TOTAL] && a[e + LAST] < a[than + LAST]);
   }
 
-  /** Clears the buckets of the ticks between the entry's last one and `tick`. */
-  #roll(e: number, tick: number): void {
-    const a = this.#table;
-    const last = a[e + LAST];
-    // A window or more in the future: the clock stepped back; the entry starts afresh.
-    if (last - tick >= BUCKETS) {
-      a.fill(0, e + TOTAL, e + ENTRY);
-      a[e + LAST] = tick;
-      return;
-    }
-    if (tick <= last) return;
-    if (tick - last >= BUCKETS) {
-      a.fill(0, e + TOTAL, e + ENTRY);
-    } else {
-      for (let t = last + 1; t <= tick; t++) {
-        const b = e + 6 + (t % BUCKETS);
-        a[e + TOTAL] -= a[b];
-        a[b] = 0;
-      }
-    }
-    a[e + LAST] = tick;
-  }
-
   #retryAfter(e: number, tick: number, nowMs: number): number {
-    const a = this.#table;
-    for (let age = BUCKETS - 1; age >= 0; age--) {
-      if (a[e + 6 + ((tick - age) % BUCKETS)] > 0) {
-        // That tick's failures leave the window when tick - age + BUCKETS begins.
-        return Math.max(1, Math.ceil(((tick - age + BUCKETS) * TICK_MS - nowMs) / 1000));
-      }
-    }
-    return 1;
+    const age = oldestCounted(this.#table, e + LAST, BUCKETS, tick);
+    if (age < 0) return 1;
+    // That tick's failures leave the window when tick - age + BUCKETS begins.
+    return Math.max(1, Math.ceil(((tick - age + BUCKETS) * TICK_MS - nowMs) / 1000));
   }
 }

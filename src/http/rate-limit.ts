@@ -5,15 +5,17 @@
 //
 //   slot:  [ key | lock | lastSecond | total | bucket 0 ... bucket 59 ]
 //
-// bucket (s % 60) counts the requests accepted in second s; `total` is the sum
-// of the buckets for the 60 seconds up to `lastSecond`. A hit first expires
-// the buckets of the seconds that passed since lastSecond, so the window rolls
-// second by second and costs O(1) amortised. A slot is guarded by a spin lock
+// [ lastSecond | total | buckets ] is a rolling window of 60 one-second
+// buckets (rolling-window.ts): a hit first expires the buckets of the seconds
+// that passed since lastSecond, so the window rolls second by second and
+// costs O(1) amortised. A slot is guarded by a spin lock
 // (the critical section is a few dozen instructions, never an await).
 //
 // A slot is found by open addressing on the key (an account id); a key,
 // once placed, stays. Failures per client address, which strangers choose,
 // use the bounded, evicting table of failure-limiter.ts instead.
+
+import { countInWindow, oldestCounted, rollWindow } from './rolling-window.js';
 
 const WINDOW = 60;
 /** 2023-11-14T22:13:20Z: the table's seconds count from here, in an Int32 until 2091. */
@@ -83,41 +85,17 @@ export class SharedRateLimiter {
     }
     let total: number;
     let allowed: boolean;
-    let reset: number;
+    let oldest: number;
     try {
-      const last = a[base + LAST];
+      rollWindow(a, base + LAST, WINDOW, now);
+      allowed = a[base + TOTAL] < limit;
+      if (allowed && count) countInWindow(a, base + LAST, WINDOW, now);
       total = a[base + TOTAL];
-      // A window away either way: the clock moved on, or stepped back (NTP,
-      // a restored VM), and counts made "in the future" would otherwise hold
-      // until the clock caught up with them.
-      if (now - last >= WINDOW || last - now >= WINDOW) {
-        a.fill(0, base + 4, base + SLOT_INTS);
-        a[base + LAST] = now;
-        total = 0;
-      } else {
-        for (let s = last + 1; s <= now; s++) {
-          const b = base + 4 + (s % WINDOW);
-          total -= a[b];
-          a[b] = 0;
-        }
-      }
-      if (now > last) a[base + LAST] = now;
-      allowed = total < limit;
-      if (allowed && count) {
-        a[base + 4 + (now % WINDOW)]++;
-        total++;
-      }
-      a[base + TOTAL] = total;
-      reset = WINDOW;
-      for (let age = WINDOW - 1; age >= 0; age--) {
-        if (a[base + 4 + ((now - age) % WINDOW)] > 0) {
-          reset = WINDOW - age;
-          break;
-        }
-      }
+      oldest = oldestCounted(a, base + LAST, WINDOW, now);
     } finally {
       Atomics.store(a, base + LOCK, 0);
     }
+    const reset = oldest < 0 ? WINDOW : WINDOW - oldest;
     return { allowed, limit, remaining: Math.max(0, limit - total), resetSeconds: reset };
   }
 }

@@ -36,16 +36,6 @@ export class SipHash {
     this.hashAt(bytes, 0, length);
   }
 
-  /** The message word at `at` into (#mh, #ml): a full one below `full`, else the last (#lastWord). */
-  #word(bytes: Uint8Array, at: number, full: number, end: number, length: number): void {
-    if (at < full) {
-      this.#ml = (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0;
-      this.#mh = (bytes[at + 4] | (bytes[at + 5] << 8) | (bytes[at + 6] << 16) | (bytes[at + 7] << 24)) >>> 0;
-    } else {
-      this.#lastWord(bytes, at, end - full, length);
-    }
-  }
-
   /** The last word, into (#mh, #ml): the `left` (0..7) bytes after the full words, and the length's low byte on top. */
   #lastWord(bytes: Uint8Array, at: number, left: number, length: number): void {
     let ml = 0;
@@ -69,27 +59,29 @@ export class SipHash {
     let v2l = (this.#k0l ^ 0x6e657261) >>> 0;
     let v3h = (this.#k1h ^ 0x74656462) >>> 0;
     let v3l = (this.#k1l ^ 0x79746573) >>> 0;
-
     const full = offset + length - (length % 8);
     let mh = 0;
     let ml = 0;
-    // One pass per 8-byte word (the last one partial, carrying the length):
-    // v3 ^= m, two rounds, v0 ^= m; then one more pass, the finalization:
-    // v2 ^= 0xff and four rounds.
+    // A pass per 8-byte word (the last partial, with the length): v3 ^= m, two
+    // rounds, v0 ^= m; then the finalization: v2 ^= 0xff, four rounds.
     for (let at = offset; at <= full + 8; at += 8) {
       const finish = at > full;
       if (finish) {
         v2l = (v2l ^ 0xff) >>> 0;
       } else {
-        this.#word(bytes, at, full, offset + length, length);
-        ml = this.#ml;
-        mh = this.#mh;
+        if (at < full) {
+          ml = (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0;
+          mh = (bytes[at + 4] | (bytes[at + 5] << 8) | (bytes[at + 6] << 16) | (bytes[at + 7] << 24)) >>> 0;
+        } else {
+          this.#lastWord(bytes, at, offset + length - full, length);
+          ml = this.#ml;
+          mh = this.#mh;
+        }
         v3h = (v3h ^ mh) >>> 0;
         v3l = (v3l ^ ml) >>> 0;
       }
       for (let r = 0, rounds = finish ? 4 : 2; r < rounds; r++) {
-        // One SipRound (the paper, figure 2.1), written out: the state stays in
-        // locals (docs/performance.md, "Figures behind code comments").
+        // One SipRound (paper, fig. 2.1) on locals (docs/performance.md, "Figures behind code comments").
         let lo = (v0l + v1l) >>> 0;
         v0h = (v0h + v1h + (lo < v0l ? 1 : 0)) >>> 0;
         v0l = lo;

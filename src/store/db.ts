@@ -325,6 +325,7 @@ function migrate(stores: Stores): void {
  */
 /** Ids take at most 15 digits: every such number is a safe integer (under 2^53), in both back ends' JavaScript numbers. */
 export const MAX_ID_DIGITS = 15;
+const ID_TEXT = new RegExp(`^[1-9][0-9]{0,${MAX_ID_DIGITS - 1}}$`);
 
 /**
  * An account or route id as the API, the console and the CLI take it: decimal
@@ -333,7 +334,7 @@ export const MAX_ID_DIGITS = 15;
  * refusal.
  */
 export function parseId(text: string): number {
-  return /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : 0;
+  return ID_TEXT.test(text) ? Number(text) : 0;
 }
 
 /** Next value of a named counter in `meta`; call inside a write transaction (sync or async). */

@@ -97,7 +97,7 @@ export function describe(err: unknown): string {
 
 /** Whether PostgreSQL refused the connection itself: a role or password (class 28), a database that does not exist (3D000). */
 function isRefused(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
+  const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('28') || code === '3D000');
 }
 

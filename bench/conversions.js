@@ -9,11 +9,13 @@
 //
 // Click ids are minted here with the product's ClickIds and the server's
 // own secret (read from its store once it has made it), one per simulated
-// visitor; wrk's Lua script cycles through them and varies the goal (g<round>
-// _<wrk thread>) so that no (visitor, route, goal) repeats.
-import { execFileSync } from 'node:child_process';
+// visitor, into a file wrk's Lua reads at start. Each arm has its own route
+// and token file. A conversion is new while its (visitor, goal) pair is: the
+// k-th conversion an arm sends uses token k mod n and goal k div n, and k
+// carries on across wrk runs (a state file the script rewrites when a run
+// ends), so no pair repeats and a route keeps under its 20 goals (GOAL_LIMIT).
 import { randomBytes } from 'node:crypto';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +29,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const PAIRS = Number(process.env.BENCH_PAIRS || 5);
 const SECONDS = Number(process.env.BENCH_SECONDS || 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 64);
-const TOKENS = 20_000;
+/** Click ids minted per arm: TOKENS × GOALS new conversions each (3.6 M: 30 s at 100,000/s and more). */
+const TOKENS = 200_000;
 if (!haveWrk()) throw new Error('bench:conversions needs wrk (apt-get install wrk)');
 
 const sg = await startSplitguard('sg-bench-conversions-', { SPLITGUARD_RATE_LIMIT_PER_MIN: '10000000', ...(process.env.SG_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SG_SERVER_NODE_OPTIONS } : {}) });
@@ -51,9 +54,11 @@ const once = (method, p, body) => new Promise((resolve, reject) => {
   req.on('error', reject);
   req.end(body === undefined ? undefined : JSON.stringify(body));
 });
-const route = (await call('POST', '/v1/routes', {
-  name: 'bench', variants: [{ url: 'https://example.com/a', weight: 1 }, { url: 'https://example.com/b', weight: 1 }], append_click_id: true, intercept_level: 'off',
+const newRoute = async (name) => (await call('POST', '/v1/routes', {
+  name, variants: [{ url: 'https://example.com/a', weight: 1 }, { url: 'https://example.com/b', weight: 1 }], append_click_id: true, intercept_level: 'off',
 })).json;
+const singleRoute = await newRoute('bench-single');
+const batchRoute = await newRoute('bench-batch');
 
 // The server made its secret at start; read it as the store holds it.
 const stores = openStores(sg.dataDir);
@@ -61,65 +66,97 @@ const secret = new Uint8Array(stores.meta.get('secret:click_id'));
 await stores.root.close();
 const ids = new ClickIds(secret);
 const now = Math.floor(Date.now() / 1000);
-const tokens = Array.from({ length: TOKENS }, (_, i) => {
+const mint = (routeId, count = TOKENS) => Array.from({ length: count }, (_, i) => {
   const r = randomBytes(8);
-  return ids.issue(route.id, i % 2, r.readUInt32BE(0), r.readUInt32BE(4), now);
+  return ids.issue(routeId, i % 2, r.readUInt32BE(0), r.readUInt32BE(4), now);
 });
-const probe = await call('POST', '/v1/conversions', { click_id: tokens[0], goal: 'probe' });
+const [sample] = mint(singleRoute.id, 1);
+const probe = await call('POST', '/v1/conversions', { click_id: sample, goal: 'probe' });
 if (probe.status !== 202) throw new Error(`a minted click id answered ${probe.status}: ${JSON.stringify(probe.json)}`);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-bench-conv-'));
-const script = path.join(dir, 'conversions.lua');
-// Both wrk scripts: the click ids, a thread number and the start second in every thread.
-// Each wrk run starts its Lua states afresh: the start second keeps its goals apart from earlier runs'.
-const LUA_PRELUDE = `
-local tokens = {${tokens.map((t) => `"${t}"`).join(',')}}
-local n = ${TOKENS}
-local threads = 0
-local stamp = os.time()
+/** Goals per route the arms use: under GOAL_LIMIT (20) with the probe's. */
+const GOALS = 18;
+/**
+ * A wrk script for one arm: `perRequest` conversions per request, the k-th
+ * with token k mod TOKENS and goal g<k div TOKENS>. k goes on from the state
+ * file, which done() rewrites (wrk's thread is kept in setup() to be read there).
+ */
+const armScript = (name, routeId, perRequest) => {
+  const tokenFile = path.join(dir, `${name}.tokens`);
+  const stateFile = path.join(dir, `${name}.state`);
+  writeFileSync(tokenFile, `${mint(routeId).join('\n')}\n`);
+  writeFileSync(stateFile, '0\n');
+  const script = path.join(dir, `${name}.lua`);
+  writeFileSync(script, `
+local threads = {}
 function setup(thread)
-  thread:set("tid", threads)
-  thread:set("stamp", stamp)
-  threads = threads + 1
+  -- k is counted per thread: one thread only (runWrk's default).
+  if #threads > 0 then error("one wrk thread only") end
+  table.insert(threads, thread)
 end
-local i = 0`;
-writeFileSync(script, `${LUA_PRELUDE}
+function done(summary, latency, requests)
+  local f = io.open("${stateFile}")
+  local k = f:read("*n")
+  f:close()
+  for _, t in ipairs(threads) do k = k + t:get("sent") end
+  f = io.open("${stateFile}", "w")
+  f:write(k, "\\n")
+  f:close()
+end
+local tokens = {}
+local k0 = 0
+local i = 0
+sent = 0
+function init(args)
+  for line in io.lines("${tokenFile}") do tokens[#tokens + 1] = line end
+  local f = io.open("${stateFile}")
+  k0 = f:read("*n")
+  f:close()
+end
+local function one(k)
+  return '{"click_id":"' .. tokens[(k % ${TOKENS}) + 1] .. '","goal":"g' .. math.floor(k / ${TOKENS}) .. '"}'
+end
 function request()
+  local k = k0 + i * ${perRequest}
   i = i + 1
-  local body = '{"click_id":"' .. tokens[(i % n) + 1] .. '","goal":"g' .. stamp .. '_' .. tid .. '_' .. math.floor(i / n) .. '"}'
+  sent = sent + ${perRequest}
+  local body
+  if ${perRequest} == 1 then
+    body = one(k)
+  else
+    local parts = {}
+    for j = 0, ${perRequest - 1} do parts[j + 1] = one(k + j) end
+    body = '{"conversions":[' .. table.concat(parts, ',') .. ']}'
+  end
   return wrk.format("POST", nil, {["Authorization"] = "Bearer ${sg.key}", ["Content-Type"] = "application/json"}, body)
 end
 `);
-
-// The batch form: 100 conversions per request, the same tokens, goals b<stamp>_<thread>_<round>.
+  return { script, used: () => Number(readFileSync(stateFile, 'utf8')) };
+};
 const BATCH = 100;
-const batchScript = path.join(dir, 'batch.lua');
-writeFileSync(batchScript, `${LUA_PRELUDE}
-function request()
-  local parts = {}
-  for j = 1, ${BATCH} do
-    local k = i * ${BATCH} + j
-    parts[j] = '{"click_id":"' .. tokens[(k % n) + 1] .. '","goal":"b' .. stamp .. '_' .. tid .. '_' .. math.floor(k / n) .. '"}'
-  end
-  i = i + 1
-  return wrk.format("POST", nil, {["Authorization"] = "Bearer ${sg.key}", ["Content-Type"] = "application/json"}, '{"conversions":[' .. table.concat(parts, ',') .. ']}')
-end
-`);
-
+const single = armScript('single', singleRoute.id, 1);
+const batched = armScript('batch', batchRoute.id, BATCH);
 const bare = await startPinned(0, [path.join(here, 'baselines/uws-json.js'), sg.certFile, sg.keyFile]);
 const arms = {
-  'POST /v1/conversions (new conversion each)': { proc: sg.proc, url: `https://127.0.0.1:${port}/v1/conversions`, script },
-  'POST /v1/conversions (batches of 100)': { proc: sg.proc, url: `https://127.0.0.1:${port}/v1/conversions`, script: batchScript },
-  'bare uWS TLS JSON': { proc: bare, url: `https://127.0.0.1:${bare.ports[0]}/v1/conversions`, script: luaScript('POST', { click_id: tokens[0] }) },
+  'POST /v1/conversions (new conversion each)': { proc: sg.proc, url: `https://127.0.0.1:${port}/v1/conversions`, script: single.script },
+  'POST /v1/conversions (batches of 100)': { proc: sg.proc, url: `https://127.0.0.1:${port}/v1/conversions`, script: batched.script },
+  'bare uWS TLS JSON': { proc: bare, url: `https://127.0.0.1:${bare.ports[0]}/v1/conversions`, script: luaScript('POST', { click_id: sample }) },
 };
 const { runs, stats, ratio } = runPairs(arms, { pairs: PAIRS, seconds: SECONDS, connections: CONNECTIONS });
 const name = Object.keys(arms)[0];
 const batchName = Object.keys(arms)[1];
+for (const arm of [single, batched]) {
+  if (arm.used() > TOKENS * GOALS) throw new Error(`the arms sent ${arm.used()} conversions, more than the ${TOKENS * GOALS} new ones TOKENS allows: raise TOKENS`);
+}
 
-// None lost: every 2xx wrk counted is a stored conversion (plus the probe).
-const detail = (await call('GET', `/v1/routes/${route.id}`)).json;
-const stored = detail.experiment.lifetime.goals.filter((g) => g !== 'conversion' && g !== 'probe')
-  .reduce((sum, g) => sum + detail.experiment.lifetime.variants.reduce((s, v) => s + v.conversions[g].count, 0), 0);
+// None lost: every 2xx wrk counted is a stored conversion (the probe aside).
+const storedOn = async (route) => {
+  const { experiment } = (await call('GET', `/v1/routes/${route.id}`)).json;
+  return experiment.lifetime.goals.filter((g) => g !== 'probe')
+    .reduce((sum, g) => sum + experiment.lifetime.variants.reduce((s, v) => s + v.conversions[g].count, 0), 0);
+};
+const stored = (await storedOn(singleRoute)) + (await storedOn(batchRoute));
 const sent = arms[name].requests + BATCH * arms[batchName].requests;
 const perSecond = { single: stats[name].rps.median, batched: round(stats[batchName].rps.median * BATCH) };
 const result = {

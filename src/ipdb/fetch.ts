@@ -18,7 +18,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Dispatcher } from 'undici';
-import { catalogue, FetchError } from '../errors.js';
+import { AppError, catalogue, FetchError } from '../errors.js';
 import { embeddedSource } from './embedded.js';
 
 export const DEFAULT_SOURCES = [
@@ -227,6 +227,42 @@ export async function fetchSource(
     await agent.destroy();
     await Promise.allSettled(started);
   }
+}
+
+/** A source that failed in a failover (inOrder): its name, what it threw, and how long it took. */
+export interface SourceFailure {
+  source: string;
+  error: unknown;
+  ms: number;
+}
+
+/**
+ * Failover across publishers, for the ASN data and for each feed: tries the
+ * locations in order until `attempt` resolves, and returns its answer with
+ * the source and how long it took (null when every one failed). Each
+ * failure goes to `failed` as it happens. A stop (`stop` aborted) ends the
+ * failover with `stopped`, before an attempt or in place of the failure it
+ * caused.
+ */
+export async function inOrder<T>(
+  locations: readonly string[],
+  attempt: (location: string, source: string) => Promise<T>,
+  failed: (failure: SourceFailure) => void,
+  stop?: AbortSignal,
+): Promise<{ value: T; source: string; ms: number } | null> {
+  for (const location of locations) {
+    if (stop?.aborted) throw new AppError('stopped');
+    const t0 = performance.now();
+    const source = sourceName(location);
+    try {
+      const value = await attempt(location, source);
+      return { value, source, ms: Math.round(performance.now() - t0) };
+    } catch (error) {
+      if (stop?.aborted) throw new AppError('stopped');
+      failed({ source, error, ms: Math.round(performance.now() - t0) });
+    }
+  }
+  return null;
 }
 
 /** A short name for a source in logs and status: its URLs as displayUrl shows them. */

@@ -10,14 +10,13 @@ import { moveDurably } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import type { StateStore } from '../store/state-store.js';
 import type { BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
-import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, limitsFor, sourceName, type Validators } from './fetch.js';
+import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, inOrder, limitsFor, type SourceFailure, sourceName, type Validators } from './fetch.js';
 import { META_LAST, META_NEXT, META_VALIDATORS, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
@@ -209,9 +208,10 @@ export class Refresher {
   }
 
   /**
-   * Tries the ASN data sources in order until one answers: unchanged (304),
-   * or new data that builds, passes the checks and is installed. `known`
-   * holds the validators of the last downloads and is updated in place.
+   * Tries the ASN data sources in order (inOrder) until one answers:
+   * unchanged (304: null), or new data that builds, passes the checks and is
+   * installed. `known` holds the validators of the last downloads and is
+   * updated in place.
    */
   async #refreshAsnData(
     work: string,
@@ -220,33 +220,28 @@ export class Refresher {
     build: (base: Pick<BuildTask, 'files'>, source: string, version: string) => Promise<BuildResult>,
   ): Promise<{ outcomes: SourceOutcome[]; installed: { source: string; version: string } | null }> {
     const outcomes: SourceOutcome[] = [];
-    for (const location of this.#options.sources) {
-      if (this.#stop.signal.aborted) throw new AppError('stopped');
-      const t0 = performance.now();
-      const source = sourceName(location);
-      try {
-        const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS, this.#stop.signal);
-        if (fetched.unchanged) {
-          outcomes.push({ source, outcome: 'unchanged', error: null, ms: Math.round(performance.now() - t0) });
-          return { outcomes, installed: null };
-        }
-        const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
-        const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
-        this.#check(result);
-        // Only the installed source's validators stay: another source's would
-        // let its 304 pass for "unchanged" while this source's data serves.
-        for (const url of Object.keys(known)) delete known[url];
-        for (const p of fetched.parts) known[p.url] = p.validators;
-        await this.#install(work, result, { [META_VALIDATORS]: known });
-        outcomes.push({ source, outcome: 'updated', error: null, ms: Math.round(performance.now() - t0) });
-        return { outcomes, installed: { source, version } };
-      } catch (err) {
-        const message = (err as Error).message;
-        outcomes.push({ source, outcome: 'failed', error: message, ms: Math.round(performance.now() - t0) });
-        log('warn', 'ipdb_source_failed', { source, error: message });
-      }
-    }
-    return { outcomes, installed: null };
+    const failed = ({ source, error, ms }: SourceFailure) => {
+      const message = (error as Error).message;
+      outcomes.push({ source, outcome: 'failed', error: message, ms });
+      log('warn', 'ipdb_source_failed', { source, error: message });
+    };
+    const answered = await inOrder(this.#options.sources, async (location, source) => {
+      const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS, this.#stop.signal);
+      if (fetched.unchanged) return null;
+      const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
+      const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
+      this.#check(result);
+      // Only the installed source's validators stay: another source's would
+      // let its 304 pass for "unchanged" while this source's data serves.
+      for (const url of Object.keys(known)) delete known[url];
+      for (const p of fetched.parts) known[p.url] = p.validators;
+      await this.#install(work, result, { [META_VALIDATORS]: known });
+      return { source, version };
+    }, failed, this.#stop.signal);
+    if (answered === null) return { outcomes, installed: null };
+    const { value: installed, source, ms } = answered;
+    outcomes.push({ source, outcome: installed === null ? 'unchanged' : 'updated', error: null, ms });
+    return { outcomes, installed };
   }
 
   /** Installs the candidate as current.trie and announces it; `state` is stored with the announcement. */

@@ -12,11 +12,21 @@ import { readRegularFile } from '../../regular-file.js';
 import { AppError, FetchError } from '../../errors.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
-import { displayUrl, type FetchLimits, fetchSource, sourceName } from '../fetch.js';
+import { displayUrl, type FetchLimits, fetchSource, inOrder, type SourceFailure } from '../fetch.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
 import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
+
+/** Where feeds are fetched to and installed, their state, the download limits, and the server's stop. */
+interface UpdateOptions {
+  state: StateStore;
+  dataDir: string;
+  /** A scratch directory. */
+  work: string;
+  limits: FetchLimits;
+  stop?: AbortSignal;
+}
 
 /** A new download must keep at least this share of the last good data's entries. */
 const MIN_ENTRY_FRACTION = 0.5;
@@ -50,7 +60,7 @@ export function dueFeeds(feeds: readonly FeedDefinition[], state: StateStore, no
  */
 export async function updateFeeds(
   feeds: readonly FeedDefinition[],
-  options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits; sources: (feed: FeedDefinition) => readonly string[]; stop?: AbortSignal },
+  options: UpdateOptions & { sources: (feed: FeedDefinition) => readonly string[] },
 ): Promise<FeedOutcome[]> {
   const outcomes: FeedOutcome[] = [];
   for (const feed of feeds) {
@@ -82,78 +92,97 @@ function readsBack(feed: FeedDefinition, state: FeedState, dataDir: string): boo
 async function updateFeed(
   feed: FeedDefinition,
   sources: readonly string[],
-  options: { state: StateStore; dataDir: string; work: string; limits: FetchLimits; stop?: AbortSignal },
+  options: UpdateOptions,
 ): Promise<FeedOutcome> {
   const t0 = performance.now();
   const before = feedState(options.state, feed.name);
   const good = readsBack(feed, before, options.dataDir);
   const now = new Date();
   const next = new Date(now.getTime() + feed.refreshHours * 3_600_000).toISOString();
+  const attempt: Attempt = { feed, before, good, now, next, parsing: null };
   const errors: string[] = [];
-  for (const location of sources) {
-    const source = sourceName(location);
-    const dir = path.join(options.work, `feed-${feed.name}`);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    // The URL a failing parse names in its message (its label), or null.
-    let parsing: string | null = null;
-    try {
-      const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES }, options.stop);
-      if (fetched.unchanged) {
-        await saveFeedState(options.state, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
-        return { feed: feed.name, outcome: 'unchanged', source, error: null, ms: Math.round(performance.now() - t0) };
-      }
-      let entries = 0;
-      const versions: string[] = [];
-      const digest = createHash('sha256');
-      const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
-      for (const part of fetched.parts) {
-        const bytes = readFileSync(part.file!);
-        parsing = displayUrl(part.url);
-        const parsed = parseFeed(feed.format, bytes, `${feed.name} (${parsing})`);
-        parsing = null;
-        entries += parsed.entries - parsed.malformed - parsed.special;
-        for (const r of parsed.ranges?.v4 ?? []) ranges.v4.push(r);
-        for (const r of parsed.ranges?.v6 ?? []) ranges.v6.push(r);
-        if (parsed.version) versions.push(parsed.version);
-        digest.update(bytes);
-      }
-      if (good && entries < before.entries * MIN_ENTRY_FRACTION) {
-        throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download`);
-      }
-      const files = installParts(options.dataDir, feed.name, fetched.parts.map((p) => p.file!));
-      const recent = feed.keepDays ? installRecent(options.dataDir, feed, before, ranges, now.getTime()) : null;
-      const state: FeedState = {
-        version: versions.length > 0 ? versions.join(' | ') : digest.digest('hex').slice(0, 12),
-        fetched_at: now.toISOString(),
-        entries,
-        files,
-        source,
-        recent,
-        validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
-        last_attempt_at: now.toISOString(),
-        last_outcome: 'updated',
-        last_error: null,
-        next_due_at: next,
-      };
-      await saveFeedState(options.state, feed.name, state);
-      // Only this data directory's own files go (a state copied from another directory names that one's files by absolute path).
-      const kept = new Set([...files, recent].map((f) => f && path.basename(f)));
-      for (const old of [...before.files, before.recent]) if (old !== null && !kept.has(path.basename(old))) rmSync(feedPath(options.dataDir, old), { force: true });
-      return { feed: feed.name, outcome: 'updated', source, error: null, ms: Math.round(performance.now() - t0) };
-    } catch (err) {
-      // Stopped: the feed's state stays as it was, so it is due again at the next start.
-      if (options.stop?.aborted) throw new AppError('stopped');
-      const error = (err as Error).message;
-      // A download's or a parse's error that names this source's one URL is not prefixed with it again.
-      const named = err instanceof FetchError ? err.url : parsing;
-      errors.push(named === source ? error : `${source}: ${error}`);
-      log('warn', 'feed_source_failed', { feed: feed.name, source, error });
-    }
-  }
+  const failed = ({ source, error }: SourceFailure) => {
+    const message = (error as Error).message;
+    // A download's or a parse's error that names this source's one URL is not prefixed with it again.
+    const named = error instanceof FetchError ? error.url : attempt.parsing;
+    errors.push(named === source ? message : `${source}: ${message}`);
+    log('warn', 'feed_source_failed', { feed: feed.name, source, error: message });
+  };
+  // A stop ends inOrder with `stopped`: the feed's state stays as it was, so it is due again at the next start.
+  const answered = await inOrder(sources, (location, source) => fetchFrom(location, source, attempt, options), failed, options.stop);
+  const ms = Math.round(performance.now() - t0);
+  if (answered !== null) return { feed: feed.name, outcome: answered.value, source: answered.source, error: null, ms };
   const error = errors.join('; ');
   await saveFeedState(options.state, feed.name, { ...EMPTY_STATE, ...before, last_attempt_at: now.toISOString(), last_outcome: 'failed', last_error: error, next_due_at: next });
-  return { feed: feed.name, outcome: 'failed', source: null, error, ms: Math.round(performance.now() - t0) };
+  return { feed: feed.name, outcome: 'failed', source: null, error, ms };
+}
+
+/** One feed's refresh as its sources are tried: what it had before, and the URL being parsed when a parse fails (named in the error). */
+interface Attempt {
+  feed: FeedDefinition;
+  before: FeedState;
+  /** The last good download reads back: the publisher is asked conditionally, and the new one is checked against it. */
+  good: boolean;
+  now: Date;
+  next: string;
+  parsing: string | null;
+}
+
+/** Fetches the feed from one source and installs it, or says it is unchanged; throws what went wrong. */
+async function fetchFrom(
+  location: string,
+  source: string,
+  attempt: Attempt,
+  options: UpdateOptions,
+): Promise<'updated' | 'unchanged'> {
+  const { feed, before, good, now, next } = attempt;
+  const dir = path.join(options.work, `feed-${feed.name}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  attempt.parsing = null;
+  const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES }, options.stop);
+  if (fetched.unchanged) {
+    await saveFeedState(options.state, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
+    return 'unchanged';
+  }
+  let entries = 0;
+  const versions: string[] = [];
+  const digest = createHash('sha256');
+  const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
+  for (const part of fetched.parts) {
+    const bytes = readFileSync(part.file!);
+    attempt.parsing = displayUrl(part.url);
+    const parsed = parseFeed(feed.format, bytes, `${feed.name} (${attempt.parsing})`);
+    attempt.parsing = null;
+    entries += parsed.entries - parsed.malformed - parsed.special;
+    for (const r of parsed.ranges?.v4 ?? []) ranges.v4.push(r);
+    for (const r of parsed.ranges?.v6 ?? []) ranges.v6.push(r);
+    if (parsed.version) versions.push(parsed.version);
+    digest.update(bytes);
+  }
+  if (good && entries < before.entries * MIN_ENTRY_FRACTION) {
+    throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download`);
+  }
+  const files = installParts(options.dataDir, feed.name, fetched.parts.map((p) => p.file!));
+  const recent = feed.keepDays ? installRecent(options.dataDir, feed, before, ranges, now.getTime()) : null;
+  const state: FeedState = {
+    version: versions.length > 0 ? versions.join(' | ') : digest.digest('hex').slice(0, 12),
+    fetched_at: now.toISOString(),
+    entries,
+    files,
+    source,
+    recent,
+    validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
+    last_attempt_at: now.toISOString(),
+    last_outcome: 'updated',
+    last_error: null,
+    next_due_at: next,
+  };
+  await saveFeedState(options.state, feed.name, state);
+  // Only this data directory's own files go (a state copied from another directory names that one's files by absolute path).
+  const kept = new Set([...files, recent].map((f) => f && path.basename(f)));
+  for (const old of [...before.files, before.recent]) if (old !== null && !kept.has(path.basename(old))) rmSync(feedPath(options.dataDir, old), { force: true });
+  return 'updated';
 }
 
 /**

@@ -5,7 +5,7 @@
 //
 // Record kinds live in their own named databases. The schema version sits in
 // `meta`; MIGRATIONS[n] moves a store from version n to n + 1.
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
@@ -243,14 +243,47 @@ function storageError(dir: string, err: unknown): AppError {
   return new AppError('storage_unusable', `${dir}: ${reason}`, null, { cause: err });
 }
 
+/** The store's map when the process may use any amount of address space. */
+export const MAP_SIZE = 2 ** 36; // 64 GiB
+
+/**
+ * The map to reserve: MAP_SIZE, or a quarter of the address space the
+ * process may use when that is limited (`ulimit -v`, the soft limit in
+ * /proc/self/limits), rounded down to whole MiB: a map lmdb-js cannot make at
+ * open ends the process as a failed remap does, and Node needs the rest.
+ */
+export function storeMapSize(limits = readLimits()): number {
+  const soft = /^Max address space\s+(\S+)/m.exec(limits)?.[1];
+  if (soft === undefined || !/^\d+$/.test(soft)) return MAP_SIZE;
+  const MIB = 2 ** 20;
+  return Math.min(MAP_SIZE, Math.max(MIB, Math.floor(Number(soft) / 4 / MIB) * MIB));
+}
+
+function readLimits(): string {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /**
  * How every process opens <data dir>/db (the server, the CLI, backup and
  * restore). overlappingSync is off, so that a commit is on disk, in LMDB's
  * order, before its promise resolves: lmdb-js's default answers first and can
  * lose acknowledged writes across a file-system failure (docs/reliability.md,
  * "Acknowledged writes across a file-system failure").
+ *
+ * mapSize reserves the store's memory map once, at open: address space only
+ * (no memory and no disk until pages are written). Left to itself, lmdb-js
+ * maps a new store at 128 KB and maps it again, larger, inside the write that
+ * first needs a page past the map; if that mmap fails (a file system the
+ * kernel has turned read-only refuses it with EROFS), the environment every
+ * thread shares is left with no map, and the next read on any thread ends the
+ * process with SIGSEGV (docs/reliability.md, "Under attack", row 61). A store
+ * past the map still grows the old way.
  */
-export const ENV_OPTIONS = { maxDbs: 32, compression: false, overlappingSync: false } as const;
+export const ENV_OPTIONS = { maxDbs: 32, compression: false, overlappingSync: false, mapSize: storeMapSize() } as const;
 
 /**
  * The store's named databases, by their field in Stores: each one's LMDB

@@ -65,7 +65,7 @@ describe.skipIf(skip !== null)('storage turning read-only while the server runs'
     const until = Date.now() + 2500;
     let served = 0;
     while (Date.now() < until) {
-      const thread = served % 2;
+      const thread = (served / 2) % 2; // two visits a turn, the threads in turn
       expect((await visits.visit(route.code, { thread })).location).toBe(PAGE_A);
       // A data-center visitor is still intercepted (classification works).
       expect((await visits.visit(route.code, { thread, forwardedFor: '8.8.8.8' })).location).toBe(PAGE_B);

@@ -74,6 +74,9 @@ export function displayUrl(url: string): string {
   return url.replace(/[?#].*$/s, '').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
+/** A failed download of `url`, named as displayUrl shows it: its credentials and query never reach a message, a log or the status. */
+const fetchFailed = (url: string, reason: string) => new FetchError(displayUrl(url), reason);
+
 function sourceParts(location: string): string[] {
   return location.split('|').map((s) => s.trim()).filter(Boolean);
 }
@@ -117,7 +120,7 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
   if (known?.etag) headers['If-None-Match'] = known.etag;
   if (known?.lastModified) headers['If-Modified-Since'] = known.lastModified;
   const total = new AbortController();
-  const timer = setTimeout(() => total.abort(new FetchError(displayUrl(url), `no complete answer within ${limits.totalMs} ms`)), limits.totalMs);
+  const timer = setTimeout(() => total.abort(fetchFailed(url, `no complete answer within ${limits.totalMs} ms`)), limits.totalMs);
   let bytes = -1;
   try {
     const res = await client.request(url, { dispatcher: client.dispatcher, headers, signal: stop ? AbortSignal.any([total.signal, stop]) : total.signal });
@@ -128,13 +131,13 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
     if (status !== 200) void res.body.dump();
     if (status === 304) return { url, file: null, bytes: 0, validators: known ?? validators };
     // undici hands over the 3xx that would have been one redirect too many.
-    if (REDIRECTS.has(status) && res.headers.location) throw new FetchError(displayUrl(url), 'too many redirects');
-    if (status !== 200) throw new FetchError(displayUrl(url), `HTTP ${status}`);
+    if (REDIRECTS.has(status) && res.headers.location) throw fetchFailed(url, 'too many redirects');
+    if (status !== 200) throw fetchFailed(url, `HTTP ${status}`);
     const length = header(res.headers['content-length']);
     const declared = length === undefined ? -1 : Number(length);
     if (declared > limits.maxBytes) {
       void res.body.dump();
-      throw new FetchError(displayUrl(url), `the body (${declared} bytes) is larger than the ${limits.maxBytes}-byte limit`);
+      throw fetchFailed(url, `the body (${declared} bytes) is larger than the ${limits.maxBytes}-byte limit`);
     }
     bytes = 0;
     const counted = async function* (body: AsyncIterable<Buffer>) {
@@ -146,11 +149,11 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
     // On any failure pipeline destroys the file's stream too: a failed
     // download keeps no descriptor (nor the deleted file's disk space).
     await pipeline(res.body, counted, createWriteStream(dest));
-    if (declared >= 0 && bytes !== declared) throw new FetchError(displayUrl(url), `truncated: received ${bytes} of ${declared} bytes`);
+    if (declared >= 0 && bytes !== declared) throw fetchFailed(url, `truncated: received ${bytes} of ${declared} bytes`);
     return { url, file: dest, bytes, validators };
   } catch (err) {
-    if (stop?.aborted) throw new FetchError(displayUrl(url), catalogue.stopped.message(''));
-    throw err instanceof FetchError ? err : new FetchError(displayUrl(url), reason(err, dest, limits, bytes));
+    if (stop?.aborted) throw fetchFailed(url, catalogue.stopped.message(''));
+    throw err instanceof FetchError ? err : fetchFailed(url, reason(err, dest, limits, bytes));
   } finally {
     clearTimeout(timer);
   }
@@ -162,10 +165,10 @@ async function fetchFile(url: string, dest: string, known: Validators | undefine
   try {
     st = statSync(file);
   } catch (err) {
-    throw new FetchError(displayUrl(url), (err as NodeJS.ErrnoException).code ?? 'cannot read');
+    throw fetchFailed(url, (err as NodeJS.ErrnoException).code ?? 'cannot read');
   }
   // A FIFO would block the copy (and the refresh) for good; a directory has nothing to copy.
-  if (!st.isFile()) throw new FetchError(displayUrl(url), 'not a regular file');
+  if (!st.isFile()) throw fetchFailed(url, 'not a regular file');
   const etag = `"${st.size}-${st.mtimeMs}"`;
   if (known?.etag === etag) return { url, file: null, bytes: 0, validators: known };
   await copyFile(file, dest);

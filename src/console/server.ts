@@ -102,13 +102,19 @@ class ConsoleApi {
     const { inflight } = this.#deps;
     inflight.count++;
     watchAbort(exchange);
-    this.#withSession(exchange, call, rest)
+    // The body is read from now on: uWS hands it only to a reader attached
+    // before the handler returns, and the session lookup may wait for a
+    // storage write (its periodic touch). Judged by dispatch, or dropped with
+    // the request when the session is refused.
+    const body = changes && call.method !== 'HEAD' ? readBody(exchange, call.contentLength) : undefined;
+    body?.catch(() => {});
+    this.#withSession(exchange, call, rest, body)
       .catch((err: unknown) => this.fail(exchange, err))
       .finally(() => inflight.count--);
   }
 
-  /** Answers a request that needs a live session (everything but the sign-in). */
-  async #withSession(exchange: Exchange, call: Call, rest: string): Promise<void> {
+  /** Answers a request that needs a live session (everything but the sign-in); `body` is its body being read, for a method that may carry one. */
+  async #withSession(exchange: Exchange, call: Call, rest: string, body: Promise<Buffer> | undefined): Promise<void> {
     const { storage } = this.#deps;
     const live = await this.#sessions.find(readCookie(call.cookie, COOKIE));
     const user = live ? storage.users.get(live.session.email) : undefined;
@@ -142,7 +148,7 @@ class ConsoleApi {
     const admitted = path !== call.path || call.method !== 'GET'
       ? admission(this.#deps.accountLimiter.hit(-account.id, this.#deps.config.rateLimitPerMin * CONSOLE_RATE_FACTOR, Date.now()), {})
       : undefined;
-    dispatch(this.#deps.endpointTable, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight, admitted);
+    dispatch(this.#deps.endpointTable, exchange, call, path, { account, admin: user.admin }, this.#answer, {}, this.#deps.inflight, admitted, body);
   }
 
   #login(exchange: Exchange, call: Call): void {

@@ -30,7 +30,9 @@ export interface Answer {
  * /console/api prefix from /v1 calls); `inflight` counts answers still being
  * computed, which a graceful shutdown waits for; `admitted`, when given,
  * settles once the caller's limit has let the call in (it fills `headers`
- * first) or rejects with the refusal.
+ * first) or rejects with the refusal; `body`, when given, is the request's
+ * body already being read (a way in that awaited before dispatching must
+ * have attached the reader in uWS's handler).
  */
 export function dispatch(
   table: EndpointTable,
@@ -42,6 +44,7 @@ export function dispatch(
   headers: Headers,
   inflight: { count: number },
   admitted?: Promise<void>,
+  body?: Promise<Buffer>,
 ): void {
   const settle = (work: Promise<ApiReply>) => settleLater(work, exchange, answer, headers, inflight);
   // Still being admitted (the cluster-wide rate limit asks Redis): whatever
@@ -80,12 +83,12 @@ export function dispatch(
       refuse(contentTypeError());
       return;
     }
-    const body = readBody(exchange, call.contentLength);
+    const read = body ?? readBody(exchange, call.contentLength);
     // The admission is answered first (contract §3's order), so a body
     // failing meanwhile waits; until then it must not count as unhandled.
-    if (admitted) body.catch(() => {});
+    if (admitted) read.catch(() => {});
     settle(
-      (admitted ? admitted.then(() => body) : body).then((buf) => {
+      (admitted ? admitted.then(() => read) : read).then((buf) => {
         if (buf.length === 0 && endpoint.optionalBody) req.body = undefined;
         else if (!jsonType) throw contentTypeError();
         else req.body = parseJson(buf);

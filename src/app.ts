@@ -56,7 +56,7 @@ const TLS12_CIPHERS = [
 
 export function buildApp(deps: AppDeps): TemplatedApp {
   const app = uws.SSLApp({ cert_file_name: deps.tls.certFile, key_file_name: deps.tls.keyFile, ssl_ciphers: TLS12_CIPHERS });
-  const endpoints = guardedEndpoints(app);
+  const endpoints = guardedEndpoints(app, deps.config.trustProxy.length > 0);
   registerApi(endpoints, deps);
   registerRedirect(endpoints, deps);
   registerServiceEndpoints(endpoints, deps);

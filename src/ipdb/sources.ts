@@ -11,6 +11,8 @@ import { AppError, clip } from '../errors.js';
 import { bytesToBigInt, parseIPv4, parseIPv6 } from './address.js';
 
 const MAX_MALFORMED_SHARE = 0.01;
+/** A source line longer than this is malformed, not split (the data's longest is under 300 characters). */
+const MAX_LINE = 4096;
 /** Decompressed size cap: the real data is ~35 MB; anything past this is refused (gzip bombs). */
 const MAX_SOURCE_BYTES = 512 * 1024 * 1024;
 
@@ -136,12 +138,19 @@ export function parseSources(files: SourceFile[], onProgress?: (fraction: number
       lineNo++;
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line.length === 0 || line.charCodeAt(0) === 35) continue;
-      tsv ??= line.indexOf('\t') >= 0;
-      const fields = tsv ? line.split('\t') : splitCsvLine(line);
-      // A header line: the first field is a column name, not an address.
-      if (lineNo === 1 && fields && /^[A-Za-z_]+$/.test(fields[0]) && !/^[0-9a-fA-F]+$/.test(fields[0])) continue;
+      let r: ReturnType<typeof parseLine>;
+      if (line.length > MAX_LINE) {
+        // Not split: a line of 140 million commas made String.prototype.split
+        // end the whole process (a V8 fatal error, not an exception).
+        r = { malformed: `a line of ${line.length} characters (at most ${MAX_LINE})` };
+      } else {
+        tsv ??= line.indexOf('\t') >= 0;
+        const fields = tsv ? line.split('\t') : splitCsvLine(line);
+        // A header line: the first field is a column name, not an address.
+        if (lineNo === 1 && fields && /^[A-Za-z_]+$/.test(fields[0]) && !/^[0-9a-fA-F]+$/.test(fields[0])) continue;
+        r = parseLine(fields, tsv);
+      }
       out.lines++;
-      const r = parseLine(fields, tsv);
       if (r === 'unrouted') {
         out.unrouted++;
       } else if ('malformed' in r) {

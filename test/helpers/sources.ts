@@ -18,6 +18,8 @@
 //   garbage    200 with 64 KiB of (seeded) random bytes
 //   gzipBomb   200 with ~0.6 MB of gzip that inflates to 600 MiB of zeros
 //   hang       accepts the request and never answers
+//   longLine   gzip (about 140 KB) of one line of 140,000,000 commas: split, it
+//              ended the whole process (a V8 fatal error past ~134 M elements)
 //
 // A refused connection needs no server: closedPortLocation() gives URLs on a
 // port nothing listens on. Every request is logged with its conditional
@@ -30,7 +32,7 @@ import { gzipSync } from 'node:zlib';
 import { ROOT } from './ipdb-cache.js';
 import { freePort } from './ports.js';
 
-type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang';
+type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang' | 'longLine';
 
 export const FILES = ['asn-ipv4.csv', 'asn-ipv6.csv'] as const;
 
@@ -80,6 +82,12 @@ let bomb: Buffer | null = null;
 function gzipBomb(): Buffer {
   bomb ??= Buffer.concat(Array(600).fill(gzipSync(Buffer.alloc(1 << 20), { level: 9 })));
   return bomb;
+}
+
+let longLine: Buffer | null = null;
+function commaLine(): Buffer {
+  longLine ??= gzipSync(Buffer.alloc(140_000_000, ','), { level: 9 });
+  return longLine;
 }
 
 /** 64 KiB of seeded pseudo-random bytes (xorshift32): the same garbage every run. */
@@ -150,6 +158,8 @@ export async function startSourceServer(): Promise<SourceServer> {
         return send(200, garbage(), { 'Content-Type': 'text/csv' });
       case 'gzipBomb':
         return send(200, gzipBomb(), { 'Content-Type': 'application/gzip' });
+      case 'longLine':
+        return send(200, commaLine(), { 'Content-Type': 'application/gzip' });
       case 'hang':
         return; // the socket stays open and silent until close()
       default:

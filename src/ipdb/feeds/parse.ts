@@ -19,7 +19,7 @@
 //   asn-lines      one ASN a line, `AS123` or `123` first, anything after it ignored
 //   asn-csv        a CSV whose first column is an ASN; a header line is skipped
 //
-// Every entry is checked; a file is refused when it yields nothing, or when
+// Lines end with LF, CR LF or a lone CR. Every entry is checked; a file is refused when it yields nothing, or when
 // more than MAX_MALFORMED_SHARE of its entries are malformed (a page of HTML
 // served in place of the list, a format change upstream). Malformed entries
 // of an accepted file are skipped and counted. Host bits set in a CIDR are
@@ -45,7 +45,20 @@ const MAX_MALFORMED_SHARE = 0.01;
  * inflated to 500 MiB of addresses took it past 4 GB and ended the process.
  */
 export const FEED_MAX_BYTES = 64 * 1024 * 1024;
-const FEED_MAX_ENTRIES = 1_000_000;
+export const FEED_MAX_ENTRIES = 1_000_000;
+/** A line of a text feed longer than this is malformed, read no further (no publisher's line is a tenth of it). */
+const MAX_LINE = 1024;
+/** A feed's version (syncToken, creationTime, ...) longer than this refuses the file: publishers' are at most a few dozen characters, and it is shown to every tenant. */
+const MAX_VERSION = 100;
+/**
+ * What a JSON feed may hold, checked before JSON.parse builds it: 64 MiB of
+ * `[[[...` or `{},{},...` inflates to gigabytes of heap on the refresh's
+ * thread. Publishers' documents nest at most 4 deep and hold a few hundred
+ * thousand values (AWS about 40,000, an Onionoo document of exits about
+ * 200,000).
+ */
+const JSON_MAX_DEPTH = 16;
+const JSON_MAX_VALUES = 4 * FEED_MAX_ENTRIES;
 
 export interface ParsedFeed {
   /** Range feeds: inclusive ranges per family, as found (overlaps are the builder's to resolve). */
@@ -128,22 +141,24 @@ class Collector {
     if (++this.entries > FEED_MAX_ENTRIES) throw new AppError('feed_invalid', `${this.#name} holds more than ${FEED_MAX_ENTRIES} entries`);
   }
 
-  bad(what: string): void {
+  /** Counts a malformed entry; `what` is quoted in the examples (a JSON value as JSON, cut short). */
+  bad(what: unknown): void {
     this.malformed++;
-    if (this.examples.length < 5) this.examples.push(clip(what, 80));
+    if (this.examples.length < 5) this.examples.push(clip(typeof what === 'string' ? what : (JSON.stringify(what) ?? String(what)), 80));
   }
 
-  range(text: unknown): void {
+  /** A range entry; `from`, when `text` is not a string, is the JSON entry it was read from, quoted in the examples. */
+  range(text: unknown, from?: unknown): void {
     this.entry();
     // Some publishers' prefixes carry a zero-width space (Bing's bingbot.json).
     const r = typeof text === 'string' ? cidrRange(text.replace(/[\u200b\ufeff]/g, '').trim()) : null;
-    if (r === null || r.prefix < WIDEST[r.family] || (r.hostBits && r.prefix < WIDEST_WITH_HOST_BITS[r.family])) this.bad(String(text));
+    if (r === null || r.prefix < WIDEST[r.family] || (r.hostBits && r.prefix < WIDEST_WITH_HOST_BITS[r.family])) this.bad(typeof text === 'string' ? text : (from ?? text));
     else if (isSpecial(r.family, r.start, r.end)) this.special++;
     else (r.family === 4 ? this.v4 : this.v6).push([r.start, r.end]);
   }
 
   /** An entry that is malformed as a whole (not an address at all). */
-  reject(what: string): void {
+  reject(what: unknown): void {
     this.entry();
     this.bad(what);
   }
@@ -167,7 +182,36 @@ class Collector {
   }
 }
 
+/**
+ * Refuses JSON that nests deeper than JSON_MAX_DEPTH or holds more than
+ * JSON_MAX_VALUES values (counted by their separators), in one pass over the
+ * text that stops at the first excess.
+ */
+function checkJsonSize(name: string, text: string): void {
+  let depth = 0;
+  let values = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // A string: skip to its closing quote (a backslash escapes the next character).
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > JSON_MAX_DEPTH) throw new AppError('feed_invalid', `${name} nests JSON deeper than ${JSON_MAX_DEPTH} levels: not a publisher's list`);
+      values++;
+    } else if (c === 125 || c === 93) {
+      depth--;
+    } else if (c === 44 || c === 58) {
+      if (++values > JSON_MAX_VALUES) throw new AppError('feed_invalid', `${name} holds more than ${JSON_MAX_VALUES} JSON values: not a publisher's list`);
+    }
+  }
+}
+
 function json(name: string, text: string): Record<string, unknown> {
+  checkJsonSize(name, text);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -181,6 +225,12 @@ function json(name: string, text: string): Record<string, unknown> {
 const array = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const field = (v: unknown, key: string): unknown => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined);
 const text = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
+/** The publisher's version from `key` of `o`, or null; refused when longer than MAX_VERSION. */
+function version(name: string, o: Record<string, unknown>, key: string): string | null {
+  const v = text(o[key]);
+  if (v !== null && v.length > MAX_VERSION) throw new AppError('feed_invalid', `${name}: its version ("${key}") is ${v.length} characters long, at most ${MAX_VERSION}`);
+  return v;
+}
 
 // An Onionoo OR address: IPv4 or bracketed IPv6, then a port (or a port
 // list, which the protocol allows).
@@ -196,36 +246,52 @@ function onionooRelays(c: Collector, relays: unknown[]): void {
   };
   for (const relay of relays) {
     if (typeof relay !== 'object' || relay === null || Array.isArray(relay)) {
-      c.reject(JSON.stringify(relay) ?? String(relay));
+      c.reject(relay);
       continue;
     }
     const { flags, running, or_addresses: or = [], exit_addresses: exits = [] } = relay as Record<string, unknown>;
     if ((flags !== undefined && !Array.isArray(flags)) || !Array.isArray(or) || !Array.isArray(exits)) {
-      c.reject(JSON.stringify(relay));
+      c.reject(relay);
       continue;
     }
     if ((Array.isArray(flags) && !flags.includes('Exit')) || running === false) continue;
-    if (or.length + exits.length === 0) c.reject(JSON.stringify(relay));
+    if (or.length + exits.length === 0) c.reject(relay);
     for (const a of or) {
       const m = typeof a === 'string' ? OR_ADDRESS.exec(a) : null;
       if (m) once((m[1] ?? m[2]).toLowerCase());
-      else c.reject(String(a));
+      else c.reject(a);
     }
     for (const a of exits) {
       if (typeof a === 'string') once(a.toLowerCase());
-      else c.reject(String(a));
+      else c.reject(a);
     }
   }
 }
 
-/** The lines with their comments and blank lines left out, trimmed. */
-function lines(body: string): string[] {
-  return body.split('\n').map((raw) => raw.replace(/#.*/, '').trim()).filter((line) => line !== '');
-}
-
-/** Each line's first field. */
-function firstFields(body: string, separator: RegExp): string[] {
-  return lines(body).map((line) => line.split(separator, 1)[0].trim());
+/**
+ * Calls `each` with every line of `body` (ended by LF, CR LF or a lone CR)
+ * that is not blank, trimmed, its comment (`#` on) cut when `comments` and
+ * handed over apart; a
+ * line longer than MAX_LINE is counted malformed in `c` instead, unread.
+ */
+function forEachLine(body: string, c: Collector, each: (line: string, comment: string) => void, comments = true): void {
+  for (let start = 0; start < body.length; ) {
+    let end = start;
+    while (end < body.length) {
+      const ch = body.charCodeAt(end);
+      if (ch === 10 || ch === 13) break;
+      end++;
+    }
+    if (end - start > MAX_LINE) {
+      c.reject(`a line of ${end - start} characters: ${body.slice(start, start + 40)}`);
+    } else {
+      const raw = body.slice(start, end);
+      const hash = comments ? raw.indexOf('#') : -1;
+      const line = (hash < 0 ? raw : raw.slice(0, hash)).trim();
+      if (line !== '') each(line, hash < 0 ? '' : raw.slice(hash + 1).trim());
+    }
+    start = end + (body.charCodeAt(end) === 13 && body.charCodeAt(end + 1) === 10 ? 2 : 1);
+  }
 }
 
 /**
@@ -239,30 +305,30 @@ const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => 
     for (const key of ['prefixes', 'ipv6_prefixes']) {
       if (!Array.isArray(o[key])) throw new AppError('feed_invalid', `${name} has no "${key}" array: not AWS's ip-ranges.json`);
     }
-    for (const p of array(o.prefixes)) c.range(field(p, 'ip_prefix'));
-    for (const p of array(o.ipv6_prefixes)) c.range(field(p, 'ipv6_prefix'));
-    return text(o.syncToken);
+    for (const p of array(o.prefixes)) c.range(field(p, 'ip_prefix'), p);
+    for (const p of array(o.ipv6_prefixes)) c.range(field(p, 'ipv6_prefix'), p);
+    return version(name, o, 'syncToken');
   },
   'google-json': (body, name, c) => {
     const o = json(name, body);
     for (const p of array(o.prefixes)) {
       const v4 = field(p, 'ipv4Prefix');
       const v6 = field(p, 'ipv6Prefix');
-      if (v4 !== undefined || v6 === undefined) c.range(v4);
-      if (v6 !== undefined) c.range(v6);
+      if (v4 !== undefined || v6 === undefined) c.range(v4, p);
+      if (v6 !== undefined) c.range(v6, p);
     }
-    return text(o.syncToken) ?? text(o.creationTime);
+    return version(name, o, 'syncToken') ?? version(name, o, 'creationTime');
   },
   'oracle-json': (body, name, c) => {
     const o = json(name, body);
-    for (const region of array(o.regions)) for (const cidr of array(field(region, 'cidrs'))) c.range(field(cidr, 'cidr'));
-    return text(o.last_updated_timestamp);
+    for (const region of array(o.regions)) for (const cidr of array(field(region, 'cidrs'))) c.range(field(cidr, 'cidr'), cidr);
+    return version(name, o, 'last_updated_timestamp');
   },
   'azure-json': (body, name, c) => {
     const o = json(name, body);
     const all = array(o.values).find((v) => field(v, 'name') === 'AzureCloud');
     for (const p of array(field(field(all, 'properties'), 'addressPrefixes'))) c.range(p);
-    return text(o.changeNumber);
+    return version(name, o, 'changeNumber');
   },
   'ipverse-json': (body, name, c) => {
     const services = field(json(name, body), 'services');
@@ -270,7 +336,7 @@ const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => 
     for (const service of Object.values(typeof services === 'object' && services !== null ? services : {})) {
       if (field(service, 'ip_list_authoritative') !== true) continue;
       for (const p of [...array(field(service, 'ipv4')), ...array(field(service, 'ipv6'))]) c.range(p);
-      const changed = text(field(service, 'last_changed_at')) ?? '';
+      const changed = typeof service === 'object' && service !== null ? (version(name, service as Record<string, unknown>, 'last_changed_at') ?? '') : '';
       if (changed > latest) latest = changed;
     }
     return latest || null;
@@ -279,10 +345,10 @@ const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => 
     const o = json(name, body);
     if (!Array.isArray(o.relays)) throw new AppError('feed_invalid', `${name} has no "relays" array: not an Onionoo details document`);
     onionooRelays(c, o.relays);
-    return text(o.relays_published);
+    return version(name, o, 'relays_published');
   },
   'cidr-lines': (body, _name, c) => {
-    for (const line of lines(body)) {
+    forEachLine(body, c, (line) => {
       const [first, next] = line.split(/[\s,;]+/, 2);
       // A range written another way ("1.1.1.0 - 1.1.1.255", "1.1.1.0 /24",
       // "1.1.1.0<tab>24"): the first field alone would be one address.
@@ -291,31 +357,31 @@ const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => 
       } else {
         c.range(first);
       }
-    }
+    });
     return null;
   },
   'geofeed-csv': (body, _name, c) => {
-    for (const f of firstFields(body, /,/)) c.range(f);
+    forEachLine(body, c, (line) => c.range(line.split(',', 1)[0].trim()));
     return null;
   },
   'asn-lines': (body, _name, c) => {
     // X4BNet: `AS16509 # Amazon`; the comment is the ASN's name.
-    for (const raw of body.split('\n')) {
-      const [entry, ...comment] = raw.split('#');
-      const first = entry.trim().split(/[\s,;]/, 1)[0];
-      if (first) c.asn(first, comment.join('#').trim());
-    }
+    forEachLine(body, c, (line, comment) => c.asn(line.split(/[\s,;]/, 1)[0], comment));
     return null;
   },
   'asn-csv': (body, _name, c) => {
     // `ASN,Name` with a header line; a name may be quoted, after a stray space.
-    const rows = body.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-    if (rows.length > 0 && !/^"?(AS)?[0-9]/i.test(rows[0])) rows.shift();
-    for (const row of rows) {
+    // A `#` starts a comment only at the start of a row (a name may hold one).
+    let first = true;
+    forEachLine(body, c, (row) => {
+      if (row.startsWith('#')) return;
+      const header = first && !/^"?(AS)?[0-9]/i.test(row);
+      first = false;
+      if (header) return;
       const comma = row.indexOf(',');
-      const first = (comma < 0 ? row : row.slice(0, comma)).trim().replace(/^"|"$/g, '');
-      c.asn(first, comma < 0 ? '' : row.slice(comma + 1).trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
-    }
+      const asn = (comma < 0 ? row : row.slice(0, comma)).trim().replace(/^"|"$/g, '');
+      c.asn(asn, comma < 0 ? '' : row.slice(comma + 1).trim().replace(/^"|"$/g, '').replace(/""/g, '"'));
+    }, false);
     return null;
   },
 };
@@ -323,7 +389,13 @@ const READERS: Record<FeedFormat, (body: string, name: string, c: Collector) => 
 /** Parses one feed file; throws AppError feed_invalid when it is unusable. `name` names it in messages. */
 export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): ParsedFeed {
   const c = new Collector(name);
-  const version = READERS[format](decodeSource(name, data, FEED_MAX_BYTES), name, c);
+  let version: string | null;
+  try {
+    version = READERS[format](decodeSource(name, data, FEED_MAX_BYTES), name, c);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError('feed_invalid', `${name} could not be read as ${format}: ${(err as Error).message}`);
+  }
   if (c.malformed > c.entries * MAX_MALFORMED_SHARE) {
     throw new AppError('feed_invalid', `${name}: ${c.malformed} of ${c.entries} entries are malformed (e.g. "${c.examples[0]}")`);
   }

@@ -64,9 +64,11 @@ function feedInput(f: FeedFile): FeedInput {
   const asns: number[] = [];
   const read = (file: string, format: FeedFormat) => {
     const parsed = parseFeed(format, readRegularFile(file), `${f.name} (${path.basename(file)})`);
-    ranges.v4.push(...(parsed.ranges?.v4 ?? []));
-    ranges.v6.push(...(parsed.ranges?.v6 ?? []));
-    asns.push(...(parsed.asns ?? []));
+    // One by one: spread into push()'s arguments, a list of some 100,000
+    // entries or more overflows the stack (a feed may hold FEED_MAX_ENTRIES).
+    for (const r of parsed.ranges?.v4 ?? []) ranges.v4.push(r);
+    for (const r of parsed.ranges?.v6 ?? []) ranges.v6.push(r);
+    for (const a of parsed.asns ?? []) asns.push(a);
   };
   for (const file of f.files) read(file, f.format);
   if (f.recent !== undefined) read(f.recent, 'cidr-lines');

@@ -12,7 +12,7 @@
 import { DAY_MS } from '../../days.js';
 import { log } from '../../log.js';
 import { readRegularFile } from '../../regular-file.js';
-import { cidrRange, type FeedFormat, parseFeed } from './parse.js';
+import { cidrRange, FEED_MAX_ENTRIES, type FeedFormat, parseFeed } from './parse.js';
 
 /** Data a feed held before a download: its files, and when they were last known to be current. */
 export interface PreviousData {
@@ -59,7 +59,10 @@ function readRecent(file: string, into: Kept): void {
 /**
  * The recent file's text after a download of `current` at `now`: the
  * previous data's addresses (and its recent ones) that `current` lacks,
- * seen within `keepDays`, newest first. `entries` is their count.
+ * seen within `keepDays`, newest first, at most FEED_MAX_ENTRIES of them (the
+ * oldest are dropped first: the file is read as a feed, and a publisher that
+ * rotates its whole list every hour would otherwise grow it without bound).
+ * `entries` is their count.
  */
 export function recentAfter(previous: PreviousData, current: Ranges, now: number, keepDays: number, feedName: string): { text: string; entries: number } {
   const kept: Kept = new Map();
@@ -87,6 +90,7 @@ export function recentAfter(previous: PreviousData, current: Ranges, now: number
     .filter(([key, { seen }]) => seen >= oldest && !(key.startsWith('4:') ? now4 : now6).has(key))
     .map(([, v]) => v)
     .sort((a, b) => b.seen - a.seen || (a.cidr < b.cidr ? -1 : 1))
+    .slice(0, FEED_MAX_ENTRIES)
     .map((v) => `${v.cidr} ${new Date(v.seen).toISOString()}`);
   const header = `# ${feedName}: addresses of the last ${keepDays} days no longer in the newest download, each with when it was last seen (src/ipdb/feeds/recent.ts)\n`;
   return { text: header + lines.map((l) => `${l}\n`).join(''), entries: lines.length };

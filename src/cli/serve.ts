@@ -1,4 +1,4 @@
-// splitguard serve: runs the server until SIGTERM or SIGINT, then drains it.
+// splitguard serve: runs the server until SIGTERM, SIGINT or SIGHUP, then drains it.
 import type { Config } from '../config.js';
 import { log } from '../log.js';
 import type { RunningServer } from '../main.js';
@@ -7,6 +7,8 @@ import { ServerThreads } from '../serve/threads.js';
 import type { Io } from './io.js';
 import { parseCommand } from './io.js';
 
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
 export async function serveCommand(io: Io, args: string[], config: Config): Promise<number> {
   parseCommand('serve', args, {}, false);
   // The handlers are in place before the server starts: a signal that comes
@@ -14,19 +16,21 @@ export async function serveCommand(io: Io, args: string[], config: Config): Prom
   // server, not end the process by the signal's default action. A signal
   // during the start stops the server once it is up; a second signal ends
   // the process at once (the handlers are removed after the first).
+  // SIGHUP is a stop too: a server started from a terminal or an ssh session
+  // gets it when the session closes, and supervisors and log rotation send
+  // it; its default action would end the process without the drain, losing
+  // the clicks counted since the last flush.
   let server: RunningServer | null = null;
   let signalled = false;
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
   const onSignal = (signal: string) => {
     log('info', 'signal', { signal });
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
     signalled = true;
     if (server) void server.stop().then(stopped);
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   try {
     // Before anything else opens descriptors: the open-file limit raised, or
     // the start refused with what to do (too few descriptors would fail it
@@ -38,8 +42,7 @@ export async function serveCommand(io: Io, args: string[], config: Config): Prom
     const { serve } = await import('../main.js');
     server = await serve(config, { announce: (text) => io.err(text), threads, fileLimit });
   } catch (err) {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
     throw err;
   }
   if (signalled) void server.stop().then(stopped);

@@ -17,7 +17,7 @@
 // (store-check.ts), so a damaged or foreign file is refused with a message
 // instead of being installed.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { moveDurably, syncPath } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,8 +65,56 @@ function storeUsers(dbDir: string): number[] {
   }
 }
 
+/**
+ * Why a file-system call failed: Node's errno code and the system's words
+ * for it ("ENOSPC: no space left on device", without the call and paths Node
+ * appends after a comma); LMDB's errors (a numeric code) by their message.
+ */
 function errno(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  const { code, message } = err as { code?: unknown; message: string };
+  if (typeof code !== 'string') return message;
+  const words = new RegExp(`^${code}: ([^,]+)`).exec(message)?.[1];
+  return words === undefined ? code : `${code}: ${words}`;
+}
+
+/** Runs one step of a restore; its failure names the step and the cause. */
+function step<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw fail(`restore: ${what} failed (${errno(err)})`);
+  }
+}
+
+/**
+ * Puts the restored store (staging) in the place of the current one (moved
+ * aside to `previous`, when there is one). A failed step puts the current
+ * store back where it was when nothing else is there yet, so that a failed
+ * restore never leaves the data directory without its store (the next start
+ * would make a new, empty one); the message says where everything is.
+ */
+function swapIn(staging: string, dbDir: string, previous: string | null): void {
+  let what = `moving the current store ${dbDir} aside to ${previous}`;
+  try {
+    if (previous !== null) moveDurably(dbDir, previous);
+    what = `moving the restored store into ${dbDir}`;
+    moveDurably(staging, dbDir);
+  } catch (err) {
+    let where = '';
+    if (previous !== null && existsSync(previous)) {
+      if (existsSync(dbDir)) {
+        // Renamed, then the directory's fsync failed: the restore is in place, maybe not on disk yet.
+        where = `; the restored store is in ${dbDir}, the previous one in ${previous}`;
+      } else {
+        try {
+          renameSync(previous, dbDir);
+        } catch (back) {
+          where = `; the previous store is in ${previous} (moving it back failed: ${errno(back)}), move it to ${dbDir}`;
+        }
+      }
+    }
+    throw fail(`restore: ${what} failed (${errno(err)})${where}`);
+  }
 }
 
 export async function backupCommand(io: Io, args: string[]): Promise<number> {
@@ -130,10 +178,17 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
   if (problem !== null) throw fail(`restore: ${from} is not a valid splitguard backup: ${problem}`);
 
   const dbDir = path.join(io.dataDir, 'db');
+  // Every step that writes is one `step`: a full or read-only file system
+  // is a message naming the step and the cause, and the current store stays
+  // as it was (it is only renamed, and only once the copy is complete). A
+  // data directory that cannot be written is refused before the store is
+  // opened (LMDB would fail setting up its locks, a less clear message).
+  step(`creating the data directory ${io.dataDir}`, () => mkdirSync(io.dataDir, { recursive: true }));
+  step(`writing in the data directory ${io.dataDir}`, () => accessSync(io.dataDir, constants.W_OK));
   // A damaged store cannot be opened to read its reader table (lmdb-js would
   // crash on it: store/lmdb-file.ts); it is replaced all the same, and kept.
   if (existsSync(path.join(dbDir, 'data.mdb')) && storeProblem(dbDir) === null) {
-    const pids = storeUsers(dbDir);
+    const pids = step(`opening the store in ${dbDir} to see who uses it`, () => storeUsers(dbDir));
     if (pids.length > 0) {
       throw fail(
         `restore: the store in ${dbDir} is in use by process ${pids.join(', ')} ` +
@@ -142,26 +197,29 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
     }
   }
 
-  mkdirSync(io.dataDir, { recursive: true });
   const staging = path.join(io.dataDir, `db.restore-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
+  step(`removing the leftover ${staging}`, () => rmSync(staging, { recursive: true, force: true }));
   try {
-    mkdirSync(staging);
-    copyFileSync(from, path.join(staging, 'data.mdb'));
-    syncPath(path.join(staging, 'data.mdb'));
+    step(`creating ${staging}`, () => mkdirSync(staging));
+    step(`copying the backup into ${staging}`, () => {
+      copyFileSync(from, path.join(staging, 'data.mdb'));
+      syncPath(path.join(staging, 'data.mdb'));
+    });
     const summary = checkCopy(staging, `restore: ${from}`);
     // The check's lock file describes readers that are gone; LMDB makes a new one.
-    rmSync(path.join(staging, 'lock.mdb'), { force: true });
+    step(`removing the check's lock file from ${staging}`, () => rmSync(path.join(staging, 'lock.mdb'), { force: true }));
 
-    let previous: string | null = null;
-    if (existsSync(dbDir)) {
-      previous = path.join(io.dataDir, `db.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-      moveDurably(dbDir, previous);
-    }
-    moveDurably(staging, dbDir);
+    const previous = existsSync(dbDir) ? path.join(io.dataDir, `db.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`) : null;
+    swapIn(staging, dbDir, previous);
     io.out(JSON.stringify({ restored_from: from, db: dbDir, previous, ...summary }));
     return 0;
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    // After a failure only: the staging copy is gone once swapped in. A
+    // removal that fails too must not hide the failure being reported.
+    try {
+      rmSync(staging, { recursive: true, force: true });
+    } catch {
+      // left for the next restore, which removes it first
+    }
   }
 }

@@ -99,6 +99,9 @@ const base = {
   stopped: { status: 500, message: fixed('stopped: the server is shutting down') },
   // A path an operator gave holds a FIFO, a device or an unreadable entry (regular-file.ts).
   not_a_regular_file: { status: 500, message: (d: string) => `${d} is not a regular file` },
+  // A file (or a FIFO, a device) where the data directory keeps a directory
+  // (ipdb/, tls/): the operator's to move away; the detail is its path.
+  not_a_directory: { status: 500, message: (d: string) => `${d} is not a directory; the data directory needs a directory there (move it away and start again)` },
 
   // Writing a database file (ipdb build --out, a refresh's install) failed.
   ipdb_write_failed: { status: 500, message: fixed('the database file could not be written') },

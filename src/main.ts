@@ -15,7 +15,7 @@ import { DatabaseSwapper } from './serve/database-swapper.js';
 import type { FileLimit } from './serve/file-limit.js';
 import { RefreshScheduler } from './serve/refresh-scheduler.js';
 import { allocateSharedMemory, type SharedMemory } from './serve/shared-memory.js';
-import { assertPortFree, bootstrapOnce, prepareDatabaseFile, prepareTls } from './serve/startup.js';
+import { assertPortFree, bootstrapOnce, checkTlsFiles, prepareDatabaseFile, prepareTls } from './serve/startup.js';
 import { ServerThreads } from './serve/threads.js';
 import type { WorkerInput } from './server.worker.js';
 import { prepareDataDir } from './store/db.js';
@@ -78,9 +78,11 @@ interface PreparedNode {
  * (cluster mode), the data directory, the connection limits, the port (the
  * start ends here when it is taken), the server threads (unless the caller
  * spawned them already), what an interrupted refresh or write left behind,
- * current.trie, and the memory shared with the threads. Nothing it makes
- * needs releasing on failure: the port probe closes its socket, and spawned
- * threads do not keep the process alive until they are started.
+ * the places of the TLS pair (refused here, before anything is built and
+ * before the storage's first-start work), current.trie, and the memory
+ * shared with the threads. Nothing it makes needs releasing on failure: the
+ * port probe closes its socket, and spawned threads do not keep the process
+ * alive until they are started.
  */
 async function prepareNode(config: Config, options: { fileLimit: FileLimit | null; threads?: ServerThreads }): Promise<PreparedNode> {
   if (config.databaseUrl !== null) setLogNode(config.nodeName);
@@ -90,6 +92,7 @@ async function prepareNode(config: Config, options: { fileLimit: FileLimit | nul
   const threads = options.threads ?? new ServerThreads().spawn(config.threads);
   cleanRefreshLeftovers(config.dataDir);
   removeDeadWrites(['', 'ipdb', path.join('ipdb', 'feeds'), 'tls'].map((d) => path.join(config.dataDir, d)));
+  checkTlsFiles(config);
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
   return { guardLimits, threads, currentFile, shared, metrics: new Metrics(shared.metrics, config.threads) };

@@ -27,6 +27,17 @@ export function notARegularFile(file: string): boolean {
   return found === 'directory' || found === 'other';
 }
 
+/**
+ * Whether something other than a directory stands at `dir` (false when
+ * nothing does). Below such an entry every path fails with ENOTDIR, which
+ * notARegularFile takes for "something there": the refusal must name `dir`,
+ * not a file below it that does not exist.
+ */
+export function notADirectory(dir: string): boolean {
+  const found = standing(dir);
+  return found === 'file' || found === 'other';
+}
+
 /** Whether `file` is a regular file (false when it is missing or anything else). */
 export function isRegularFile(file: string): boolean {
   return standing(file) === 'file';

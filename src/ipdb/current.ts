@@ -2,8 +2,8 @@
 // only ever replaced by rename (files.ts), never written in place, because a
 // mapped file that shrinks under a reader faults.
 import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
-import { IpdbError } from '../errors.js';
-import { notARegularFile } from '../regular-file.js';
+import { AppError, IpdbError } from '../errors.js';
+import { notADirectory, notARegularFile } from '../regular-file.js';
 import { binding } from './native.js';
 import { FEEDS, type FeedDefinition } from './feeds/registry.js';
 import { feedFiles } from './feeds/state.js';
@@ -48,6 +48,7 @@ export function ensureCurrentDatabase(
   feeds: readonly FeedDefinition[] = FEEDS,
 ): { file: string; built: FileBuildReport | null; replacedVersion: number | null } {
   const file = currentDatabasePath(dataDir);
+  if (notADirectory(path.dirname(file))) throw new AppError('not_a_directory', path.dirname(file));
   const exists = existsSync(file);
   // A directory, FIFO or device in its place is the operator's to move away:
   // reading a FIFO would wait for a writer forever, and replacing a

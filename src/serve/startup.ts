@@ -1,5 +1,5 @@
-// The steps of a start before any thread runs: the port, the database file,
-// the first-start secrets and the TLS files.
+// The steps of a start before any thread runs: the port, the TLS files'
+// places, the database file, the first-start secrets and the TLS files.
 import net from 'node:net';
 import path from 'node:path';
 import { bootstrap } from '../bootstrap.js';
@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { ensureCurrentDatabase } from '../ipdb/current.js';
 import { log } from '../log.js';
 import type { Storage } from '../store/storage.js';
-import { ensureTls } from '../tls/self-signed.js';
+import { checkTlsPlace, ensureTls } from '../tls/self-signed.js';
 
 /**
  * The threads listen with SO_REUSEPORT so that they can share the port, which
@@ -57,6 +57,11 @@ export async function bootstrapOnce(storage: Storage, dataDir: string, announce?
         ? `(shown once; also in ${file}, mode 0600)`
         : `(shown once and only here: ${file} could not be written: ${fileError})`),
   );
+}
+
+/** What stands in the way of the data directory's TLS pair, refused before the first-start work (tls/self-signed.ts). */
+export function checkTlsFiles(config: Config): void {
+  checkTlsPlace(config.dataDir, { cert: config.tlsCert, key: config.tlsKey });
 }
 
 /** The TLS certificate and key: the configured ones, else a self-signed pair made once. */

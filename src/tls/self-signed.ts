@@ -15,7 +15,7 @@ import { DAY_MS } from '../days.js';
 import { writeFileDurably } from '../durable-file.js';
 import { AppError } from '../errors.js';
 import { parseIp } from '../ipdb/address.js';
-import { notARegularFile } from '../regular-file.js';
+import { notADirectory, notARegularFile } from '../regular-file.js';
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2'; // RFC 5758: parameters absent
 const COMMON_NAME = '2.5.4.3';
@@ -99,6 +99,26 @@ function servedHosts(urls: string[]): string[] {
 }
 
 /**
+ * Refuses what stands in the way of the data directory's pair, without
+ * reading or writing anything: a start checks this before its first-start
+ * work (the secrets, the store), as the configuration checks a configured
+ * pair, so that a refused start has not bootstrapped the data directory.
+ * Nothing to check when a pair is configured.
+ */
+export function checkTlsPlace(dataDir: string, configured: { cert: string | null; key: string | null }): void {
+  if (configured.cert && configured.key) return;
+  const dir = path.join(dataDir, 'tls');
+  // A file there: every path below it fails with ENOTDIR, and nothing can be written there.
+  if (notADirectory(dir)) throw new AppError('not_a_directory', dir);
+  // Reading a FIFO would wait forever, and a directory cannot be replaced by a new pair.
+  for (const file of [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')]) {
+    if (notARegularFile(file)) {
+      throw new AppError('tls_unusable', `${file} is not a regular file (a directory, FIFO or device); move it away and a new self-signed pair is made`);
+    }
+  }
+}
+
+/**
  * The certificate and key files to serve: the configured ones, or a
  * self-signed pair generated into <data dir>/tls on first start and reused.
  */
@@ -109,15 +129,10 @@ export function ensureTls(
 ): { certFile: string; keyFile: string; generated: boolean } {
   // A configured pair was checked with the configuration (config.ts checkTlsPair).
   if (configured.cert && configured.key) return { certFile: configured.cert, keyFile: configured.key, generated: false };
+  checkTlsPlace(dataDir, configured);
   const dir = path.join(dataDir, 'tls');
   const certFile = path.join(dir, 'cert.pem');
   const keyFile = path.join(dir, 'key.pem');
-  // Reading a FIFO would wait forever, and a directory cannot be replaced by a new pair.
-  for (const file of [certFile, keyFile]) {
-    if (notARegularFile(file)) {
-      throw new AppError('tls_unusable', `${file} is not a regular file (a directory, FIFO or device); move it away and a new self-signed pair is made`);
-    }
-  }
   if (existsSync(certFile) && existsSync(keyFile) && usablePair(certFile, keyFile)) return { certFile, keyFile, generated: false };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { cert, key } = generateSelfSigned(servedHosts(urls));

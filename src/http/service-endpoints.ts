@@ -1,17 +1,25 @@
 // /healthz (liveness and the serving database), /readyz in cluster mode
 // (readiness), and /metrics (Prometheus text, to the addresses in
-// SPLITGUARD_METRICS_FROM or loopback).
+// SPLITGUARD_METRICS_FROM or loopback). Each answers GET and HEAD alike:
+// load balancers and monitors check with either.
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
 import { inCidrs, LOOPBACK } from './client-ip.js';
 import { requestAddress } from './request.js';
 import type { Endpoints } from './framing.js';
-import { openExchange, JSON_TYPE, send, sendJson } from './respond.js';
+import { type Exchange, openExchange, JSON_TYPE, send, sendJson } from './respond.js';
+import type { HttpRequest } from './uws.js';
 
 export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDeps, 'config' | 'metrics' | 'database' | 'readiness'>): void {
   const { config, metrics } = deps;
-  endpoints.get('/healthz', (res) => {
-    const exchange = openExchange(res);
+  // HEAD runs GET's handler: the same status and headers, ended without the
+  // body (Content-Length: 0 and Connection: close: endHead in respond.ts).
+  const getAndHead = (pattern: string, answer: (exchange: Exchange, req: HttpRequest) => void) => {
+    endpoints.get(pattern, (res, req) => answer(openExchange(res), req));
+    endpoints.head(pattern, (res, req) => answer(openExchange(res, true), req));
+  };
+
+  getAndHead('/healthz', (exchange) => {
     const db = deps.database();
     if (!db) {
       send(exchange, 503, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' }, '{"status":"unavailable"}');
@@ -25,19 +33,17 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
   // still answers redirects (it is alive: /healthz).
   const readiness = deps.readiness;
   if (readiness) {
-    endpoints.get('/readyz', (res) => {
-      const exchange = openExchange(res);
+    getAndHead('/readyz', (exchange) => {
       const state = readiness();
       sendJson(exchange, state.ready ? 200 : 503, state, { 'Cache-Control': 'no-store' });
     });
   }
 
-  endpoints.get('/metrics', (res, req) => {
-    const exchange = openExchange(res);
+  getAndHead('/metrics', (exchange, req) => {
     // The client, not the socket's peer: behind a reverse proxy on the same
     // host every visitor's peer is loopback (and so is the stand-in for a
     // forwarded hop that is no address).
-    const client = requestAddress(res, req, config.trustProxy, true);
+    const client = requestAddress(exchange.res, req, config.trustProxy, true);
     if (client === null || !inCidrs(client, config.metricsFrom.length ? config.metricsFrom : LOOPBACK)) {
       sendJson(exchange, 404, new AppError('not_found').body());
       return;

@@ -1,5 +1,5 @@
 // What the server answers around the endpoints, against docs/openapi.yaml:
-// /healthz, /metrics, an unknown /v1 path, a call without a key, the
+// /healthz and /metrics (GET and HEAD), an unknown /v1 path, a call without a key, the
 // account's rate limit and the failed-authentication limit (each 429 with the
 // headers the document declares, and none it does not), and a log that
 // never holds an API key.
@@ -31,11 +31,23 @@ it('GET /healthz: 200', async () => {
   expectOperation(reply, '/healthz', 'GET');
 });
 
+it('HEAD /healthz: 200 without a body', async () => {
+  const reply = await call('HEAD', '/healthz', { key: null });
+  expect(reply.status).toBe(200);
+  expectOperation(reply, '/healthz', 'HEAD');
+});
+
 it('GET /metrics from loopback: 200 text', async () => {
   const reply = await call('GET', '/metrics', { key: null });
   expect(reply.status).toBe(200);
   expectOperation(reply, '/metrics', 'GET');
   expect(reply.body).toContain('splitguard_api_responses_total');
+});
+
+it('HEAD /metrics from loopback: 200 without a body', async () => {
+  const reply = await call('HEAD', '/metrics', { key: null });
+  expect(reply.status).toBe(200);
+  expectOperation(reply, '/metrics', 'HEAD');
 });
 
 it('an unknown /v1 path: 404 as components/responses/NotFound', async () => {

@@ -49,7 +49,7 @@ it.each<[string, string, boolean, number]>([
   ['404 on an unknown /v1 path', '/v1/nowhere', true, 404],
   ['401 without a key', '/v1/account', false, 401],
   ['404 outside /v1', '/nowhere', false, 404],
-  ['/healthz (GET only)', '/healthz', false, 404],
+  ['/healthz', '/healthz', false, 200],
   ['an unknown short link', '/r/zzzzzzzz', false, 404],
   ['a console API call without a session', '/console/api/session', false, 401],
   ['a missing console asset', '/console/missing.js', false, 404],

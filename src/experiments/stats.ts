@@ -185,6 +185,11 @@ const GL_W = [0.362683783378362, 0.3137066458778873, 0.2223810344533745, 0.10122
 const MIN_PANEL = 0.5;
 /** Each posterior is integrated over mean ± SPAN standard deviations, clipped to [0, 1]. */
 const SPAN = 40;
+/**
+ * ln of a density taken as 0 (about 1e-35), its CDF then as exactly 0 below
+ * the mode and 1 above it: see probBest.
+ */
+const LOG_NEGLIGIBLE = -80;
 
 /**
  * A Beta(a, b) posterior, its span, and what its log density needs:
@@ -199,6 +204,8 @@ interface Posterior {
   p: number;
   q: number;
   k: number;
+  /** The mode, (a - 1) / (a + b - 2): the density rises up to it and falls after it (a, b ≥ 1). */
+  mode: number;
 }
 
 function posterior(x: number, n: number): Posterior {
@@ -209,7 +216,7 @@ function posterior(x: number, n: number): Posterior {
   const q = b / c;
   const sd = Math.sqrt((a * b) / (c * c * (c + 1)));
   const k = 0.5 * Math.log(c / (p * q)) - HALF_LN_2PI - stirlingRest(a) - stirlingRest(b) + stirlingRest(c);
-  return { a, b, lo: Math.max(0, p - SPAN * sd), hi: Math.min(1, p + SPAN * sd), p, q, k };
+  return { a, b, lo: Math.max(0, p - SPAN * sd), hi: Math.min(1, p + SPAN * sd), p, q, k, mode: (a - 1) / (c - 2) };
 }
 
 /**
@@ -246,17 +253,28 @@ function cdfAt(x: number, s: Posterior, logPdf: number): number {
  */
 function grid(shapes: readonly Posterior[]): number[] {
   const ends = new Set(shapes.flatMap((q) => [q.lo, q.hi]));
-  const all = [...new Set(shapes.flatMap((q) => Array.from({ length: PANELS + 1 }, (_, k) => q.lo + ((q.hi - q.lo) * k) / PANELS)))].sort((x, y) => x - y);
+  // Every arm's edges in one typed array, sorted numerically; repeats are passed over below.
+  const all = new Float64Array(shapes.length * (PANELS + 1));
+  shapes.forEach((q, i) => {
+    for (let k = 0; k <= PANELS; k++) all[i * (PANELS + 1) + k] = q.lo + ((q.hi - q.lo) * k) / PANELS;
+  });
+  all.sort();
   const finest = (t: number) => {
     let w = Infinity;
     for (const q of shapes) if (t >= q.lo && t <= q.hi) w = Math.min(w, (q.hi - q.lo) / PANELS);
     return w;
   };
   const out = [all[0]];
+  let lastFinest = finest(all[0]);
   for (let e = 1; e < all.length; e++) {
     const t = all[e];
     const last = out[out.length - 1];
-    if (ends.has(t) || t - last >= MIN_PANEL * Math.min(finest(last), finest(t))) out.push(t);
+    if (t === last) continue;
+    const here = finest(t);
+    if (ends.has(t) || t - last >= MIN_PANEL * Math.min(lastFinest, here)) {
+      out.push(t);
+      lastFinest = here;
+    }
   }
   return out;
 }
@@ -282,7 +300,16 @@ function grid(shapes: readonly Posterior[]): number[] {
  * Each point's densities and CDFs are computed once for all arms, and once
  * for arms with the same counts: 8 arms cost one grid's worth of CDFs each,
  * not each arm's grid times the other seven (a route with many goals
- * computes this once per goal and period).
+ * computes this once per goal and period). Most of a span is far tail,
+ * where a density is below e^LOG_NEGLIGIBLE (about 1e-35): there it is taken
+ * as 0, and the CDF as 0 below the mode and 1 above it, without its
+ * continued fraction. A Beta density with a, b ≥ 1 rises up to its mode and
+ * falls after it, so the mass beyond such a point is under the density
+ * there (times a distance of at most 1): each F_j moves by under 1e-35, each
+ * integral by under 1e-34, far below the figures' 1e-9 (and bit-identical
+ * wherever the tail is not cut). A point where two arms' CDFs are 0 adds 0
+ * to every integral and is skipped before any CDF is computed; each arm's
+ * power of its CDF is taken once a point, not once per other arm.
  * The results are scaled to sum to 1 (the residue of the quadrature, about
  * 1e-9, spread evenly). Arms marked null (no visitors) take no part and get null.
  */
@@ -307,8 +334,13 @@ export function probBest(arms: readonly ({ conversions: number; visitors: number
 
   const edges = grid(shapes);
   const D = shapes.length;
+  /** At the current point, per distinct posterior d: ln f_d (-Infinity outside d's span), f_d, F_d. */
+  const logPdf = new Float64Array(D);
   const density = new Float64Array(D);
   const cdf = new Float64Array(D);
+  /** F_d to the power of the live arms sharing d, and of one fewer (d's own arm left out). */
+  const power = new Float64Array(D);
+  const powerOthers = new Float64Array(D);
   /** Per distinct posterior d: ∫ f_d · Π over the other live arms of F. */
   const integral = new Float64Array(D);
   for (let e = 1; e < edges.length; e++) {
@@ -317,24 +349,34 @@ export function probBest(arms: readonly ({ conversions: number; visitors: number
     for (let k = 0; k < 8; k++) {
       const t = mid + (k < 4 ? -1 : 1) * GL_X[k & 3] * (width / 2);
       // Points lie inside their panel, so 0 < t < 1; outside a span f = 0 and F is 0 below it, 1 above.
+      // First the densities alone, and how many live arms have F = 0 here.
       let any = false;
+      let zeros = 0;
       for (let d = 0; d < D; d++) {
         const q = shapes[d];
-        if (t > q.lo && t < q.hi) {
-          const logPdf = logDensity(t, q);
-          density[d] = Math.exp(logPdf);
-          cdf[d] = cdfAt(t, q, logPdf);
+        const inside = t > q.lo && t < q.hi;
+        const l = inside ? logDensity(t, q) : -Infinity;
+        logPdf[d] = l;
+        if (l >= LOG_NEGLIGIBLE) {
+          density[d] = Math.exp(l);
           any ||= density[d] > 0;
         } else {
           density[d] = 0;
-          cdf[d] = t <= q.lo ? 0 : 1;
+          cdf[d] = (inside ? t < q.mode : t <= q.lo) ? 0 : 1;
+          if (cdf[d] === 0) zeros += sharing[d];
         }
       }
-      if (!any) continue;
+      if (!any || zeros >= 2) continue;
+      for (let d = 0; d < D; d++) {
+        if (density[d] > 0) cdf[d] = cdfAt(t, shapes[d], logPdf[d]);
+        // Arms mostly have counts of their own: x ** 1 and x ** 0 without calling pow.
+        power[d] = sharing[d] === 1 ? cdf[d] : cdf[d] ** sharing[d];
+        powerOthers[d] = sharing[d] === 1 ? 1 : cdf[d] ** (sharing[d] - 1);
+      }
       for (let d = 0; d < D; d++) {
         if (density[d] === 0) continue;
         let f = density[d];
-        for (let j = 0; j < D && f > 0; j++) f *= cdf[j] ** (j === d ? sharing[j] - 1 : sharing[j]);
+        for (let j = 0; j < D && f > 0; j++) f *= j === d ? powerOthers[j] : power[j];
         integral[d] += (GL_W[k & 3] * f * width) / 2;
       }
     }

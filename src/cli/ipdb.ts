@@ -102,6 +102,9 @@ async function refresh(io: Io, args: string[], config: Config): Promise<number> 
       // The record is on stdout; the reason, one line per source, on stderr.
       io.err(`splitguard: ipdb refresh failed: ${record.error ?? 'unknown error'}`);
       for (const tried of record.nodes) if (tried.error) io.err(`  ${tried.source}: ${tried.error}`);
+      // The ASN data failed, but changed feeds are folded into the ASN data installed before.
+      const updated = record.feeds.filter((f) => f.outcome === 'updated').map((f) => f.feed);
+      if (updated.length > 0) io.err(`  feeds updated all the same: ${updated.join(', ')}`);
       return 1;
     } finally {
       await refresher.close();

@@ -155,7 +155,9 @@ export class Refresher {
       if (scope === 'all') {
         const known = damage === null ? (state.get<Record<string, Validators>>(META_VALIDATORS) ?? {}) : {};
         ({ outcomes, installed } = await this.#refreshAsnData(work, started, known, build));
-        if (outcomes.every((o) => o.outcome === 'failed')) error = 'every source failed; the current database keeps serving';
+        // A failure of the ASN data, whatever the feeds do: the refold below
+        // still installs a changed feed, but the record says failed.
+        if (outcomes.every((o) => o.outcome === 'failed')) error = 'every source failed; the installed ASN data keeps serving';
       }
       // The ASN data stays as installed; a feed changed, or the configuration
       // asks for another set of feeds: fold the feeds in again.
@@ -180,12 +182,17 @@ export class Refresher {
       this.#pool = null;
       binding.trimMemory();
     }
+    // `error` set means the refresh failed even when the feeds' refold
+    // installed a database: the ASN data it was asked for did not come (a
+    // cron job's `ipdb refresh || alert` must fire). The refold shows in
+    // `feeds`, each changed feed as updated.
+    const failed = error !== null;
     const finished: RefreshRecord = {
       trigger,
       started_at: started.toISOString(),
-      outcome: installed !== null ? 'updated' : error !== null ? 'failed' : 'unchanged',
-      source: installed?.source ?? (outcomes.find((o) => o.outcome === 'unchanged')?.source ?? null),
-      version: installed?.version ?? null,
+      outcome: failed ? 'failed' : installed !== null ? 'updated' : 'unchanged',
+      source: failed ? null : (installed?.source ?? outcomes.find((o) => o.outcome === 'unchanged')?.source ?? null),
+      version: failed ? null : (installed?.version ?? null),
       nodes: outcomes,
       feeds: feedOutcomes,
       error,

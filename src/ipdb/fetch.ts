@@ -119,6 +119,7 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
   const headers: Record<string, string> = { 'User-Agent': 'splitguard-ipdb-refresh', 'Accept-Encoding': 'gzip, identity' };
   if (known?.etag) headers['If-None-Match'] = known.etag;
   if (known?.lastModified) headers['If-Modified-Since'] = known.lastModified;
+  const conditional = 'If-None-Match' in headers || 'If-Modified-Since' in headers;
   const total = new AbortController();
   const timer = setTimeout(() => total.abort(fetchFailed(url, `no complete answer within ${limits.totalMs} ms`)), limits.totalMs);
   let bytes = -1;
@@ -129,6 +130,10 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
     // Not awaited: undici's dump() reads a small body to its end, closes a
     // larger one, and never rejects. Any error is reported now.
     if (status !== 200) void res.body.dump();
+    // 304 says "unchanged since the validator you sent"; without one it says
+    // nothing about any body, and taking it for unchanged would keep stale
+    // data (or hand a build a part with no file).
+    if (status === 304 && !conditional) throw fetchFailed(url, 'HTTP 304 to a request without a validator');
     if (status === 304) return { url, file: null, bytes: 0, validators: known ?? validators };
     // undici hands over the 3xx that would have been one redirect too many.
     if (REDIRECTS.has(status) && res.headers.location) throw fetchFailed(url, 'too many redirects');

@@ -20,6 +20,8 @@
 //   hang       accepts the request and never answers
 //   longLine   gzip (about 140 KB) of one line of 140,000,000 commas: split, it
 //              ended the whole process (a V8 fatal error past ~134 M elements)
+//   notModified 304 Not Modified to every request, conditional or not (a
+//              misbehaving CDN)
 //
 // A refused connection needs no server: closedPortLocation() gives URLs on a
 // port nothing listens on. Every request is logged with its conditional
@@ -32,7 +34,7 @@ import { gzipSync } from 'node:zlib';
 import { ROOT } from './ipdb-cache.js';
 import { freePort } from './ports.js';
 
-type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang' | 'longLine';
+type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang' | 'longLine' | 'notModified';
 
 export const FILES = ['asn-ipv4.csv', 'asn-ipv6.csv'] as const;
 
@@ -162,6 +164,11 @@ export async function startSourceServer(): Promise<SourceServer> {
         return send(200, commaLine(), { 'Content-Type': 'application/gzip' });
       case 'hang':
         return; // the socket stays open and silent until close()
+      case 'notModified':
+        entry.status = 304;
+        res.writeHead(304, { ETag: state.etag(file) });
+        res.end();
+        return;
       default:
         return send(404, Buffer.from('no such mode\n'));
     }

@@ -4,10 +4,11 @@
 // the installed @ip-location-db/asn package.
 //
 // HTTP goes through undici, one Agent per source download: a connect timeout,
-// an idle timeout (for the headers, then between body chunks), a size cap
-// that undici enforces as the body arrives, and up to 5 redirects. Here: the
-// total timeout, the refusal of a declared Content-Length over the cap before
-// any of the body is read, conditional requests (If-None-Match /
+// an idle timeout (for the headers, then between body chunks) and a size cap
+// that undici enforces as the body arrives. Here: up to 5 redirects, none
+// from https to anything else (a plain leg would let anyone on its path
+// supply the data), the total timeout, the refusal of a declared
+// Content-Length over the cap before any of the body is read, conditional requests (If-None-Match /
 // If-Modified-Since from the validators of the last accepted download) so
 // that an unchanged source costs one round trip, and the mapping of undici's
 // errors onto the messages a refresh records. gzip bodies are written as they
@@ -82,7 +83,7 @@ function sourceParts(location: string): string[] {
 }
 
 const MAX_REDIRECTS = 5;
-/** The statuses undici's redirect interceptor follows. */
+/** The statuses followed as redirects (when they carry a Location). */
 const REDIRECTS = new Set([300, 301, 302, 303, 307, 308]);
 
 type Undici = typeof import('undici');
@@ -107,13 +108,42 @@ function reason(err: unknown, dest: string, limits: FetchLimits, bytes: number):
     case 'UND_ERR_SOCKET':
       return bytes < 0 ? 'the connection closed before an answer' : `the connection closed after ${bytes} bytes`;
   }
-  // undici refuses a redirect back to a URL it has visited before reaching the limit.
-  if (/^Redirect loop/.test(message)) return 'too many redirects (a loop)';
   if (file === dest) return `cannot write ${dest}: ${message}`;
   return code ? `${code} (${message})` : message;
 }
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * Requests `url`, following redirects (the same GET and headers, validators
+ * included: they belong to the configured URL) up to MAX_REDIRECTS. Each step
+ * is checked before it is requested: a step from https to any other scheme
+ * is refused, as is a URL already visited (a loop). Resolves with the answer
+ * that is not a redirect; the bodies of the redirects are dumped.
+ */
+async function follow(url: string, headers: Record<string, string>, client: Client, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  const visited = new Set<string>([new URL(url).href]);
+  let at = url;
+  for (let step = 1; ; step++) {
+    const res = await client.request(at, { dispatcher: client.dispatcher, headers, signal });
+    const location = header(res.headers.location);
+    if (!REDIRECTS.has(res.statusCode) || location === undefined) return res;
+    void res.body.dump();
+    if (step > MAX_REDIRECTS) throw fetchFailed(url, 'too many redirects');
+    let next: URL;
+    try {
+      next = new URL(location, at);
+    } catch {
+      throw fetchFailed(url, `redirect ${step} (from ${displayUrl(at)}) is to an invalid URL`);
+    }
+    const to = displayUrl(next.href);
+    if (next.protocol !== 'https:' && next.protocol !== 'http:') throw fetchFailed(url, `redirect ${step} (from ${displayUrl(at)}) is to a ${next.protocol} URL: ${to}`);
+    if (new URL(at).protocol === 'https:' && next.protocol !== 'https:') throw fetchFailed(url, `redirect ${step} leaves https: ${displayUrl(at)} to ${to}`);
+    if (visited.has(next.href)) throw fetchFailed(url, 'too many redirects (a loop)');
+    visited.add(next.href);
+    at = next.href;
+  }
+}
 
 async function fetchHttp(url: string, dest: string, known: Validators | undefined, limits: FetchLimits, client: Client, stop?: AbortSignal): Promise<Downloaded> {
   const headers: Record<string, string> = { 'User-Agent': 'splitguard-ipdb-refresh', 'Accept-Encoding': 'gzip, identity' };
@@ -124,7 +154,7 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
   const timer = setTimeout(() => total.abort(fetchFailed(url, `no complete answer within ${limits.totalMs} ms`)), limits.totalMs);
   let bytes = -1;
   try {
-    const res = await client.request(url, { dispatcher: client.dispatcher, headers, signal: stop ? AbortSignal.any([total.signal, stop]) : total.signal });
+    const res = await follow(url, headers, client, stop ? AbortSignal.any([total.signal, stop]) : total.signal);
     const status = res.statusCode;
     const validators: Validators = { etag: header(res.headers.etag), lastModified: header(res.headers['last-modified']) };
     // Not awaited: undici's dump() reads a small body to its end, closes a
@@ -135,8 +165,6 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
     // data (or hand a build a part with no file).
     if (status === 304 && !conditional) throw fetchFailed(url, 'HTTP 304 to a request without a validator');
     if (status === 304) return { url, file: null, bytes: 0, validators: known ?? validators };
-    // undici hands over the 3xx that would have been one redirect too many.
-    if (REDIRECTS.has(status) && res.headers.location) throw fetchFailed(url, 'too many redirects');
     if (status !== 200) throw fetchFailed(url, `HTTP ${status}`);
     const length = header(res.headers['content-length']);
     const declared = length === undefined ? -1 : Number(length);
@@ -206,7 +234,7 @@ export async function fetchSource(
   const urls = sourceParts(location);
   // undici takes 0.15 s to load: the first download loads it, not every
   // start, server thread and CLI command that imports this module.
-  const { Agent, interceptors, request } = await import('undici');
+  const { Agent, request } = await import('undici');
   // undici runs timeouts over 1 s on a half-second tick: the idle timeout
   // ends within half a second of its value.
   const agent = new Agent({
@@ -215,7 +243,7 @@ export async function fetchSource(
     bodyTimeout: limits.idleMs,
     maxResponseSize: limits.maxBytes,
   });
-  const client: Client = { request, dispatcher: agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS })) };
+  const client: Client = { request, dispatcher: agent };
   const started: Promise<Downloaded>[] = [];
   const get = (url: string, i: number, validators?: Validators) => {
     const dest = path.join(dir, `part-${i}-${path.basename(new URL(url).pathname) || 'source'}`);

@@ -10,6 +10,7 @@ import { moveDurably } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import type { StateStore } from '../store/state-store.js';
 import type { BuildResult, BuildTask } from './build.worker.js';
@@ -77,7 +78,7 @@ export class Refresher {
   #queuedFull: Promise<RefreshRecord> | null = null;
   #startedAt = 0;
   #pool: Piscina | null = null;
-  /** Aborted by close(): the downloads under way end at once, and no other starts. */
+  /** Aborted by close(): the downloads and the build under way end at once, and no other starts. */
   readonly #stop = new AbortController();
 
   constructor(options: RefresherOptions) {
@@ -262,7 +263,12 @@ export class Refresher {
 
   async #build(task: BuildTask): Promise<BuildResult> {
     this.#pool ??= new Piscina({ filename: WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 10_000 });
-    const result = (await this.#pool.run(task)) as BuildResult;
+    // A stop terminates the build's thread (a large source builds for
+    // seconds, which a SIGTERM waited for) and ends the refresh as stopped;
+    // a build asked for after the stop never starts.
+    const result = (await this.#pool.run(task, { signal: this.#stop.signal }).catch((err: unknown) => {
+      throw this.#stop.signal.aborted ? new AppError('stopped') : err;
+    })) as BuildResult;
     for (const { name, error } of result.report.feedErrors) log('warn', 'feed_unreadable', { feed: name, error });
     if (!result.idleScheduling) log('warn', 'ipdb_build_not_idle', { reason: 'the system refused SCHED_IDLE for the build thread; the build competed with serving at normal priority' });
     return result;

@@ -8,11 +8,12 @@
 // that undici enforces as the body arrives. Here: up to 5 redirects, none
 // from https to anything else (a plain leg would let anyone on its path
 // supply the data), the total timeout, the refusal of a declared
-// Content-Length over the cap before any of the body is read, conditional requests (If-None-Match /
-// If-Modified-Since from the validators of the last accepted download) so
-// that an unchanged source costs one round trip, and the mapping of undici's
-// errors onto the messages a refresh records. gzip bodies are written as they
-// come; the parser detects and inflates them under its own size cap.
+// Content-Length over the cap before any of the body is read, conditional
+// requests (If-None-Match / If-Modified-Since from the validators of the last
+// accepted download) so that an unchanged source costs one round trip, and
+// the mapping of undici's errors onto the messages a refresh records. gzip
+// bodies are written as they come; the parser detects and inflates them
+// under its own size cap. A file: source is held to the same cap by its size.
 import { createWriteStream, statSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -192,7 +193,7 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
   }
 }
 
-async function fetchFile(url: string, dest: string, known: Validators | undefined): Promise<Downloaded> {
+async function fetchFile(url: string, dest: string, known: Validators | undefined, limits: FetchLimits): Promise<Downloaded> {
   const file = fileURLToPath(url);
   let st;
   try {
@@ -202,6 +203,9 @@ async function fetchFile(url: string, dest: string, known: Validators | undefine
   }
   // A FIFO would block the copy (and the refresh) for good; a directory has nothing to copy.
   if (!st.isFile()) throw fetchFailed(url, 'not a regular file');
+  // The download's cap, before the copy: a file over it (a sparse one costs
+  // its writer nothing) would fill the data directory's file system first.
+  if (st.size > limits.maxBytes) throw fetchFailed(url, `the file (${st.size} bytes) is larger than the ${limits.maxBytes}-byte limit`);
   const etag = `"${st.size}-${st.mtimeMs}"`;
   if (known?.etag === etag) return { url, file: null, bytes: 0, validators: known };
   await copyFile(file, dest);
@@ -247,7 +251,7 @@ export async function fetchSource(
   const started: Promise<Downloaded>[] = [];
   const get = (url: string, i: number, validators?: Validators) => {
     const dest = path.join(dir, `part-${i}-${path.basename(new URL(url).pathname) || 'source'}`);
-    const download = url.startsWith('file:') ? fetchFile(url, dest, validators) : fetchHttp(url, dest, validators, limits, client, stop);
+    const download = url.startsWith('file:') ? fetchFile(url, dest, validators, limits) : fetchHttp(url, dest, validators, limits, client, stop);
     started.push(download);
     return download;
   };

@@ -9,7 +9,8 @@ import path from 'node:path';
 /** The temporary sibling writeFileDurably writes first: <file>.<pid>.<ms>.tmp. */
 const TEMPORARY = /^.+\.([0-9]+)\.[0-9]+\.tmp$/;
 
-const running = (pid: number): boolean => {
+/** Whether process `pid` is alive (one of another user's counts: EPERM). */
+export const processAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
@@ -37,7 +38,7 @@ export function removeDeadWrites(dirs: readonly string[]): void {
       const m = TEMPORARY.exec(name);
       if (!m) continue;
       const pid = Number(m[1]);
-      if (pid === process.pid || !running(pid)) rmSync(path.join(dir, name), { force: true });
+      if (pid === process.pid || !processAlive(pid)) rmSync(path.join(dir, name), { force: true });
     }
   }
 }

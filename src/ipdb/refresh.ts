@@ -6,7 +6,7 @@
 // kept in the refresh state for GET /v1/ip/database, and the next due time
 // is stored so that the schedule survives restarts.
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { moveDurably } from '../durable-file.js';
+import { moveDurably, processAlive } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -126,7 +126,8 @@ export class Refresher {
   async #run(trigger: string, requested: RefreshScope): Promise<RefreshRecord> {
     const { state, dataDir } = this.#options;
     const started = new Date();
-    const work = path.join(dataDir, 'ipdb', `refresh-${started.getTime()}`);
+    // Named by the process: a start removes only the work of processes that are gone (cleanRefreshLeftovers).
+    const work = path.join(dataDir, 'ipdb', `refresh-${process.pid}-${started.getTime()}`);
     mkdirSync(work, { recursive: true });
     const current = currentDatabasePath(dataDir);
     // The validators say what was downloaded last, not what is installed: a
@@ -338,7 +339,16 @@ function installedDamage(file: string): string | null {
   }
 }
 
-/** Removes work directories a crash left behind. */
+/** A refresh's work directory: refresh-<pid>-<ms> (refresh-<ms> before the pid was in it). */
+const WORK_DIR = /^refresh-(?:([0-9]+)-)?[0-9]+$/;
+
+/**
+ * Removes the work directories of refreshes whose process is gone (a crash
+ * left them). For a start, before it refreshes: its own pid's are left over
+ * too (a container's server is pid 1 every time); a running process's (an
+ * `ipdb refresh` of the CLI on the same data directory) are kept: removing
+ * one failed that refresh and blamed its source.
+ */
 export function cleanRefreshLeftovers(dataDir: string): void {
   const dir = path.join(dataDir, 'ipdb');
   let names: string[] = [];
@@ -347,7 +357,12 @@ export function cleanRefreshLeftovers(dataDir: string): void {
   } catch {
     return;
   }
-  for (const name of names) if (name.startsWith('refresh-')) rmSync(path.join(dir, name), { recursive: true, force: true });
+  for (const name of names) {
+    const m = WORK_DIR.exec(name);
+    if (!m) continue;
+    const pid = m[1] === undefined ? null : Number(m[1]);
+    if (pid === null || pid === process.pid || !processAlive(pid)) rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
 }
 
 /**

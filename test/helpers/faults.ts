@@ -7,7 +7,7 @@
 // are open for writing). Mounting needs root; when it is not permitted, the
 // tests skip and say why.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -124,4 +124,21 @@ export function ext4(sizeMiB: number): Ext4 {
       rmSync(base, { recursive: true, force: true });
     },
   };
+}
+
+/** Writes zeros to `file` until its file system refuses (ENOSPC): in large writes, then small ones to take the last blocks. */
+export function fillFileSystem(file: string): void {
+  const fd = openSync(file, 'w');
+  try {
+    for (const size of [1 << 20, 512]) {
+      const chunk = Buffer.alloc(size);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -5,12 +5,12 @@
 // and no staging copy is left. Before, each was "unexpected failure" and a
 // stack trace, and a failed copy left db.restore-<pid>/ behind.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCliJson } from '../../helpers/cli.js';
-import { cannotMount, mountTmpfs, remountReadOnly, unmount } from '../../helpers/faults.js';
+import { cannotMount, fillFileSystem, mountTmpfs, remountReadOnly, unmount } from '../../helpers/faults.js';
 
 const skip = cannotMount();
 if (skip) console.warn(`skipped: ${skip}`);
@@ -25,23 +25,6 @@ beforeAll(async () => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const digest = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-
-/** Writes zeros to `file` until the file system refuses: ENOSPC. */
-function fill(file: string): void {
-  const fd = openSync(file, 'w');
-  try {
-    for (const size of [1 << 16, 512]) {
-      const chunk = Buffer.alloc(size);
-      try {
-        for (;;) writeSync(fd, chunk);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 it('names the data directory when it lies under a regular file', async () => {
   writeFileSync(path.join(scratch, 'a-file'), 'x');
@@ -61,7 +44,7 @@ describe.skipIf(skip !== null)('a data directory on a full, then read-only, file
     mountTmpfs(mnt, 1);
     await runCliJson(['account', 'create', '--name', 'in the store'], dataDir);
     before = digest(store);
-    fill(path.join(mnt, 'filler'));
+    fillFileSystem(path.join(mnt, 'filler'));
   });
   afterAll(() => unmount(mnt));
 

@@ -5,10 +5,10 @@
 // memory and written once there is room again; after the filler is removed,
 // writes succeed again without a restart, and nothing stored is damaged.
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cannotMount, mountTmpfs, unmount } from '../../helpers/faults.js';
+import { cannotMount, fillFileSystem, mountTmpfs, unmount } from '../../helpers/faults.js';
 import { ROOT } from '../../helpers/ipdb-cache.js';
 import { api, createRoute, NO_RATE_LIMIT, PAGE_A, RedirectClient, routeStats, waitUntil } from '../../helpers/routes.js';
 import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
@@ -22,23 +22,6 @@ const big = (i: number) => ({
   page_a: `https://a.example.com/${'a'.repeat(2000)}`,
   page_b: `https://b.example.com/${'b'.repeat(2000)}?${i}`,
 });
-
-/** Writes zeros to `file` until the file system refuses: ENOSPC. */
-function fill(file: string): void {
-  const fd = openSync(file, 'w');
-  try {
-    for (const size of [1 << 20, 4096]) {
-      const chunk = Buffer.alloc(size);
-      try {
-        for (;;) writeSync(fd, chunk);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 describe.skipIf(skip !== null)('the store file system full', () => {
   const dataDir = tempDataDir();
@@ -66,7 +49,7 @@ describe.skipIf(skip !== null)('the store file system full', () => {
     };
     for (let i = 0; i < 10; i++) await visit();
 
-    fill(path.join(dbDir, 'filler'));
+    fillFileSystem(path.join(dbDir, 'filler'));
     // Some writes may still fit in pages LMDB already owns; keep writing
     // until one needs room.
     let refused = null;

@@ -17,7 +17,7 @@
 // (store-check.ts), so a damaged or foreign file is refused with a message
 // instead of being installed.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { moveDurably, syncPath } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,9 +107,10 @@ function swapIn(staging: string, dbDir: string, previous: string | null): void {
         where = `; the restored store is in ${dbDir}, the previous one in ${previous}`;
       } else {
         try {
-          renameSync(previous, dbDir);
+          moveDurably(previous, dbDir);
         } catch (back) {
-          where = `; the previous store is in ${previous} (moving it back failed: ${errno(back)}), move it to ${dbDir}`;
+          // Renamed back before a directory's fsync failed: the store is in place.
+          if (!existsSync(dbDir)) where = `; the previous store is in ${previous} (moving it back failed: ${errno(back)}), move it to ${dbDir}`;
         }
       }
     }

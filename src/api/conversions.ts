@@ -64,6 +64,9 @@ class Owners {
   }
 }
 
+/** The route of a click id does not exist (another account's, deleted, or deleted while the conversion waited for its commit). */
+const routeNotFound = (at: string) => new AppError('not_found', `the route of this click id does not exist`, `${at}click_id`);
+
 /** Validates one conversion object; `at` prefixes field names in a batch ("conversions[3]."). */
 function check(raw: unknown, at: string, account: Account, owners: Owners, ids: ClickIds, now: number): Checked {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -84,16 +87,17 @@ function check(raw: unknown, at: string, account: Account, owners: Owners, ids: 
   const click = ids.verify(body.click_id);
   if (!click) throw new AppError('invalid_click_id', '', `${at}click_id`);
   // Another account's route, or a deleted one, is not found (never 403).
-  if (!owners.owns(account.id, click.routeId)) throw new AppError('not_found', `the route of this click id does not exist`, `${at}click_id`);
+  if (!owners.owns(account.id, click.routeId)) throw routeNotFound(at);
   return {
     input: { routeId: click.routeId, goal, visitor: click.visitor, variant: click.variant, day: dayOf(click.issuedAt * 1000), at: now, value },
     key: VARIANT_KEYS[click.variant],
   };
 }
 
-/** The answer for one stored conversion, or the error for one refused as a goal past the route's limit. */
+/** The answer for one stored conversion, or the error for one refused as a goal past the route's limit or for its route's deletion. */
 function result(c: Checked, outcome: ConversionOutcome, at: string) {
   if (outcome === 'goal_limit') return invalidParameter(`${at}goal`, `is a new goal for a route that has ${GOAL_LIMIT} goals, the most one route counts`);
+  if (outcome === 'route_gone') return routeNotFound(at);
   return { route_id: c.input.routeId, variant: c.key, goal: c.input.goal, duplicate: outcome === 'duplicate' };
 }
 

@@ -43,8 +43,13 @@ export interface ConversionInput {
  */
 export const GOAL_LIMIT = 20;
 
-/** What became of a conversion: counted, a repeat of one counted before, or refused as a new goal past GOAL_LIMIT. */
-export type ConversionOutcome = 'counted' | 'duplicate' | 'goal_limit';
+/**
+ * What became of a conversion: counted, a repeat of one counted before,
+ * refused as a new goal past GOAL_LIMIT, or refused because its route was
+ * deleted before the commit (the route was checked when the request came, and
+ * a deletion may commit while the conversion waits for its group).
+ */
+export type ConversionOutcome = 'counted' | 'duplicate' | 'goal_limit' | 'route_gone';
 
 /**
  * (route, goal) pairs known stored, as of a commit: a goal, once counted,
@@ -65,7 +70,7 @@ export class GoalsSeen {
   /** Notes the pairs a commit stored (only once committed: a rolled-back goal is not), and returns the outcomes. */
   remember(items: readonly ConversionInput[], outcomes: ConversionOutcome[]): ConversionOutcome[] {
     items.forEach((item, i) => {
-      if (outcomes[i] === 'goal_limit' || this.has(item.routeId, item.goal)) return;
+      if (outcomes[i] === 'goal_limit' || outcomes[i] === 'route_gone' || this.has(item.routeId, item.goal)) return;
       if (this.#size >= GoalsSeen.MAX) {
         this.#byRoute.clear();
         this.#size = 0;

@@ -357,16 +357,23 @@ export class LmdbBackend implements Backend {
   }
 
   /**
-   * The check for a duplicate, the goal limit and the count are in one
-   * transaction, so racing requests count once and a route never passes
-   * GOAL_LIMIT goals; the day counters of a group are added up first and
-   * written once per (route, day, goal).
+   * The route's existence, the check for a duplicate, the goal limit and the
+   * count are in one transaction, so racing requests count once, a route
+   * never passes GOAL_LIMIT goals, and nothing is stored under a route a
+   * deletion took away meanwhile (its data went with it: deleteRoute); the
+   * day counters of a group are added up first and written once per (route,
+   * day, goal).
    */
   addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
-    const { conversions, conversionDays } = this.#stores;
+    const { conversions, conversionDays, routes } = this.#stores;
     const written = this.#stores.root.transaction(() => {
       const days = new Map<string, { key: [number, number, string]; count: number[]; value: number[] }>();
+      /** Route id → whether it exists, read once a transaction (doesExist decodes nothing). */
+      const live = new Map<number, boolean>();
       const out = items.map((c): ConversionOutcome => {
+        let exists = live.get(c.routeId);
+        if (exists === undefined) live.set(c.routeId, (exists = routes.doesExist(c.routeId)));
+        if (!exists) return 'route_gone';
         const key: [number, string, string] = [c.routeId, c.goal, c.visitor];
         if (conversions.get(key) !== undefined) return 'duplicate';
         if (!this.#knownGoal(c.routeId, c.goal) && this.#goalCount(c.routeId) >= GOAL_LIMIT) return 'goal_limit';

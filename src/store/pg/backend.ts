@@ -410,18 +410,22 @@ export class PgBackend implements Backend {
   /**
    * Each conversion is inserted once per (route, goal, visitor) (the primary
    * key decides a race between nodes); the day counters of the new ones are
-   * added up per (route, day, goal) in the same transaction. A goal this node
-   * has not seen stored for its route is checked against GOAL_LIMIT with the
-   * route's row locked (FOR UPDATE, in id order), so that nodes adding new
-   * goals to one route at once take turns.
+   * added up per (route, day, goal) in the same transaction. The routes' rows
+   * are locked first (FOR UPDATE, in id order): a deletion then either
+   * commits before (the route's conversions are refused as route_gone) or
+   * waits for this commit and takes the new conversions with the route's
+   * data; and a goal this node has not seen stored for its route is checked
+   * against GOAL_LIMIT while nodes adding new goals to one route take turns.
    */
   addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
     return this.#experimentWrite(async (c) => {
-      const unseen = [...new Set(items.filter((i) => !this.#goalsSeen.has(i.routeId, i.goal)).map((i) => i.routeId))].sort((x, y) => x - y);
+      const ids = [...new Set(items.map((i) => i.routeId))].sort((x, y) => x - y);
+      const locked = await c.query('SELECT id FROM routes WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [ids]);
+      const live = new Set(locked.rows.map((r) => Number(r.id)));
+      const unseen = [...new Set(items.filter((i) => live.has(i.routeId) && !this.#goalsSeen.has(i.routeId, i.goal)).map((i) => i.routeId))];
       /** route → its stored goals, for the routes with a goal not yet seen here. */
       const goals = new Map<number, Set<string>>();
       if (unseen.length > 0) {
-        await c.query('SELECT id FROM routes WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [unseen]);
         for (const id of unseen) goals.set(id, new Set());
         const { rows } = await c.query('SELECT DISTINCT route_id, goal FROM conversions WHERE route_id = ANY($1::bigint[])', [unseen]);
         for (const r of rows) goals.get(Number(r.route_id))!.add(r.goal as string);
@@ -429,6 +433,10 @@ export class PgBackend implements Backend {
       const days = new Map<string, { routeId: number; day: number; goal: string; count: number[]; value: number[] }>();
       const out: ConversionOutcome[] = [];
       for (const item of items) {
+        if (!live.has(item.routeId)) {
+          out.push('route_gone');
+          continue;
+        }
         const routeGoals = goals.get(item.routeId);
         if (routeGoals && !routeGoals.has(item.goal) && routeGoals.size >= GOAL_LIMIT) {
           out.push('goal_limit');

@@ -676,11 +676,29 @@ async function routePage(view, { match }) {
     facts.show(route);
     toast(message);
   };
+  // Holds a refused promote's message (a new role="alert" paragraph, as
+  // showError adds, so that it is announced), above the experiment table whose
+  // redraws would wipe anything inside it; emptied when the next promote starts.
+  const promoteError = h('div');
   const experiment = experimentPanel(async (key) => {
     const K = key.toUpperCase();
     if (!(await confirmDialog(`Send every real visitor to variant ${K}? The other variants get weight 0 and keep their history.`, 'Promote'))) return;
-    const variants = route.variants.map((x) => ({ url: x.url, weight: x.key === key ? 100 : 0 }));
-    saved(await api('PUT', `/v1/routes/${id}`, { variants }), `Variant ${K} promoted to 100 %`);
+    promoteError.replaceChildren();
+    try {
+      // A PUT replaces the whole list, so build it from the route as stored
+      // now, not as this page loaded it: the table is redrawn from fresh data
+      // every second, and a variant added or a URL changed elsewhere since the
+      // page opened must survive the promote (URLs as stored, weight 100 for
+      // the promoted key, 0 for the others).
+      const now = await api('GET', `/v1/routes/${id}`);
+      if (!now.variants.some((x) => x.key === key)) throw new Error('it is no longer in this route (the table will show the current variants)');
+      const variants = now.variants.map((x) => ({ url: x.url, weight: x.key === key ? 100 : 0 }));
+      saved(await api('PUT', `/v1/routes/${id}`, { variants }), `Variant ${K} promoted to 100 %`);
+    } catch (err) {
+      // An ended session has already brought up the login page.
+      if (err.code === 'session_invalid') return;
+      promoteError.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `Variant ${K} was not promoted: ${err.message}`));
+    }
   });
 
   const { nodes, values } = routeFields(route);
@@ -709,7 +727,7 @@ async function routePage(view, { match }) {
     title,
     h('section', { class: 'panel' }, ...facts.nodes),
     h('section', { class: 'panel', 'aria-labelledby': 'stats-h' }, h('h2', { id: 'stats-h' }, 'Last 7 days'), ...stats.nodes),
-    h('section', { class: 'panel', 'aria-labelledby': 'exp-h' }, h('h2', { id: 'exp-h' }, 'Experiment'), ...experiment.nodes),
+    h('section', { class: 'panel', 'aria-labelledby': 'exp-h' }, h('h2', { id: 'exp-h' }, 'Experiment'), promoteError, ...experiment.nodes),
     h('section', { class: 'panel', 'aria-labelledby': 'edit-h' }, h('h2', { id: 'edit-h' }, 'Edit route'), edit),
     h('section', { class: 'panel', 'aria-labelledby': 'del-h' }, h('h2', { id: 'del-h' }, 'Delete route'), del),
   );
@@ -718,7 +736,7 @@ async function routePage(view, { match }) {
     try {
       const fresh = await api('GET', `/v1/routes/${id}`);
       stats.show(fresh.stats);
-      experiment.show(fresh.experiment, route.variants);
+      experiment.show(fresh.experiment, fresh.variants);
     } catch {
       stopTimers();
     }

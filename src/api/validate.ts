@@ -22,8 +22,21 @@ export function objectBody(body: unknown, allowed: readonly string[], readOnly: 
   return body as Record<string, unknown>;
 }
 
+/**
+ * Characters a name may not hold: C0 and C1 controls (a NUL, an escape, a
+ * line break) and the bidirectional embeddings, overrides and isolates
+ * (U+202A-U+202E, U+2066-U+2069), which turn the text after a name around
+ * wherever it is shown: "Tenant\u202E" made the console's lines about that
+ * account read backwards. The marks U+200E and U+200F stay: right-to-left
+ * names need them.
+ */
+const NOT_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** A name: a string of `min` to `max` characters after trimming, without NOT_IN_NAMES. */
 export function stringField(value: unknown, field: string, min: number, max: number): string {
   if (typeof value !== 'string') throw invalidParameter(field, `must be a string, got ${describe(value)}`);
+  const bad = NOT_IN_NAMES.exec(value);
+  if (bad) throw invalidParameter(field, `must not hold control characters or bidirectional overrides (U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`);
   const s = value.trim();
   // Characters as people (and JSON Schema's maxLength) count them: code points, not UTF-16 units.
   const length = s.length > max ? [...s].length : s.length;

@@ -43,13 +43,13 @@ export const USER_AGENT = constantBytes('user-agent');
  */
 export interface HeaderLines {
   /** Transfer-Encoding and Content-Length lines, in order. */
-  transferEncoding: string[];
-  contentLength: string[];
+  readonly transferEncoding: readonly string[];
+  readonly contentLength: readonly string[];
   /** Every X-Forwarded-For line, in order, joined with ", " (RFC 9110 §5.3); '' when there is none. */
   forwardedFor: string;
 }
 
-const walk: HeaderLines & { req: HttpRequest | null } = { req: null, transferEncoding: [], contentLength: [], forwardedFor: '' };
+const walk: { req: HttpRequest | null; transferEncoding: string[]; contentLength: string[]; forwardedFor: string } = { req: null, transferEncoding: [], contentLength: [], forwardedFor: '' };
 const visitLine = (name: string, value: string): void => {
   // Lengths first: most lines are none of these three.
   if (name.length === 15 && name === 'x-forwarded-for') walk.forwardedFor = walk.forwardedFor === '' ? value : `${walk.forwardedFor}, ${value}`;
@@ -60,9 +60,10 @@ const visitLine = (name: string, value: string): void => {
 /** The walk of `req`'s header lines (made once per request: a second call gives the first's). */
 export function headerLines(req: HttpRequest): HeaderLines {
   if (walk.req !== req) {
+    // The same two arrays every time (a caller reads them while its handler runs): behind a proxy this is every redirect's walk.
     walk.req = req;
-    walk.transferEncoding = [];
-    walk.contentLength = [];
+    walk.transferEncoding.length = 0;
+    walk.contentLength.length = 0;
     walk.forwardedFor = '';
     req.forEach(visitLine);
   }

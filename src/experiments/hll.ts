@@ -76,25 +76,13 @@ export class Hll {
    * GET, so this is on a request's path.
    */
   static unionEstimate(forms: readonly Uint8Array[]): number {
-    if (!forms.every((b) => b[0] === SPARSE && (b.length - 1) % 4 === 0)) {
+    if (!forms.every(isSparse)) {
       const h = new Hll();
       for (const bytes of forms) h.mergeSerialized(bytes);
       return h.estimate();
     }
     let used = 0;
-    for (const bytes of forms) {
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      for (let at = 1; at < bytes.length; at += 4) {
-        const v = view.getUint32(at, true);
-        const index = v >>> 6;
-        if (index >= REGISTERS) break;
-        const rank = v & 63;
-        if (rank > SCRATCH[index]) {
-          if (SCRATCH[index] === 0) TOUCHED[used++] = index;
-          SCRATCH[index] = rank;
-        }
-      }
-    }
+    for (const bytes of forms) used = mergeSparse(bytes, SCRATCH, TOUCHED, used);
     const holding = new Array<number>(RANK_BITS + 2).fill(0);
     holding[0] = REGISTERS - used;
     for (let i = 0; i < used; i++) {
@@ -136,14 +124,8 @@ export class Hll {
       for (let i = 0; i < REGISTERS; i++) if (bytes[i + 1] > r[i]) r[i] = bytes[i + 1];
       return;
     }
-    if (bytes[0] === SPARSE && (bytes.length - 1) % 4 === 0) {
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      for (let at = 1; at < bytes.length; at += 4) {
-        const v = view.getUint32(at, true);
-        const index = v >>> 6;
-        if (index >= REGISTERS) break;
-        if ((v & 63) > r[index]) r[index] = v & 63;
-      }
+    if (isSparse(bytes)) {
+      mergeSparse(bytes, r, null, 0);
       return;
     }
     throw new RangeError(`not a HyperLogLog sketch (${bytes.length} bytes, form ${bytes[0]})`);
@@ -155,6 +137,30 @@ export class Hll {
     h.mergeSerialized(bytes);
     return h;
   }
+}
+
+/** Whether `bytes` is a sparse form: the tag, then 4-byte entries. */
+const isSparse = (bytes: Uint8Array) => bytes[0] === SPARSE && (bytes.length - 1) % 4 === 0;
+
+/**
+ * Merges a sparse form's entries into `registers` (each entry u32 LE:
+ * register index << 6 | rank; an index past REGISTERS ends the form). With
+ * `touched`, the index of every register that was 0 is written there from
+ * `used` on; returns the new count.
+ */
+function mergeSparse(bytes: Uint8Array, registers: Uint8Array, touched: Int32Array | null, used: number): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 1; at < bytes.length; at += 4) {
+    const v = view.getUint32(at, true);
+    const index = v >>> 6;
+    if (index >= REGISTERS) break;
+    const rank = v & 63;
+    if (rank > registers[index]) {
+      if (touched !== null && registers[index] === 0) touched[used++] = index;
+      registers[index] = rank;
+    }
+  }
+  return used;
 }
 
 /**

@@ -58,6 +58,7 @@ export async function endpointFamilies(server: TestServer): Promise<Family[]> {
     family('v1 create', post('/v1/routes', { name: 'attack', page_a: 'https://a.example/', page_b: 'https://b.example/' }, auth), [201]),
     family('v1 conversion', post('/v1/conversions', { click_id: clickId, goal: 'attack' }, auth), [202, 200]),
     family('healthz', get('/healthz'), [200]),
+    family('healthz HEAD', `HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n`, [200]),
     family('metrics', get('/metrics'), [200]),
     family('not found', get('/no/such/path'), [404]),
     family('redirect', get(`/r/${route.code}`), [302]),

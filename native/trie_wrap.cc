@@ -9,7 +9,9 @@
 // the file is unmapped after the last reader is gone.
 #include <napi.h>
 
+#include <errno.h>
 #include <sched.h>
+#include <sys/file.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -257,12 +259,29 @@ Napi::Value SealedCopyJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, fd);
 }
 
+// lockExclusive(fd: number) -> number: flock(fd, LOCK_EX | LOCK_NB), 0 when
+// taken, else the errno (EWOULDBLOCK: another open file description of the
+// file holds it, in this process or another). The lock belongs to the open
+// file description: it ends when the descriptor is closed or the process
+// ends, however it ends, so a crashed holder leaves nothing to clear.
+Napi::Value LockExclusive(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) return ArgError(env, "lockExclusive(fd) expects a file descriptor");
+  int fd = info[0].As<Napi::Number>().Int32Value();
+  int r;
+  do {
+    r = flock(fd, LOCK_EX | LOCK_NB);
+  } while (r != 0 && errno == EINTR);
+  return Napi::Number::New(env, r == 0 ? 0 : errno);
+}
+
 Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("IpTrie", IpTrieWrap::Init(env));
   exports.Set("crc32c", Napi::Function::New(env, Crc32cJs, "crc32c"));
   exports.Set("setIdleScheduling", Napi::Function::New(env, SetIdleScheduling, "setIdleScheduling"));
   exports.Set("trimMemory", Napi::Function::New(env, TrimMemory, "trimMemory"));
   exports.Set("sealedCopy", Napi::Function::New(env, SealedCopyJs, "sealedCopy"));
+  exports.Set("lockExclusive", Napi::Function::New(env, LockExclusive, "lockExclusive"));
   Napi::Object statuses = Napi::Object::New(env);
   for (int s = 0; s < static_cast<int>(Status::kStatusCount); s++) {
     statuses.Set(StatusName(static_cast<Status>(s)),

@@ -99,6 +99,11 @@ const base = {
   stopped: { status: 500, message: fixed('stopped: the server is shutting down') },
   // A path an operator gave holds a FIFO, a device or an unreadable entry (regular-file.ts).
   not_a_regular_file: { status: 500, message: (d: string) => `${d} is not a regular file` },
+  // The data directory's lock (src/data-lock.ts) is held: a second server on one directory, or a server during a restore.
+  data_dir_in_use: {
+    status: 500,
+    message: (d: string) => `${d}; stop it first: a data directory belongs to one server at a time, and a restore needs it to itself`,
+  },
   // A file (or a FIFO, a device) where the data directory keeps a directory
   // (ipdb/, tls/): the operator's to move away; the detail is its path.
   not_a_directory: { status: 500, message: (d: string) => `${d} is not a directory; the data directory needs a directory there (move it away and start again)` },

@@ -5,6 +5,7 @@
 // refreshes (schedule, API triggers, refreshes made by the CLI) and swaps,
 // and runs the connection guard over the threads' connections.
 import path from 'node:path';
+import { type DataDirLock, lockDataDir } from './data-lock.js';
 import { removeDeadWrites } from './durable-file.js';
 import type { Config } from './config.js';
 import { type GuardLimits, prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
@@ -49,7 +50,7 @@ export async function serve(
   const tls = prepareTls(config);
   ipdb = startDatabase(config, prepared.currentFile, storage);
   const refresh = planRefresh(config, storage, prepared, ipdb);
-  const shutdown = new Shutdown({ refresh: refresh.scheduler, leader: ipdb.leader, database: ipdb.database, threads: prepared.threads, node, storage });
+  const shutdown = new Shutdown({ refresh: refresh.scheduler, leader: ipdb.leader, database: ipdb.database, threads: prepared.threads, node, storage, lock: prepared.lock });
   await startThreads(config, prepared, tls, ipdb.database, refresh, shutdown);
   await startRefreshing(refresh.scheduler, ipdb.leader, ipdb.published);
   shutdown.guard = startConnectionGuard(prepared.threads.ports, prepared.guardLimits, prepared.metrics);
@@ -62,6 +63,8 @@ export async function serve(
 
 /** What prepareNode leaves for the later steps of a start. */
 interface PreparedNode {
+  /** The data directory's lock (data-lock.ts), released once everything is closed. */
+  lock: DataDirLock;
   /** The connection guard's limits, logged before anything listens; the guard starts last. */
   guardLimits: GuardLimits;
   /** Spawned, not started: they load their modules and wait for their input. */
@@ -75,18 +78,20 @@ interface PreparedNode {
 
 /**
  * Everything before the storage opens, in this order: the log's node name
- * (cluster mode), the data directory, the connection limits, the port (the
+ * (cluster mode), the data directory and its lock (a second server on it
+ * ends here, before it touches anything in it), the connection limits, the port (the
  * start ends here when it is taken), the server threads (unless the caller
  * spawned them already), what an interrupted refresh or write left behind,
  * the places of the TLS pair (refused here, before anything is built and
  * before the storage's first-start work), current.trie, and the memory
  * shared with the threads. Nothing it makes needs releasing on failure: the
- * port probe closes its socket, and spawned threads do not keep the process
- * alive until they are started.
+ * port probe closes its socket, spawned threads do not keep the process
+ * alive until they are started, and the lock ends with the process.
  */
 async function prepareNode(config: Config, options: { fileLimit: FileLimit | null; threads?: ServerThreads }): Promise<PreparedNode> {
   if (config.databaseUrl !== null) setLogNode(config.nodeName);
   prepareDataDir(config.dataDir);
+  const lock = lockDataDir(config.dataDir, 'server');
   const guardLimits = prepareConnectionLimits(config, options.fileLimit);
   await assertPortFree(config.host, config.port);
   const threads = options.threads ?? new ServerThreads().spawn(config.threads);
@@ -95,7 +100,7 @@ async function prepareNode(config: Config, options: { fileLimit: FileLimit | nul
   checkTlsFiles(config);
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
-  return { guardLimits, threads, currentFile, shared, metrics: new Metrics(shared.metrics, config.threads) };
+  return { lock, guardLimits, threads, currentFile, shared, metrics: new Metrics(shared.metrics, config.threads) };
 }
 
 /** The database side of a node, made by startDatabase. */
@@ -228,12 +233,14 @@ interface ServerParts {
   threads: ServerThreads;
   node: ClusterNode | null;
   storage: Storage;
+  lock: DataDirLock;
 }
 
 /**
  * Shuts the server down: no refresh starts and none is published, the
  * connection guard stops, the threads finish what they are answering, then
- * the refresh, the cluster membership and the storage close.
+ * the refresh, the cluster membership and the storage close, and last the
+ * data directory's lock is released.
  */
 async function closeInOrder(
   parts: ServerParts & {
@@ -250,6 +257,7 @@ async function closeInOrder(
   await parts.refresh.close();
   await parts.node?.stop();
   await parts.storage.close();
+  parts.lock.release();
   log('info', 'stopped', { cleanThreads });
 }
 

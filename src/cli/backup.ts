@@ -7,7 +7,9 @@
 // console users and sessions, routes, click statistics and blacklist edits;
 // not the IP database (rebuilt or refreshed) nor the TLS files.
 //
-// Restore replaces <data dir>/db with a backup. It refuses to run while any
+// Restore replaces <data dir>/db with a backup. It refuses to run while a
+// server holds the data directory's lock (data-lock.ts), and holds it itself
+// until the swap is done, so that no server starts meanwhile; and while any
 // process has the store open: LMDB records every process that reads the
 // store in its reader table (db/lock.mdb), with its pid, for as long as it
 // has the environment open; readerCheck() first clears the entries of
@@ -18,6 +20,7 @@
 // instead of being installed.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { lockDataDir } from '../data-lock.js';
 import { moveDurably, syncPath } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -186,6 +189,16 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
   // opened (LMDB would fail setting up its locks, a less clear message).
   step(`creating the data directory ${io.dataDir}`, () => mkdirSync(io.dataDir, { recursive: true }));
   step(`writing in the data directory ${io.dataDir}`, () => accessSync(io.dataDir, constants.W_OK));
+  const lock = lockDataDir(io.dataDir, 'restore');
+  try {
+    return restoreInto(io, from, dbDir);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The restore itself, under the data directory's lock. */
+function restoreInto(io: Io, from: string, dbDir: string): number {
   // A damaged store cannot be opened to read its reader table (lmdb-js would
   // crash on it: store/lmdb-file.ts); it is replaced all the same, and kept.
   if (existsSync(path.join(dbDir, 'data.mdb')) && storeProblem(dbDir) === null) {

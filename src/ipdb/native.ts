@@ -80,6 +80,8 @@ interface Binding {
   trimMemory(): boolean;
   /** A sealed, unshrinkable memory copy of a file (memfd); returns its descriptor, which the caller closes. */
   sealedCopy(path: string): number;
+  /** flock(fd, LOCK_EX | LOCK_NB): 0 when taken, else the errno (11, EWOULDBLOCK: someone holds it). Held until the descriptor closes. */
+  lockExclusive(fd: number): number;
   statuses: Record<string, string>;
   formatVersion: number;
   /** Opens the guard's netlink socket, /proc/self/fd and its reserved descriptor; throws with code connguard_... */

@@ -100,10 +100,10 @@ it('round trip: routes, keys and stats survive backup, restore into a fresh data
   // Only the backup file is left behind, no scratch directory.
   expect(readdirSync(scratch)).toEqual(['splitguard.mdb']);
 
-  // Restoring under a running server is refused, naming its process; the store is untouched.
+  // Restoring under a running server is refused, naming its process (the data directory's lock); the store is untouched.
   const refused = await runCli(['restore', '--from', file], s.dataDir);
   expect(refused.code, refused.stderr).toBe(1);
-  expect(refused.stderr).toMatch(new RegExp(`^splitguard: restore: the store in .* is in use by process ${s.process.pid}`));
+  expect(refused.stderr).toMatch(new RegExp(`^splitguard: .* is held by the server with pid ${s.process.pid}; stop it first`));
   expect(refused.stdout).toBe('');
   expect((await call(s.ports[0], s.ca, 'GET', '/v1/account', adminKey)).status).toBe(200);
   expect(readdirSync(s.dataDir).filter((f) => f.startsWith('db.'))).toEqual([]);

@@ -5,7 +5,7 @@ import { dayOf, isoDay } from '../days.js';
 import { AppError, invalidParameter } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import { LEVELS, parseLevel } from '../quality/lists.js';
-import { type Route, type RouteChanges, VARIANT_KEYS, type VariantKey, variantsOf, type Variant } from '../store/routes-store.js';
+import { type Route, type RouteChanges, type RoutePrecondition, VARIANT_KEYS, type VariantKey, variantsOf, type Variant } from '../store/routes-store.js';
 import { MAX_ID_DIGITS, parseId } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody, pageParams, queryParams, stringField } from './validate.js';
@@ -42,6 +42,25 @@ function pageUrl(value: unknown, field: string): string {
   if (url.search.slice(1).split('&').some(isClickIdParam)) throw invalidParameter(field, `must not carry ${CLICK_ID_PARAM}: the redirect adds each visitor's own click id`);
   if (url.href.length > URL_LIMIT) throw invalidParameter(field, `must be at most ${URL_LIMIT} characters`);
   return url.href;
+}
+
+/**
+ * An update's If-Match (RFC 9110 13.1.1): absent or "*", no precondition
+ * (the route need only exist); else the updated_at values of its strong
+ * entity tags, one of which the stored route must have. A weak tag never
+ * matches (If-Match compares strongly), so a list of only weak ones always
+ * fails. Anything else is a 400 naming the header.
+ */
+function precondition(header: string): RoutePrecondition {
+  const h = header.trim();
+  if (h === '' || h === '*') return null;
+  const tags: string[] = [];
+  for (const part of h.split(',')) {
+    const m = /^\s*(W\/)?"([\x21\x23-\x7e]*)"\s*$/.exec(part);
+    if (!m) throw invalidParameter('If-Match', 'must be * or a list of entity tags such as "2026-11-27T18:00:00.000Z" (a route\'s ETag)');
+    if (m[1] === undefined) tags.push(m[2]);
+  }
+  return tags;
 }
 
 /** A `variants` list: 2-8 entries {url, weight[, key]}, keys a … h in order, at least one weight above 0. */
@@ -126,11 +145,13 @@ export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Stora
     updated_at: r.updatedAt,
   });
   const notFound = (id: number) => new AppError('not_found', `route ${id} does not exist`, 'id');
+  /** The route's ETag header: its updated_at, which names one version (routes-store.ts nextUpdatedAt). */
+  const etag = (r: Route) => ({ ETag: `"${r.updatedAt}"` });
 
   table.add('POST', '/v1/routes', async (req) => {
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
     const route = await routes.create(req.account, settings(body, false));
-    return { status: 201, body: view(route), headers: { Location: `/v1/routes/${route.id}` } };
+    return { status: 201, body: view(route), headers: { Location: `/v1/routes/${route.id}`, ...etag(route) } };
   });
 
   table.add('GET', '/v1/routes', (req) => {
@@ -148,6 +169,7 @@ export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Stora
     const sum = (f: keyof (typeof days)[0]['stats']) => days.reduce((a, d) => a + d.stats[f], 0);
     return {
       status: 200,
+      headers: etag(route),
       body: {
         ...view(route),
         stats: {
@@ -174,9 +196,10 @@ export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Stora
     const id = routeId(req.params.id);
     const body = objectBody(req.body, WRITABLE, READ_ONLY);
     if (Object.keys(body).length === 0) throw new AppError('invalid_parameter', 'the body must change at least one field', 'body');
-    const updated = await routes.update(req.account.id, id, settings(body, true));
+    const updated = await routes.update(req.account.id, id, settings(body, true), precondition(req.ifMatch));
     if (!updated) throw notFound(id);
-    return { status: 200, body: view(updated) };
+    if (updated === 'changed') throw new AppError('precondition_failed', '', 'If-Match');
+    return { status: 200, body: view(updated), headers: etag(updated) };
   });
 
   table.add('DELETE', '/v1/routes/:id', async (req) => {

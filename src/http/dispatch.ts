@@ -72,6 +72,7 @@ export function dispatch(
     params: match.params,
     query: call.query,
     body: undefined,
+    ifMatch: call.ifMatch,
     account: caller.account,
     admin: caller.admin,
   };

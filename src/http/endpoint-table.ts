@@ -11,6 +11,8 @@ export interface ApiRequest {
   /** The raw query string, without '?'. */
   query: string;
   body: unknown;
+  /** The If-Match header, '' when absent. */
+  ifMatch: string;
   /** The authenticated account as of this request (handlers that change it re-read it in their transaction). */
   account: Account;
   /**

@@ -14,6 +14,8 @@ export interface RequestBasics {
   contentType: string;
   contentLength: string;
   authorization: string;
+  /** If-Match ('' when absent): the precondition of PUT /v1/routes/:id (api/routes.ts). */
+  ifMatch: string;
 }
 
 export function readRequest(req: HttpRequest): RequestBasics {
@@ -24,6 +26,7 @@ export function readRequest(req: HttpRequest): RequestBasics {
     contentType: req.getHeader('content-type'),
     contentLength: req.getHeader('content-length'),
     authorization: req.getHeader('authorization'),
+    ifMatch: req.getHeader('if-match'),
   };
 }
 

@@ -17,7 +17,7 @@ export function constantBytes(text: string, encoding: 'latin1' | 'utf8' = 'latin
 export const STATUS_LINE: Record<number, ArrayBuffer> = {};
 for (const line of [
   '200 OK', '201 Created', '202 Accepted', '204 No Content', '302 Found', '400 Bad Request', '401 Unauthorized',
-  '403 Forbidden', '404 Not Found', '405 Method Not Allowed', '413 Payload Too Large', '429 Too Many Requests',
+  '403 Forbidden', '404 Not Found', '405 Method Not Allowed', '412 Precondition Failed', '413 Payload Too Large', '429 Too Many Requests',
   '500 Internal Server Error', '503 Service Unavailable',
 ]) {
   STATUS_LINE[Number(line.slice(0, 3))] = constantBytes(line);

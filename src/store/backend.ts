@@ -12,7 +12,7 @@
 // stored state (quota_exceeded) are decided inside the writing transaction.
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from './db.js';
 import type { ConversionInput, ConversionOutcome, VisitCounts } from './experiments-store.js';
-import type { Route, RouteChanges } from './routes-store.js';
+import type { Route, RouteChanges, RoutePrecondition, RouteUpdate } from './routes-store.js';
 
 export interface NewAccount {
   name: string;
@@ -60,7 +60,8 @@ export interface Backend {
    * `settings` resolved by applyRouteChanges (routes-store.ts) inside the transaction, as for updates.
    */
   createRoute(accountId: number, settings: RouteChanges): Promise<Route>;
-  updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined>;
+  /** Checks the precondition against the stored route inside the transaction (routes-store.ts RoutePrecondition). */
+  updateRoute(accountId: number, id: number, changes: RouteChanges, precondition: RoutePrecondition): Promise<RouteUpdate>;
   deleteRoute(accountId: number, id: number): Promise<boolean>;
 
   /** False when the ASN already has an entry. */

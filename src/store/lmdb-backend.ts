@@ -10,7 +10,7 @@ import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, ty
 import { Hll } from '../experiments/hll.js';
 import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
-import { applyRouteChanges, newCode, type Route, type RouteChanges } from './routes-store.js';
+import { applyRouteChanges, newCode, nextUpdatedAt, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
 
 const triggerKey = (accountId: number) => `ipdb_trigger:${accountId}`;
@@ -175,11 +175,12 @@ export class LmdbBackend implements Backend {
     return route && route.accountId === accountId ? route : undefined;
   }
 
-  updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined> {
-    return this.#write(() => {
+  updateRoute(accountId: number, id: number, changes: RouteChanges, precondition: RoutePrecondition): Promise<RouteUpdate> {
+    return this.#write((): RouteUpdate => {
       const route = this.#ownRoute(accountId, id);
       if (!route) return undefined;
-      const now = new Date().toISOString();
+      if (precondition !== null && !precondition.includes(route.updatedAt)) return 'changed';
+      const now = nextUpdatedAt(route.updatedAt);
       const updated: Route = { ...route, ...applyRouteChanges(route, changes, now), updatedAt: now };
       this.#stores.routes.put(id, updated);
       recordChange(this.#stores, 'route', route.code);

@@ -73,6 +73,28 @@ export function layoutOf(r: Pick<Route, 'pageA' | 'pageB' | 'splitRatio' | 'vari
   return r.layout ?? initialLayout(variantsOf(r).map((v) => v.weight));
 }
 
+/**
+ * The updated_at an update gives a route: now, or 1 ms past the one it has
+ * when the clock has not moved past it (two updates in one millisecond, a
+ * clock stepped back). So updated_at names one version of a route, and is
+ * its entity tag (api/routes.ts: ETag, If-Match).
+ */
+export function nextUpdatedAt(previous: string): string {
+  const before = Date.parse(previous);
+  const now = Date.now();
+  return new Date(Number.isNaN(before) || now > before ? now : before + 1).toISOString();
+}
+
+/**
+ * An update's precondition: the updated_at values the client's If-Match
+ * names, one of which the stored route must have; null for none. An update
+ * whose precondition fails changes nothing and is answered 'changed'.
+ */
+export type RoutePrecondition = readonly string[] | null;
+
+/** What an update did: the route as it is now, undefined when there is no such route of the account, 'changed' when its precondition failed. */
+export type RouteUpdate = Route | undefined | 'changed';
+
 type RouteBase = Omit<Route, 'id' | 'accountId' | 'code' | 'status' | 'createdAt' | 'updatedAt'>;
 
 /** Shares closer than this are the same split: float rewriting of the same weights differs by about 1e-16. */
@@ -185,8 +207,8 @@ export class Routes {
     return { data, total };
   }
 
-  update(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined> {
-    return this.#backend.updateRoute(accountId, id, changes);
+  update(accountId: number, id: number, changes: RouteChanges, precondition: RoutePrecondition = null): Promise<RouteUpdate> {
+    return this.#backend.updateRoute(accountId, id, changes, precondition);
   }
 
   /** Deletes a route; its code stays reserved and its quota is not returned. */

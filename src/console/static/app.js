@@ -106,8 +106,9 @@ class ApiError extends Error {
   }
 }
 
-async function api(method, path, body) {
-  const headers = {};
+/** `extra`: request headers of the call's own (If-Match). */
+async function api(method, path, body, extra = {}) {
+  const headers = { ...extra };
   if (method !== 'GET') headers['X-CSRF-Token'] = state.csrf;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(`/console/api${path}`, {
@@ -666,6 +667,16 @@ function experimentPanel(promote) {
 async function routePage(view, { match }) {
   const id = match[1];
   let route = await api('GET', `/v1/routes/${id}`);
+  // Every change this page sends names the version it was made from
+  // (If-Match: the route's updated_at), so that an edit made elsewhere since
+  // (another tab, an integration's key, another node) is refused, never
+  // overwritten: a PUT of variants replaces the whole list. The form's
+  // version is the route as the form last showed it (loaded or saved by it);
+  // a promote reads the route afresh and names that.
+  let formVersion = route.updated_at;
+  const ifMatch = (version) => ({ 'If-Match': `"${version}"` });
+  /** A refusal for a stale version, in words for the page. */
+  const stale = (err, what) => (err.code === 'precondition_failed' ? new Error(`the route has changed ${what}; reload the page to see it, then make your change again`) : err);
   const title = h('h1', {}, route.name);
   const facts = routeFacts();
   const stats = statsPanel();
@@ -693,11 +704,11 @@ async function routePage(view, { match }) {
       const now = await api('GET', `/v1/routes/${id}`);
       if (!now.variants.some((x) => x.key === key)) throw new Error('it is no longer in this route (the table will show the current variants)');
       const variants = now.variants.map((x) => ({ url: x.url, weight: x.key === key ? 100 : 0 }));
-      saved(await api('PUT', `/v1/routes/${id}`, { variants }), `Variant ${K} promoted to 100 %`);
+      saved(await api('PUT', `/v1/routes/${id}`, { variants }, ifMatch(now.updated_at)), `Variant ${K} promoted to 100 %`);
     } catch (err) {
       // An ended session has already brought up the login page.
       if (err.code === 'session_invalid') return;
-      promoteError.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `Variant ${K} was not promoted: ${err.message}`));
+      promoteError.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `Variant ${K} was not promoted: ${stale(err, 'while it was being promoted').message}`));
     }
   });
 
@@ -710,7 +721,14 @@ async function routePage(view, { match }) {
       toast('Nothing changed');
       return;
     }
-    saved(await api('PUT', `/v1/routes/${id}`, changes), 'Route saved');
+    let fresh;
+    try {
+      fresh = await api('PUT', `/v1/routes/${id}`, changes, ifMatch(formVersion));
+    } catch (err) {
+      throw stale(err, 'since this form was loaded');
+    }
+    formVersion = fresh.updated_at;
+    saved(fresh, 'Route saved');
   });
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!(await confirmDialog(`Delete route "${route.name}"? Its short link stops working at once and its code is never reused.`, 'Delete route'))) return;

@@ -15,7 +15,7 @@ import { log } from '../../log.js';
 import type { Backend, DayCounts, NewAccount } from '../backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from '../experiments-store.js';
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from '../db.js';
-import { applyRouteChanges, newCode, type Route, type RouteChanges } from '../routes-store.js';
+import { applyRouteChanges, newCode, nextUpdatedAt, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from '../routes-store.js';
 import { Hll } from '../../experiments/hll.js';
 import { appendChanges, type NewChange } from './changes.js';
 import { inTransaction, type Pool, type PoolClient, storageError, unavailable } from './client.js';
@@ -203,12 +203,14 @@ export class PgBackend implements Backend {
   }
 
   /** Read under a row lock and resolved in the transaction (applyRouteChanges), so concurrent updates never lose each other. */
-  updateRoute(accountId: number, id: number, changes: RouteChanges): Promise<Route | undefined> {
-    return this.#write(async (c) => {
+  updateRoute(accountId: number, id: number, changes: RouteChanges, precondition: RoutePrecondition): Promise<RouteUpdate> {
+    return this.#write<RouteUpdate>(async (c) => {
       const current = await c.query('SELECT * FROM routes WHERE id = $1 AND account_id = $2 FOR UPDATE', [id, accountId]);
       if (current.rows.length === 0) return { out: undefined, changes: [] };
-      const now = new Date().toISOString();
-      const base = applyRouteChanges(routeOf(current.rows[0]), changes, now);
+      const stored = routeOf(current.rows[0]);
+      if (precondition !== null && !precondition.includes(stored.updatedAt)) return { out: 'changed', changes: [] };
+      const now = nextUpdatedAt(stored.updatedAt);
+      const base = applyRouteChanges(stored, changes, now);
       const { rows } = await c.query(
         `UPDATE routes SET name = $2, page_a = $3, page_b = $4, split_ratio = $5, default_group = $6, intercept_level = $7, experiment = $8, updated_at = $9
           WHERE id = $1 RETURNING *`,

@@ -105,6 +105,10 @@ it('GET, PUT and DELETE /v1/routes/{id}: 200, 204, and 400 / 404 (another accoun
   const updated = await on('PUT', path, { json: { split_ratio: 0.25, intercept_level: 'high' } });
   expectReply(updated, '/v1/routes/{id}', 'PUT', 200);
   expect(updated.json).toMatchObject({ name: 'to change', split_ratio: 0.25, intercept_level: 'high', code: route.code });
+  // If-Match: the version read before the update is stale now (412); the update's own ETag is current.
+  expectReply(await on('PUT', path, { json: { name: 'stale' }, headers: { 'If-Match': detail.headers.etag as string } }), '/v1/routes/{id}', 'PUT', 412, { code: 'precondition_failed', field: 'If-Match' });
+  expectReply(await on('PUT', path, { json: { name: 'current' }, headers: { 'If-Match': updated.headers.etag as string } }), '/v1/routes/{id}', 'PUT', 200);
+  expectReply(await on('PUT', path, { json: { name: 'x' }, headers: { 'If-Match': 'no quotes' } }), '/v1/routes/{id}', 'PUT', 400, { code: 'invalid_parameter', field: 'If-Match' });
 
   for (const [json, field] of [[{}, 'body'], [{ id: 5 }, 'id'], [{ short_url: 'x' }, 'short_url'], [{ name: '' }, 'name'], [{ page_b: 'data:text/html,hi' }, 'page_b']] as const) {
     expectReply(await on('PUT', path, { json }), '/v1/routes/{id}', 'PUT', 400, { code: 'invalid_parameter', field });

@@ -67,11 +67,14 @@ function rejectPoison(key: string, value: unknown): unknown {
   return value;
 }
 
+/** One decoder for every body: decode() without `stream` keeps no state between calls. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses a JSON body; invalid_json for malformed input, bad UTF-8, unpaired surrogates or forbidden keys. */
 export function parseJson(body: Buffer): unknown {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    text = UTF8.decode(body);
   } catch {
     throw new AppError('invalid_json', 'the body is not valid UTF-8');
   }

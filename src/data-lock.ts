@@ -21,7 +21,7 @@ import { AppError } from './errors.js';
 import { binding } from './ipdb/native.js';
 import { log } from './log.js';
 
-export const DATA_LOCK_FILE = 'splitguard.lock';
+const DATA_LOCK_FILE = 'splitguard.lock';
 
 /** Who holds the lock: the refusal says so. */
 type Role = 'server' | 'restore';

@@ -7,9 +7,9 @@ import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { ROOT } from './ipdb-cache.js';
-import { readBootstrap, type TestServer } from './server.js';
+import { readBootstrap, type StartOptions, startServer, type TestServer } from './server.js';
 
 const CHROMIUM = process.env.SPLITGUARD_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -80,6 +80,40 @@ export async function signIn(page: Page, email: string, password: string): Promi
 export async function signInAdmin(page: Page, server: TestServer): Promise<void> {
   const boot = readBootstrap(server.dataDir);
   await signIn(page, boot.admin_email, boot.admin_password);
+}
+
+/**
+ * A file's server and Chromium, with the bootstrap admin signed in to the
+ * console: registers beforeAll (server and browser started together, then
+ * openConsole and signInAdmin) and afterAll (the browser closed, then the
+ * server). The getters give undefined until that beforeAll has run: read
+ * them in hooks and tests, not at the top of the file. A file's own
+ * beforeAll registered after this call runs after the sign-in.
+ */
+export function useSignedInConsole(options?: StartOptions) {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(options), launchChromium()]);
+    ({ page } = await openConsole(browser, server));
+    await signInAdmin(page, server);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    get server() {
+      return server;
+    },
+    get browser() {
+      return browser;
+    },
+    get page() {
+      return page;
+    },
+  };
 }
 
 /** Goes to a console page by its hash path (e.g. '/routes') and waits for its heading. */

@@ -1,49 +1,38 @@
 // The admin's ASN blacklist page: search by ASN or name; disabling a built-in
 // entry changes /v1/ip/check within a second, and enabling it restores it;
 // custom entries are added with a note and removed after confirmation.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium, openConsole, screenshot, signInAdmin, visit } from '../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import { screenshot, useSignedInConsole, visit } from '../helpers/browser.js';
 import { api, NO_RATE_LIMIT, waitUntil } from '../helpers/routes.js';
-import { startServer, type TestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let browser: Browser;
-let page: Page;
+const c = useSignedInConsole({ threads: 2, env: NO_RATE_LIMIT });
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer({ threads: 2, env: NO_RATE_LIMIT }), launchChromium()]);
-  ({ page } = await openConsole(browser, server));
-  await signInAdmin(page, server);
-  await visit(page, '/admin/blacklist', 'ASN blacklist');
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await visit(c.page, '/admin/blacklist', 'ASN blacklist');
 });
 
 /** asn_blacklist for 8.8.8.8 as an API client sees it, on one thread. */
-const listed = async (thread: number) => (await api(server, 'GET', '/v1/ip/check?ip=8.8.8.8', undefined, { thread })).json.signals.asn_blacklist as boolean;
-const row = (asn: number) => page.locator(`tr[data-asn="${asn}"]`);
+const listed = async (thread: number) => (await api(c.server, 'GET', '/v1/ip/check?ip=8.8.8.8', undefined, { thread })).json.signals.asn_blacklist as boolean;
+const row = (asn: number) => c.page.locator(`tr[data-asn="${asn}"]`);
 
 async function search(term: string): Promise<void> {
-  await page.getByLabel('Search by ASN or provider name').fill(term);
-  await page.getByRole('button', { name: 'Search', exact: true }).click();
-  await page.getByText(`matching "${term}"`).waitFor();
+  await c.page.getByLabel('Search by ASN or provider name').fill(term);
+  await c.page.getByRole('button', { name: 'Search', exact: true }).click();
+  await c.page.getByText(`matching "${term}"`).waitFor();
 }
 
 it('lists the built-in entries and finds them by ASN or by name', async () => {
-  await page.getByText(/^[0-9]+ entries\./).waitFor();
-  expect(await page.locator('tbody tr').count()).toBe(25);
-  await screenshot(page, 'blacklist');
+  await c.page.getByText(/^[0-9]+ entries\./).waitFor();
+  expect(await c.page.locator('tbody tr').count()).toBe(25);
+  await screenshot(c.page, 'blacklist');
 
   await search('AS15169');
-  expect(await page.locator('tbody tr').count()).toBeGreaterThanOrEqual(1);
+  expect(await c.page.locator('tbody tr').count()).toBeGreaterThanOrEqual(1);
   expect(await row(15169).locator('td').allTextContents()).toEqual(
     expect.arrayContaining(['AS15169', 'Google LLC', 'built-in', 'enabled']),
   );
 
   await search('amazon');
-  const providers = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+  const providers = await c.page.locator('tbody tr td:nth-child(2)').allTextContents();
   expect(providers.length).toBeGreaterThan(0);
   for (const p of providers) expect(p.toLowerCase()).toContain('amazon');
 });
@@ -53,17 +42,17 @@ it('disabling AS15169 lets 8.8.8.8 through on every thread within a second; enab
   expect(await listed(1)).toBe(true);
   await search('15169');
 
-  const disabled = page.waitForResponse((r) => r.url().endsWith('/console/api/v1/admin/blacklist/15169') && r.request().method() === 'PUT');
-  await page.getByRole('button', { name: 'Disable AS15169' }).click();
+  const disabled = c.page.waitForResponse((r) => r.url().endsWith('/console/api/v1/admin/blacklist/15169') && r.request().method() === 'PUT');
+  await c.page.getByRole('button', { name: 'Disable AS15169' }).click();
   expect((await disabled).status()).toBe(200);
   const off = await Promise.all([0, 1].map((t) => waitUntil(() => listed(t), (v) => v === false, 1000, 20)));
   for (const { ms } of off) expect(ms).toBeLessThan(1000);
   await row(15169).getByText('disabled').waitFor();
-  const check = await api(server, 'GET', '/v1/ip/check?ip=8.8.8.8');
+  const check = await api(c.server, 'GET', '/v1/ip/check?ip=8.8.8.8');
   expect(check.json).toMatchObject({ asn: 15169, signals: { asn_blacklist: false } });
 
-  const enabled = page.waitForResponse((r) => r.url().endsWith('/console/api/v1/admin/blacklist/15169') && r.request().method() === 'PUT');
-  await page.getByRole('button', { name: 'Enable AS15169' }).click();
+  const enabled = c.page.waitForResponse((r) => r.url().endsWith('/console/api/v1/admin/blacklist/15169') && r.request().method() === 'PUT');
+  await c.page.getByRole('button', { name: 'Enable AS15169' }).click();
   expect((await enabled).status()).toBe(200);
   const on = await Promise.all([0, 1].map((t) => waitUntil(() => listed(t), (v) => v === true, 1000, 20)));
   for (const { ms } of on) expect(ms).toBeLessThan(1000);
@@ -71,29 +60,29 @@ it('disabling AS15169 lets 8.8.8.8 through on every thread within a second; enab
 });
 
 it('adds a custom entry with a note and removes it after confirmation', async () => {
-  await page.getByLabel('ASN', { exact: true }).fill('AS64500');
-  await page.getByLabel('Provider name', { exact: true }).fill('Example Hosting Ltd');
-  await page.getByLabel('Category', { exact: true }).selectOption('hosting');
-  await page.getByLabel('Note', { exact: true }).fill('seen in abuse reports');
-  await page.getByRole('button', { name: 'Add entry' }).click();
-  await page.getByText('matching "64500"').waitFor();
+  await c.page.getByLabel('ASN', { exact: true }).fill('AS64500');
+  await c.page.getByLabel('Provider name', { exact: true }).fill('Example Hosting Ltd');
+  await c.page.getByLabel('Category', { exact: true }).selectOption('hosting');
+  await c.page.getByLabel('Note', { exact: true }).fill('seen in abuse reports');
+  await c.page.getByRole('button', { name: 'Add entry' }).click();
+  await c.page.getByText('matching "64500"').waitFor();
   expect(await row(64500).locator('td').allTextContents()).toEqual(
     expect.arrayContaining(['AS64500', 'Example Hosting Ltd', 'hosting', 'custom', 'enabled', 'seen in abuse reports']),
   );
-  const r = await api(server, 'GET', '/v1/admin/blacklist?q=64500');
+  const r = await api(c.server, 'GET', '/v1/admin/blacklist?q=64500');
   expect(r.json.data).toEqual([expect.objectContaining({ asn: 64500, built_in: false, enabled: true, note: 'seen in abuse reports' })]);
 
   // A duplicate is refused, naming the field.
-  await page.getByLabel('ASN', { exact: true }).fill('64500');
-  await page.getByLabel('Provider name', { exact: true }).fill('again');
-  await page.getByRole('button', { name: 'Add entry' }).click();
-  await expect.poll(() => page.getByLabel('ASN', { exact: true }).getAttribute('aria-invalid')).toBe('true');
-  expect(await page.locator('.field-error:visible').textContent()).toBe('asn is already on the blacklist');
+  await c.page.getByLabel('ASN', { exact: true }).fill('64500');
+  await c.page.getByLabel('Provider name', { exact: true }).fill('again');
+  await c.page.getByRole('button', { name: 'Add entry' }).click();
+  await expect.poll(() => c.page.getByLabel('ASN', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+  expect(await c.page.locator('.field-error:visible').textContent()).toBe('asn is already on the blacklist');
 
   await row(64500).getByRole('button', { name: 'Remove AS64500' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Remove entry' }).click();
-  await page.getByText('No entries match.').waitFor();
-  expect((await api(server, 'GET', '/v1/admin/blacklist?q=64500')).json.data).toEqual([]);
+  await c.page.getByRole('dialog').getByRole('button', { name: 'Remove entry' }).click();
+  await c.page.getByText('No entries match.').waitFor();
+  expect((await api(c.server, 'GET', '/v1/admin/blacklist?q=64500')).json.data).toEqual([]);
 });
 
 it('offers no remove button for built-in entries', async () => {

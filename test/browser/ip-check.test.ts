@@ -1,32 +1,21 @@
 // The IP check page: one address or up to 50; each result shows the category,
 // every signal and the decision at each level, matching the API's answer.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium, openConsole, screenshot, signInAdmin, visit } from '../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import { screenshot, useSignedInConsole, visit } from '../helpers/browser.js';
 import { api, NO_RATE_LIMIT } from '../helpers/routes.js';
-import { startServer, type TestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let browser: Browser;
-let page: Page;
+const c = useSignedInConsole({ env: NO_RATE_LIMIT });
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer({ env: NO_RATE_LIMIT }), launchChromium()]);
-  ({ page } = await openConsole(browser, server));
-  await signInAdmin(page, server);
-  await visit(page, '/ip', 'IP check');
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await visit(c.page, '/ip', 'IP check');
 });
 
-const card = (ip: string) => page.locator(`article.ip-result[data-ip="${ip}"]`);
+const card = (ip: string) => c.page.locator(`article.ip-result[data-ip="${ip}"]`);
 
 async function check(text: string, level = 'medium'): Promise<void> {
-  await page.getByLabel('IP addresses').fill(text);
-  await page.getByLabel('Level', { exact: true }).selectOption(level);
-  const answered = page.waitForResponse((r) => r.url().includes('/console/api/v1/ip/check'));
-  await page.getByRole('button', { name: 'Check', exact: true }).click();
+  await c.page.getByLabel('IP addresses').fill(text);
+  await c.page.getByLabel('Level', { exact: true }).selectOption(level);
+  const answered = c.page.waitForResponse((r) => r.url().includes('/console/api/v1/ip/check'));
+  await c.page.getByRole('button', { name: 'Check', exact: true }).click();
   await answered;
 }
 
@@ -45,13 +34,13 @@ it('checks one address: category, signals and the decision at each level', async
 
 it('checks several addresses in one request, in order, each as the API answers it', async () => {
   const ips = ['8.8.8.8', '45.92.0.1', '91.103.32.1', '66.103.128.1', '::ffff:8.8.8.8', '192.0.2.1'];
-  const batch = page.waitForRequest((r) => r.url().endsWith('/console/api/v1/ip/check') && r.method() === 'POST');
+  const batch = c.page.waitForRequest((r) => r.url().endsWith('/console/api/v1/ip/check') && r.method() === 'POST');
   await check(ips.join('\n'), 'high');
   expect((await batch).postDataJSON()).toEqual({ ips, level: 'high' });
   await card('192.0.2.1').waitFor();
-  expect(await page.locator('article.ip-result').evaluateAll((as) => as.map((a) => a.getAttribute('data-ip')))).toEqual(ips);
+  expect(await c.page.locator('article.ip-result').evaluateAll((as) => as.map((a) => a.getAttribute('data-ip')))).toEqual(ips);
 
-  const expected = (await api(server, 'POST', '/v1/ip/check', { ips, level: 'high' })).json.results;
+  const expected = (await api(c.server, 'POST', '/v1/ip/check', { ips, level: 'high' })).json.results;
   for (const r of expected) {
     const c = card(r.ip);
     const levels = await c.locator('.levels li[data-level]').allTextContents();
@@ -65,17 +54,17 @@ it('checks several addresses in one request, in order, each as the API answers i
   expect(await card('45.92.0.1').locator('header .badge').textContent()).toBe('VPN / proxy');
   expect(await card('91.103.32.1').locator('header .badge').textContent()).toBe('Carrier / ISP');
   expect(await card('192.0.2.1').locator('header .badge').textContent()).toBe('Not in the database');
-  await screenshot(page, 'ip-check');
+  await screenshot(c.page, 'ip-check');
 });
 
 it('refuses more than 50 addresses and names a bad entry', async () => {
-  await page.getByLabel('IP addresses').fill(Array.from({ length: 51 }, (_, i) => `10.0.0.${i}`).join(' '));
-  await page.getByRole('button', { name: 'Check', exact: true }).click();
-  const msg = page.locator('.field-error:visible');
+  await c.page.getByLabel('IP addresses').fill(Array.from({ length: 51 }, (_, i) => `10.0.0.${i}`).join(' '));
+  await c.page.getByRole('button', { name: 'Check', exact: true }).click();
+  const msg = c.page.locator('.field-error:visible');
   await msg.waitFor();
   expect(await msg.textContent()).toBe('enter 1 to 50 addresses (got 51)');
 
   await check('8.8.8.8, not-an-address');
   await expect.poll(() => msg.textContent()).toBe('ips[1] is not a valid IPv4 or IPv6 address: "not-an-address"');
-  expect(await page.getByLabel('IP addresses').getAttribute('aria-invalid')).toBe('true');
+  expect(await c.page.getByLabel('IP addresses').getAttribute('aria-invalid')).toBe('true');
 });

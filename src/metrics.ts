@@ -7,12 +7,15 @@
 // Every counter is declared here, once, with its labels; code increments it
 // by its index. A gauge declared here lives in the same regions: exactly one
 // thread sets it (the others leave their slot at 0), so the sum is its value.
+// A stamp is a time (ms) each thread sets in its own slot; it is never
+// rendered as it is (a sum of times means nothing), only read through
+// oldest(), for a gauge the caller derives from it.
 
 interface CounterDef {
   name: string;
   help: string;
   labels?: Record<string, string>;
-  kind: 'counter' | 'gauge';
+  kind: 'counter' | 'gauge' | 'stamp';
 }
 
 const defs: CounterDef[] = [];
@@ -59,6 +62,8 @@ export const Metric = {
   redisNodes: counter('splitguard_redis_nodes', 'Live nodes at the last heartbeat through Redis: a node\'s share of a limit while Redis is away is the limit divided by this', undefined, 'gauge'),
   limitFallbacks: counter('splitguard_limit_fallbacks_total', 'Limit decisions made by this node alone because Redis was unreachable, resting after a failure, or slower than SPLITGUARD_REDIS_TIMEOUT_MS'),
   connections: counter('splitguard_connections', 'Client connections the server holds, as the connection guard last counted them', undefined, 'gauge'),
+  // Each server thread's last successful click flush (0 in the main thread's region, which counts no clicks).
+  clicksFlushedAt: counter('clicks_flushed_at', '', undefined, 'stamp'),
 };
 
 const COUNTERS = defs.length;
@@ -94,6 +99,16 @@ export class Metrics {
     return sum;
   }
 
+  /** The earliest of the threads' stamps at `index`, ignoring slots never set (0); null when none is set. */
+  oldest(index: number): number | null {
+    let min: number | null = null;
+    for (let t = 0; t < this.#threads; t++) {
+      const v = this.#all[t * COUNTERS + index];
+      if (v !== 0 && (min === null || v < min)) min = v;
+    }
+    return min;
+  }
+
   apiStatus(status: number): void {
     this.#mine[Metric.apiResponses[status] ?? Metric.apiResponsesOther]++;
   }
@@ -108,7 +123,7 @@ export class Metrics {
       l && Object.keys(l).length ? `{${Object.entries(l).map(([k, v]) => `${k}="${v}"`).join(',')}}` : '';
     // Samples of one metric must be contiguous: group by name in first-seen order.
     for (const d of defs) {
-      if (seen.has(d.name)) continue;
+      if (d.kind === 'stamp' || seen.has(d.name)) continue;
       seen.add(d.name);
       lines.push(`# HELP ${d.name} ${d.help}`, `# TYPE ${d.name} ${d.kind}`);
       defs.forEach((e, i) => {

@@ -150,8 +150,12 @@ function startBackgroundWork() {
   feedTimer.unref();
   const clicks = new ClickRecorder(storage.stats);
   const visits = new VisitRecorder(storage.experiments);
+  metrics.set(Metric.clicksFlushedAt, clicks.lastFlushAt);
   const clickTimer = setInterval(() => {
-    clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+    clicks
+      .flush()
+      .then(() => metrics.set(Metric.clicksFlushedAt, clicks.lastFlushAt))
+      .catch((err) => log('error', 'click_flush_failed', { error: err }));
     visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
   }, FLUSH_MS);
   clickTimer.unref();

@@ -4,6 +4,7 @@
 // load balancers and monitors check with either.
 import type { AppDeps } from '../app.js';
 import { AppError } from '../errors.js';
+import { Metric } from '../metrics.js';
 import { inCidrs, LOOPBACK } from './client-ip.js';
 import { requestAddress } from './request.js';
 import type { Endpoints } from './framing.js';
@@ -56,6 +57,12 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
           { name: 'splitguard_database_ranges', help: 'Ranges in the serving database', value: db.info.ranges.v6, labels: { family: 'ipv6' } },
         ]
       : [];
+    // The slowest thread's: about 1 s (the flush interval) while the store
+    // takes the clicks, growing while it does not (PostgreSQL away, a full disk).
+    const flushed = metrics.oldest(Metric.clicksFlushedAt);
+    if (flushed !== null) {
+      gauges.push({ name: 'splitguard_click_flush_lag_seconds', help: 'Seconds since the server thread that flushed longest ago last wrote its clicks to the store', value: Math.max(0, (Date.now() - flushed) / 1000) });
+    }
     if (readiness) {
       // Cluster mode: which node this is, and its link to PostgreSQL.
       const state = readiness();

@@ -91,7 +91,7 @@ interface PreparedNode {
 async function prepareNode(config: Config, options: { fileLimit: FileLimit | null; threads?: ServerThreads }): Promise<PreparedNode> {
   if (config.databaseUrl !== null) setLogNode(config.nodeName);
   prepareDataDir(config.dataDir);
-  const lock = lockDataDir(config.dataDir, 'server');
+  const lock = lockDataDir(config.dataDir);
   const guardLimits = prepareConnectionLimits(config, options.fileLimit);
   await assertPortFree(config.host, config.port);
   const threads = options.threads ?? new ServerThreads().spawn(config.threads);

@@ -189,7 +189,7 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
   // opened (LMDB would fail setting up its locks, a less clear message).
   step(`creating the data directory ${io.dataDir}`, () => mkdirSync(io.dataDir, { recursive: true }));
   step(`writing in the data directory ${io.dataDir}`, () => accessSync(io.dataDir, constants.W_OK));
-  const lock = lockDataDir(io.dataDir, 'restore');
+  const lock = lockDataDir(io.dataDir);
   try {
     return restoreInto(io, from, dbDir);
   } finally {

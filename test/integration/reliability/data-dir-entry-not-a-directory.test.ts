@@ -41,6 +41,5 @@ it('names tls/ when it is a file, before a first start bootstraps anything', asy
   const r = await runCli(['serve'], dataDir, SERVE_ENV, 20_000);
   expect(r.code, r.stderr).toBe(1);
   expect(r.stderr).toBe(refusal(entry));
-  // Only the data directory's lock, taken before anything else (src/data-lock.ts).
-  expect(readdirSync(dataDir).sort()).toEqual([...before, 'splitguard.lock'].sort());
+  expect(readdirSync(dataDir).sort()).toEqual(before);
 });

@@ -45,15 +45,18 @@ function pageUrl(value: unknown, field: string): string {
 }
 
 /**
- * An update's If-Match (RFC 9110 13.1.1): absent or "*", no precondition
- * (the route need only exist); else the updated_at values of its strong
- * entity tags, one of which the stored route must have. A weak tag never
- * matches (If-Match compares strongly), so a list of only weak ones always
- * fails. Anything else is a 400 naming the header.
+ * An update's or a deletion's If-Match (RFC 9110 13.1.1): absent or "*",
+ * no precondition (the route need only exist); else the updated_at values
+ * of its strong entity tags, one of which the stored route must have. A
+ * weak tag never matches (If-Match compares strongly), so a list of only
+ * weak ones always fails. An empty header, and anything else, is a 400
+ * naming it.
  */
-function precondition(header: string): RoutePrecondition {
+function precondition(header: string | null): RoutePrecondition {
+  if (header === null) return null;
   const h = header.trim();
-  if (h === '' || h === '*') return null;
+  if (h === '') throw invalidParameter('If-Match', 'must not be empty: send * or a route\'s ETag');
+  if (h === '*') return null;
   const tags: string[] = [];
   for (const part of h.split(',')) {
     const m = /^\s*(W\/)?"([\x21\x23-\x7e]*)"\s*$/.exec(part);
@@ -204,7 +207,9 @@ export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Stora
 
   table.add('DELETE', '/v1/routes/:id', async (req) => {
     const id = routeId(req.params.id);
-    if (!(await routes.delete(req.account.id, id))) throw notFound(id);
+    const deleted = await routes.delete(req.account.id, id, precondition(req.ifMatch));
+    if (!deleted) throw notFound(id);
+    if (deleted === 'changed') throw new AppError('precondition_failed', '', 'If-Match');
     return { status: 204 };
   });
 }

@@ -11,8 +11,8 @@ export interface ApiRequest {
   /** The raw query string, without '?'. */
   query: string;
   body: unknown;
-  /** The If-Match header, '' when absent. */
-  ifMatch: string;
+  /** Every If-Match line of a PUT or DELETE as one list; null when there is none (http/request.ts). */
+  ifMatch: string | null;
   /** The authenticated account as of this request (handlers that change it re-read it in their transaction). */
   account: Account;
   /**

@@ -14,19 +14,39 @@ export interface RequestBasics {
   contentType: string;
   contentLength: string;
   authorization: string;
-  /** If-Match ('' when absent): the precondition of PUT /v1/routes/:id (api/routes.ts). */
-  ifMatch: string;
+  /**
+   * Every If-Match line of a PUT or DELETE, joined as one list (RFC 9110
+   * §5.3; '' for one empty line); null when there is none, and for every
+   * other method. Only those two read it (api/routes.ts), and only they pay
+   * for the walk of the lines: getHeader gives the first line alone, and ''
+   * for an empty line as for none, so a stale tag on a second line, behind
+   * an empty or "*" one, would go unseen.
+   */
+  ifMatch: string | null;
+}
+
+let ifMatchLines: string | null = null;
+const visitIfMatch = (name: string, value: string): void => {
+  if (name.length === 8 && name === 'if-match') ifMatchLines = ifMatchLines === null ? value : `${ifMatchLines}, ${value}`;
+};
+
+function ifMatchOf(req: HttpRequest, method: string): string | null {
+  if (method !== 'PUT' && method !== 'DELETE') return null;
+  ifMatchLines = null;
+  req.forEach(visitIfMatch);
+  return ifMatchLines;
 }
 
 export function readRequest(req: HttpRequest): RequestBasics {
+  const method = req.getMethod().toUpperCase();
   return {
-    method: req.getMethod().toUpperCase(),
+    method,
     path: req.getUrl(),
     query: req.getQuery() ?? '',
     contentType: req.getHeader('content-type'),
     contentLength: req.getHeader('content-length'),
     authorization: req.getHeader('authorization'),
-    ifMatch: req.getHeader('if-match'),
+    ifMatch: ifMatchOf(req, method),
   };
 }
 

@@ -62,7 +62,8 @@ export interface Backend {
   createRoute(accountId: number, settings: RouteChanges): Promise<Route>;
   /** Checks the precondition against the stored route inside the transaction (routes-store.ts RoutePrecondition). */
   updateRoute(accountId: number, id: number, changes: RouteChanges, precondition: RoutePrecondition): Promise<RouteUpdate>;
-  deleteRoute(accountId: number, id: number): Promise<boolean>;
+  /** False when there is no such route of the account; 'changed' when its precondition failed (nothing deleted). */
+  deleteRoute(accountId: number, id: number, precondition: RoutePrecondition): Promise<boolean | 'changed'>;
 
   /** False when the ASN already has an entry. */
   addBlacklistEntry(change: BlacklistChange): Promise<boolean>;

@@ -10,7 +10,7 @@ import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, ty
 import { Hll } from '../experiments/hll.js';
 import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
-import { applyRouteChanges, newCode, nextUpdatedAt, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
+import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
 
 const triggerKey = (accountId: number) => `ipdb_trigger:${accountId}`;
@@ -179,7 +179,7 @@ export class LmdbBackend implements Backend {
     return this.#write((): RouteUpdate => {
       const route = this.#ownRoute(accountId, id);
       if (!route) return undefined;
-      if (precondition !== null && !precondition.includes(route.updatedAt)) return 'changed';
+      if (preconditionFails(route, precondition)) return 'changed';
       const now = nextUpdatedAt(route.updatedAt);
       const updated: Route = { ...route, ...applyRouteChanges(route, changes, now), updatedAt: now };
       this.#stores.routes.put(id, updated);
@@ -188,10 +188,11 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  deleteRoute(accountId: number, id: number): Promise<boolean> {
-    return this.#write(() => {
+  deleteRoute(accountId: number, id: number, precondition: RoutePrecondition): Promise<boolean | 'changed'> {
+    return this.#write((): boolean | 'changed' => {
       const route = this.#ownRoute(accountId, id);
       if (!route) return false;
+      if (preconditionFails(route, precondition)) return 'changed';
       this.#stores.routes.remove(id);
       this.#stores.accountRoutes.remove([accountId, id]);
       // Its data goes with it: nothing reads it again (its code is never

@@ -92,6 +92,10 @@ export function nextUpdatedAt(previous: string): string {
  */
 export type RoutePrecondition = readonly string[] | null;
 
+/** Whether the stored route fails the precondition (checked by the back ends inside the writing transaction). */
+export const preconditionFails = (route: Pick<Route, 'updatedAt'>, precondition: RoutePrecondition): boolean =>
+  precondition !== null && !precondition.includes(route.updatedAt);
+
 /** What an update did: the route as it is now, undefined when there is no such route of the account, 'changed' when its precondition failed. */
 export type RouteUpdate = Route | undefined | 'changed';
 
@@ -212,8 +216,8 @@ export class Routes {
   }
 
   /** Deletes a route; its code stays reserved and its quota is not returned. */
-  delete(accountId: number, id: number): Promise<boolean> {
-    return this.#backend.deleteRoute(accountId, id);
+  delete(accountId: number, id: number, precondition: RoutePrecondition = null): Promise<boolean | 'changed'> {
+    return this.#backend.deleteRoute(accountId, id, precondition);
   }
 
   /** The live route behind a short-link code. */

@@ -15,7 +15,7 @@ import { log } from '../../log.js';
 import type { Backend, DayCounts, NewAccount } from '../backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from '../experiments-store.js';
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from '../db.js';
-import { applyRouteChanges, newCode, nextUpdatedAt, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from '../routes-store.js';
+import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from '../routes-store.js';
 import { Hll } from '../../experiments/hll.js';
 import { appendChanges, type NewChange } from './changes.js';
 import { inTransaction, type Pool, type PoolClient, storageError, unavailable } from './client.js';
@@ -208,7 +208,7 @@ export class PgBackend implements Backend {
       const current = await c.query('SELECT * FROM routes WHERE id = $1 AND account_id = $2 FOR UPDATE', [id, accountId]);
       if (current.rows.length === 0) return { out: undefined, changes: [] };
       const stored = routeOf(current.rows[0]);
-      if (precondition !== null && !precondition.includes(stored.updatedAt)) return { out: 'changed', changes: [] };
+      if (preconditionFails(stored, precondition)) return { out: 'changed', changes: [] };
       const now = nextUpdatedAt(stored.updatedAt);
       const base = applyRouteChanges(stored, changes, now);
       const { rows } = await c.query(
@@ -221,8 +221,14 @@ export class PgBackend implements Backend {
     });
   }
 
-  deleteRoute(accountId: number, id: number): Promise<boolean> {
-    return this.#write(async (c) => {
+  deleteRoute(accountId: number, id: number, precondition: RoutePrecondition): Promise<boolean | 'changed'> {
+    return this.#write<boolean | 'changed'>(async (c) => {
+      if (precondition !== null) {
+        // Judged on the row as locked: an update committing meanwhile is seen.
+        const current = await c.query('SELECT * FROM routes WHERE id = $1 AND account_id = $2 FOR UPDATE', [id, accountId]);
+        if (current.rows.length === 0) return { out: false, changes: [] };
+        if (preconditionFails(routeOf(current.rows[0]), precondition)) return { out: 'changed', changes: [] };
+      }
       const deleted = await c.query('DELETE FROM routes WHERE id = $1 AND account_id = $2 RETURNING code', [id, accountId]);
       if (deleted.rows.length === 0) return { out: false, changes: [] };
       // Its data goes with it (see LmdbBackend.deleteRoute).

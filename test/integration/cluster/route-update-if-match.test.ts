@@ -2,7 +2,7 @@
 // update's transaction, against the row it locks, on PostgreSQL: clients on
 // two nodes racing with the same ETag, exactly one wins and the others are
 // 412; the winner's ETag, read on the other node once replicated, is the
-// one the next conditional update needs.
+// one the next conditional update needs. A DELETE with a stale tag is 412.
 import { expect, it } from 'vitest';
 import { request, type Response } from '../../helpers/client.js';
 import { useCluster } from '../../helpers/cluster.js';
@@ -29,5 +29,12 @@ it.skipIf(cluster.skip)('of 20 clients on two nodes racing with the same tag, ex
   const { value: seen } = await waitUntil(() => api(nodes[1], 'GET', `/v1/routes/${id}`), (r) => r.json.name === won[0].json.name, 10_000);
   expect(seen.headers.etag).toBe(won[0].headers.etag);
   expect((await put(1, id, { name: 'stale' }, tag)).status).toBe(412);
-  expect((await put(1, id, { name: 'next' }, seen.headers.etag as string)).status).toBe(200);
+  const next = await put(1, id, { name: 'next' }, seen.headers.etag as string);
+  expect(next.status).toBe(200);
+
+  // A DELETE is judged the same way, on the row it locks.
+  const del = (ifMatch: string) => request({ port: nodes[0].ports[0], ca: nodes[0].ca, method: 'DELETE', path: `/v1/routes/${id}`, key: nodes[0].apiKey, headers: { 'If-Match': ifMatch } });
+  expect((await del(seen.headers.etag as string)).status).toBe(412);
+  expect((await api(nodes[0], 'GET', `/v1/routes/${id}`)).status).toBe(200);
+  expect((await del(next.headers.etag as string)).status).toBe(204);
 });

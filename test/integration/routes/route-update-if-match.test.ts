@@ -1,7 +1,8 @@
 // PUT /v1/routes/<id> with If-Match: a client that read a route sends its
 // ETag back, and an update made by someone else since then is not
 // overwritten: the stale update is 412 precondition_failed naming If-Match
-// and changes nothing. Many clients racing with the same tag: exactly one
+// and changes nothing; so is a DELETE. Every If-Match line counts, not only
+// the first. Many clients racing with the same tag: exactly one
 // wins. A route's ETag is its updated_at, which every update moves forward,
 // however fast they come. Without If-Match an update is unconditional, as
 // before.
@@ -65,6 +66,33 @@ it('a weak tag never matches, and a malformed If-Match is 400 naming it', async 
     expect(r.json, header).toMatchObject({ code: 'invalid_parameter', field: 'If-Match' });
   }
   expect((await get(route.id)).json.name).toBe('weak');
+});
+
+it('reads every If-Match line: a stale tag behind an empty or "*" line is not skipped; an empty header is 400', async () => {
+  const route = await createRoute(server, { name: 'lines' });
+  await put(route.id, { name: 'moved on' });
+  for (const lines of [['', tagOf(route)], ['*', tagOf(route)]]) {
+    const r = await request({ port: server.ports[0], ca: server.ca, method: 'PUT', path: `/v1/routes/${route.id}`, key: server.apiKey, json: { name: 'x' }, headers: { 'If-Match': lines as unknown as string } });
+    expect(r.status, JSON.stringify(lines)).toBe(400);
+    expect(r.json).toMatchObject({ code: 'invalid_parameter', field: 'If-Match' });
+  }
+  for (const header of ['', '   ']) {
+    const r = await put(route.id, { name: 'x' }, header);
+    expect(r.status, JSON.stringify(header)).toBe(400);
+  }
+  expect((await get(route.id)).json.name).toBe('moved on');
+});
+
+it('a DELETE with a stale tag is 412 and deletes nothing; with the current tag it deletes', async () => {
+  const route = await createRoute(server, { name: 'delete me' });
+  const moved = await put(route.id, { name: 'moved on' });
+  const del = (ifMatch: string) => request({ port: server.ports[1], ca: server.ca, method: 'DELETE', path: `/v1/routes/${route.id}`, key: server.apiKey, headers: { 'If-Match': ifMatch } });
+  const stale = await del(tagOf(route));
+  expect(stale.status).toBe(412);
+  expect(stale.json).toMatchObject({ code: 'precondition_failed', field: 'If-Match' });
+  expect((await get(route.id)).status).toBe(200);
+  expect((await del(moved.headers.etag as string)).status).toBe(204);
+  expect((await get(route.id)).status).toBe(404);
 });
 
 it('of 24 clients racing with the same tag on two threads, exactly one wins', async () => {

@@ -49,7 +49,7 @@ function run(table: EndpointTable, call: Partial<RequestBasics>, admin = false, 
     reply: (_x, out, headers) => settle({ reply: out, headers }),
     fail: (_x, err, headers) => settle({ error: err as AppError, headers }),
   };
-  const basics: RequestBasics = { method: 'GET', path: '/v1/exchange', query: '', contentType: '', contentLength: '', authorization: '', ifMatch: '', ...call };
+  const basics: RequestBasics = { method: 'GET', path: '/v1/exchange', query: '', contentType: '', contentLength: '', authorization: '', ifMatch: null, ...call };
   dispatch(table, exchange, basics, basics.path, { account: ACCOUNT, admin }, answer, {}, inflight);
   if (body) feed(...body);
   return { done, inflight };

@@ -5,7 +5,7 @@
 //
 // Record kinds live in their own named databases. The schema version sits in
 // `meta`; MIGRATIONS[n] moves a store from version n to n + 1.
-import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
@@ -318,6 +318,7 @@ export function openStores(dataDir: string): Stores {
   const dir = path.join(dataDir, 'db');
   let stores: Stores;
   try {
+    refuseInterruptedRestore(dataDir, dir);
     mkdirSync(dir, { recursive: true });
     refuseDamagedFiles(dir);
     const root = open({ path: dir, ...ENV_OPTIONS });
@@ -330,6 +331,37 @@ export function openStores(dataDir: string): Stores {
   }
   migrate(stores);
   return stores;
+}
+
+/**
+ * A restore killed between its two renames (cli/backup.ts, swapIn) leaves
+ * no store in <data dir>/db, the store it was installing in
+ * db.restore-<pid> and the one before it in db.before-restore-<time>.
+ * Opening would make a new, empty store there (and the server a new admin
+ * and key over bootstrap.json), so it is refused, before LMDB creates
+ * anything, naming where the stores are. A successful restore leaves no
+ * db.restore-<pid> (it became db), and restore itself never opens a store
+ * that is missing, so a second restore still installs into db.
+ */
+function refuseInterruptedRestore(dataDir: string, dir: string): void {
+  if (existsSync(path.join(dir, 'data.mdb'))) return;
+  let entries;
+  try {
+    entries = readdirSync(dataDir, { withFileTypes: true });
+  } catch {
+    return; // a data directory that does not exist holds no interrupted restore
+  }
+  const named = (pattern: RegExp) => entries.filter((e) => e.isDirectory() && pattern.test(e.name)).map((e) => path.join(dataDir, e.name)).sort();
+  const staged = named(/^db\.restore-\d+$/);
+  if (staged.length === 0) return;
+  // The newest: the restore's time in its name sorts as it reads (ISO 8601).
+  const previous = named(/^db\.before-restore-/).pop();
+  throw new AppError(
+    'storage_unusable',
+    `${dir} is missing and ${staged.join(', ')} ${staged.length === 1 ? 'holds' : 'hold'} the store an interrupted restore was installing ` +
+      `(${previous === undefined ? 'there was no store before it' : `the store before it is in ${previous}`}); ` +
+      `move the one you want to ${dir} and start again, or run splitguard restore --from FILE again`,
+  );
 }
 
 /** A store file LMDB would refuse is refused here, before lmdb-js crashes on it (store/lmdb-file.ts). */

@@ -70,6 +70,14 @@ export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.P
 
 export async function main(): Promise<void> {
   handleStorageCommitErrors();
+  // A reader that stops early (`| head`) closes the pipe under the writer:
+  // the rest of the output has nowhere to go, which is not the command
+  // failing (it was an unhandled 'error' event and a stack trace). End at
+  // once and quietly, as a shell tool does.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(0);
+  });
   const code = await run(process.argv.slice(2), {
     stdin: process.stdin,
     out: (line) => process.stdout.write(`${line}\n`),

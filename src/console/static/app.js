@@ -705,6 +705,7 @@ async function routePage(view, { match }) {
       if (!now.variants.some((x) => x.key === key)) throw new Error('it is no longer in this route (the table will show the current variants)');
       const variants = now.variants.map((x) => ({ url: x.url, weight: x.key === key ? 100 : 0 }));
       saved(await api('PUT', `/v1/routes/${id}`, { variants }, ifMatch(now.updated_at)), `Variant ${K} promoted to 100 %`);
+      refill();
     } catch (err) {
       // An ended session has already brought up the login page.
       if (err.code === 'session_invalid') return;
@@ -712,9 +713,10 @@ async function routePage(view, { match }) {
     }
   });
 
-  const { nodes, values } = routeFields(route);
-  const edit = form({}, [nodes, h('button', { type: 'submit' }, 'Save changes')], async () => {
-    const v = values();
+  let fields = routeFields(route);
+  const saveButton = h('button', { type: 'submit' }, 'Save changes');
+  const edit = form({}, [fields.nodes, saveButton], async () => {
+    const v = fields.values();
     const same = (k, val) => (k === 'variants' ? JSON.stringify(val) === JSON.stringify(route.variants.map((x) => ({ url: x.url, weight: x.weight }))) : val === route[k]);
     const changes = Object.fromEntries(Object.entries(v).filter(([k, val]) => val !== undefined && !same(k, val)));
     if (Object.keys(changes).length === 0) {
@@ -730,6 +732,14 @@ async function routePage(view, { match }) {
     formVersion = fresh.updated_at;
     saved(fresh, 'Route saved');
   });
+  // After a promote, the form shows the route as stored (its variants and
+  // weights changed) and names that version: left as it was, it would send
+  // the old weights back with the next save, or be refused as stale.
+  const refill = () => {
+    fields = routeFields(route);
+    edit.replaceChildren(...fields.nodes, saveButton);
+    formVersion = route.updated_at;
+  };
   const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
     if (!(await confirmDialog(`Delete route "${route.name}"? Its short link stops working at once and its code is never reused.`, 'Delete route'))) return;
     await api('DELETE', `/v1/routes/${id}`);

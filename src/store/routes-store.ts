@@ -86,9 +86,10 @@ export function nextUpdatedAt(previous: string): string {
 }
 
 /**
- * An update's precondition: the updated_at values the client's If-Match
- * names, one of which the stored route must have; null for none. An update
- * whose precondition fails changes nothing and is answered 'changed'.
+ * An update's or a deletion's precondition: the updated_at values the
+ * client's If-Match names, one of which the stored route must have; null for
+ * none. A write whose precondition fails changes nothing and is answered
+ * 'changed'.
  */
 export type RoutePrecondition = readonly string[] | null;
 
@@ -215,7 +216,7 @@ export class Routes {
     return this.#backend.updateRoute(accountId, id, changes, precondition);
   }
 
-  /** Deletes a route; its code stays reserved and its quota is not returned. */
+  /** Deletes a route (unless its precondition fails: 'changed'); its code stays reserved and its quota is not returned. */
   delete(accountId: number, id: number, precondition: RoutePrecondition = null): Promise<boolean | 'changed'> {
     return this.#backend.deleteRoute(accountId, id, precondition);
   }

@@ -14,6 +14,15 @@
 // A replica that is behind the oldest change kept (or ahead of the head: a
 // different database) takes a snapshot: every replicated record, read in one
 // repeatable-read transaction with the head's sequence.
+//
+// A sequence alone does not say which history it belongs to: a node started
+// on another cluster's data directory, or a node that was away while
+// PostgreSQL was restored from a dump and then written past its old
+// sequence, would apply the changes after its number on top of records that
+// history never had (another cluster's keys valid, new routes missing). So
+// the replica also keeps the time PostgreSQL gave the last change it applied
+// (`changes.at`, microseconds, as text), and a pass whose change at that
+// sequence has another time, or is no longer kept, takes a snapshot.
 import { log } from '../../log.js';
 import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, raiseIdCounter, type Stores, type User } from '../db.js';
 import { announce, type ChangeKind, recordChange, resetFeed } from '../feed.js';
@@ -23,6 +32,8 @@ import { accountOf, blacklistOf, keyOf, routeOf, sessionOf, userOf } from './rec
 
 /** The sequence of the last change the replica applied. */
 const META_APPLIED = 'replica_seq';
+/** That change's `at` as PostgreSQL writes it: which history the sequence belongs to. */
+const META_APPLIED_AT = 'replica_at';
 /** The database file the cluster serves (pg/ipdb.ts), as its 'ipdb' change carries it. */
 export const META_PUBLISHED = 'ipdb_published';
 const BATCH = 2000;
@@ -32,6 +43,8 @@ interface ChangeRow {
   kind: ChangeKind;
   key: string;
   record: unknown;
+  /** changes.at as text (microseconds kept; a Date would round them away). */
+  at: string;
 }
 
 function appliedSeq(stores: Stores): number {
@@ -152,29 +165,43 @@ export class Replica {
 
   async #pass(): Promise<void> {
     for (;;) {
+      // The pair as one commit wrote it (no await between the reads): another thread may apply meanwhile.
       const from = this.applied;
-      // One statement, one snapshot: the head and the changes after `from` agree.
-      const { rows } = await this.#pool.query<ChangeRow & { head: number }>(
-        `SELECT h.seq AS head, c.seq, c.kind, c.key, c.record
+      const fromAt = this.#stores.meta.get(META_APPLIED_AT) as string | undefined;
+      // One statement, one snapshot: the head, the change at `from` and the changes after it agree.
+      const { rows } = await this.#pool.query<ChangeRow & { head: number; from_at: string | null }>(
+        `SELECT h.seq AS head, (SELECT at::text FROM changes WHERE seq = $1) AS from_at, c.seq, c.kind, c.key, c.record, c.at::text AS at
            FROM change_head h LEFT JOIN LATERAL (SELECT * FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true`,
         [from, BATCH],
       );
       const head = rows[0].head;
       const changes = rows[0].seq === null ? [] : rows;
-      if (head === from) return;
-      if (head < from || changes.length === 0 || changes[0].seq !== from + 1) {
+      // Another history: PostgreSQL's change at `from` is not the one this
+      // replica applied (or its time was never recorded: a replica from
+      // before it was). When the change is no longer kept, nothing can be
+      // told: a replica with nothing to apply stays, one with changes to
+      // apply takes a snapshot (it cannot know what they follow).
+      const pgAt = rows[0].from_at;
+      const foreign = from > 0 && pgAt !== null && pgAt !== fromAt;
+      const untold = from > 0 && pgAt === null;
+      if (head === from && !foreign) return;
+      if (foreign || untold || head < from || changes.length === 0 || changes[0].seq !== from + 1) {
+        if (foreign && fromAt !== undefined) log('warn', 'replica_history_differs', { seq: from, replica_at: fromAt, postgres_at: pgAt });
         await this.snapshot();
         return;
       }
       await this.#stores.root.transaction(() => {
         let at = appliedSeq(this.#stores);
+        let atTime: string | null = null;
         for (const c of changes) {
           if (c.seq <= at) continue;
           if (c.seq !== at + 1) break;
           apply(this.#stores, c);
           at = c.seq;
+          atTime = c.at;
         }
         this.#stores.meta.put(META_APPLIED, at);
+        if (atTime !== null) this.#stores.meta.put(META_APPLIED_AT, atTime);
       });
       announce(this.#stores);
       if (changes.length < BATCH) return;
@@ -190,7 +217,7 @@ export class Replica {
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       data = {
-        head: await read('SELECT seq FROM change_head'),
+        head: await read('SELECT h.seq, (SELECT at::text FROM changes WHERE seq = h.seq) AS at FROM change_head h'),
         accounts: await read('SELECT * FROM accounts'),
         keys: await read('SELECT * FROM api_keys'),
         users: await read('SELECT * FROM users'),
@@ -230,6 +257,9 @@ export class Replica {
     for (const r of data.state) s.meta.put(r.name as string, r.value);
     if (data.ipdb.length > 0) s.meta.put(META_PUBLISHED, data.ipdb[0]);
     s.meta.put(META_APPLIED, data.head[0].seq as number);
+    // null at head 0 (nothing written yet): the next pass then has nothing to compare (from is 0).
+    if (data.head[0].at === null) s.meta.remove(META_APPLIED_AT);
+    else s.meta.put(META_APPLIED_AT, data.head[0].at as string);
     resetFeed(s);
   }
 }

@@ -4,6 +4,7 @@
 // signals. The main thread serves nothing itself: it coordinates database
 // refreshes (schedule, API triggers, refreshes made by the CLI) and swaps,
 // and runs the connection guard over the threads' connections.
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { type DataDirLock, lockDataDir } from './data-lock.js';
 import { removeDeadWrites } from './durable-file.js';
@@ -179,7 +180,9 @@ async function startThreads(
   shutdown: Shutdown,
 ): Promise<void> {
   const { threads, shared } = prepared;
-  const inputs = Array.from({ length: config.threads }, (_, thread) => ({ thread, config, dbFile: database.serving?.path ?? '', tls, shared, tables: database.tables }));
+  // One for the process, the same in every thread (WorkerInput.instance).
+  const instance = `${config.nodeName}:${randomBytes(8).toString('hex')}`;
+  const inputs = Array.from({ length: config.threads }, (_, thread) => ({ thread, config, dbFile: database.serving?.path ?? '', tls, shared, tables: database.tables, instance }));
   try {
     await threads.start(inputs, {
       onRefreshRequest: refresh.requested,

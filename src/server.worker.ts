@@ -61,6 +61,13 @@ export interface WorkerInput {
   };
   /** Keyword tables of dbFile, computed once by the main thread. */
   tables: KeywordTables | null;
+  /**
+   * This process among the cluster's nodes, made once by the main thread:
+   * `<node name>:<16 random hex digits>`, its member in Redis's live-node set
+   * (limits/redis-link.ts). Not host name and pid: nodes in containers may
+   * share both (PID 1 on the same host name) and would count as one.
+   */
+  instance: string;
 }
 
 export type WorkerMessage =
@@ -257,7 +264,7 @@ async function openLimits() {
   const tables = localTables(input.shared);
   if (!input.config.redisUrl) return localLimits(tables);
   const [{ RedisLink }, { redisLimits }] = await Promise.all([import('./limits/redis-link.js'), import('./limits/redis-limits.js')]);
-  return redisLimits(new RedisLink({ url: input.config.redisUrl, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0 }), tables);
+  return redisLimits(new RedisLink({ url: input.config.redisUrl, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0, member: input.instance }), tables);
 }
 
 /** Listens on the shared port and tells the main thread the port, or that it could not. */

@@ -13,7 +13,6 @@
 // redis_unavailable) and exposed in /metrics: splitguard_redis_connected
 // (this thread's 0 or 1, summed over the threads) and
 // splitguard_limit_fallbacks_total (decisions made locally meanwhile).
-import os from 'node:os';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
@@ -34,6 +33,11 @@ export interface RedisLinkOptions {
   metrics: Metrics;
   /** Whether this thread reports the live-node count in /metrics (one thread per process does). */
   reportsNodes: boolean;
+  /**
+   * This process in the live-node set (WorkerInput.instance): the same for
+   * every thread of it, different for every process, wherever it runs.
+   */
+  member: string;
 }
 
 export class RedisLink {
@@ -42,7 +46,7 @@ export class RedisLink {
   readonly #metrics: Metrics;
   readonly #reportsNodes: boolean;
   /** This process in the live-node set: the same for every thread of it. */
-  readonly #member = `${os.hostname()}:${process.pid}`;
+  readonly #member: string;
   readonly #heartbeat: NodeJS.Timeout;
   /** Until then (ms) Redis is not asked: a command failed on an open connection. */
   #restingUntil = 0;
@@ -57,6 +61,7 @@ export class RedisLink {
     this.#timeoutMs = options.timeoutMs;
     this.#metrics = options.metrics;
     this.#reportsNodes = options.reportsNodes;
+    this.#member = options.member;
     // Loaded here, not at import: a single node never loads ioredis (see pgModule in store/pg/client.ts).
     const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
     this.#client = new RedisClient(options.url, {

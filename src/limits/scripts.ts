@@ -17,7 +17,8 @@
 //     TTL 65 s from the last counted failure.
 //
 //   live nodes, KEYS[1] = sg:nodes
-//     ZSET  <host:pid> -> last heartbeat (ms); members older than 15 s are
+//     ZSET  <node name>:<random> -> last heartbeat (ms), one member per
+//     process (WorkerInput.instance); members older than 15 s are
 //     dropped; the count gives each node its share when Redis goes away.
 //
 // Times come from the calling node's clock (ARGV), as the local tables take

@@ -47,6 +47,8 @@ export interface ClusterOptions {
   nginx?: boolean;
   /** Server threads per node (default 1). */
   threads?: number;
+  /** A command every node runs under (StartOptions.wrapper). */
+  wrapper?: string[];
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
@@ -75,7 +77,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
   };
   // Node-0 bootstraps the cluster's account; every node is given its key and id (the others have no bootstrap.json).
   const start = async (i: number): Promise<TestServer> => {
-    const n = await startServer({ env: env(i), dataDir: dataDirs[i], threads: options.threads });
+    const n = await startServer({ env: env(i), dataDir: dataDirs[i], threads: options.threads, wrapper: options.wrapper });
     return i === 0 || nodes.length === 0 ? n : { ...n, apiKey: nodes[0].apiKey, accountId: nodes[0].accountId };
   };
   try {

@@ -20,7 +20,7 @@ let link: RedisLink;
 const metrics = new Metrics(Metrics.allocate(1), 0);
 beforeAll(async () => {
   redis = await startRedis();
-  link = new RedisLink({ url: redis.url, timeoutMs: 2000, metrics, reportsNodes: true });
+  link = new RedisLink({ url: redis.url, timeoutMs: 2000, metrics, reportsNodes: true, member: 'node-0:test' });
   await untilConnected(link);
 });
 afterAll(async () => {

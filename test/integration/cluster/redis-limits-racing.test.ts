@@ -20,7 +20,7 @@ beforeAll(async () => {
   redis = await startRedis();
   for (let n = 0; n < NODES; n++) {
     // A generous timeout: this test is about counting, the timeout has its own.
-    const link = new RedisLink({ url: redis.url, timeoutMs: 2000, metrics, reportsNodes: false });
+    const link = new RedisLink({ url: redis.url, timeoutMs: 2000, metrics, reportsNodes: false, member: `node-${n}:test` });
     links.push(link);
     nodes.push(redisLimits(link, localTables(tables() as WorkerInput['shared'])));
   }

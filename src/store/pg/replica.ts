@@ -22,7 +22,8 @@
 // history never had (another cluster's keys valid, new routes missing). So
 // the replica also keeps the time PostgreSQL gave the last change it applied
 // (`changes.at`, microseconds, as text), and a pass whose change at that
-// sequence has another time, or is no longer kept, takes a snapshot.
+// sequence has another time takes a snapshot; so does one with changes to
+// apply when that change is no longer kept to tell.
 import { log } from '../../log.js';
 import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, raiseIdCounter, type Stores, type User } from '../db.js';
 import { announce, type ChangeKind, recordChange, resetFeed } from '../feed.js';

@@ -12,9 +12,10 @@
 // that a cleaner, `rm` or `rsync --delete` could take away from under a
 // running server (or that a link put in its place could turn into a write to
 // another file). The refusal names the holder from the kernel's own table,
-// /proc/locks, and its command line. On file systems without locks (some
-// network file systems answer ENOLCK) nothing is refused, and the start logs
-// that it could not take the lock.
+// /proc/locks, and its command line. Where the file system cannot lock
+// (ENOLCK on some network file systems; EBADF on NFS, which emulates flock
+// with POSIX locks that need a descriptor open for writing) nothing is
+// refused, and the start logs that it could not take the lock.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { AppError } from './errors.js';
 import { binding } from './ipdb/native.js';

@@ -46,7 +46,7 @@ const base = {
   quota_exceeded: { status: 403, message: fixed('the account has used its lifetime route quota') },
   not_found: { status: 404, message: fixed('not found') },
   method_not_allowed: { status: 405, message: fixed('method not allowed') },
-  // PUT /v1/routes/:id with an If-Match the stored route no longer has (api/routes.ts).
+  // PUT or DELETE /v1/routes/:id with an If-Match the stored route no longer has (api/routes.ts).
   precondition_failed: { status: 412, message: fixed('the route has changed since the version If-Match names; read it again and resend the change') },
   payload_too_large: { status: 413, message: fixed('the request body is larger than 64 KiB') },
   rate_limited: { status: 429, message: fixed('too many requests') },

@@ -34,7 +34,7 @@ function counter(name: string, help: string, labels?: Record<string, string>, ki
 
 const SHED_HELP = 'Connections closed by the connection guard, by rule';
 
-const API_STATUSES = [200, 201, 202, 204, 400, 401, 403, 404, 405, 413, 429, 500] as const;
+const API_STATUSES = [200, 201, 202, 204, 400, 401, 403, 404, 405, 412, 413, 429, 500] as const;
 /** Every series, by name: indexes into the shared counters (Metrics.inc). */
 export const Metric = {
   apiResponses: Object.fromEntries(

@@ -73,11 +73,15 @@ export async function main(): Promise<void> {
   // A reader that stops early (`| head`) closes the pipe under the writer:
   // the rest of the output has nowhere to go, which is not the command
   // failing (it was an unhandled 'error' event and a stack trace). End at
-  // once and quietly, as a shell tool does.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    process.exit(0);
-  });
+  // once and quietly, as a shell tool does. Not `serve`: its standard output
+  // is its log, and a server must not end without its drain, nor with exit 0
+  // that a supervisor would take for a clean stop.
+  if (process.argv[2] !== 'serve') {
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(0);
+    });
+  }
   const code = await run(process.argv.slice(2), {
     stdin: process.stdin,
     out: (line) => process.stdout.write(`${line}\n`),

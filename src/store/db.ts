@@ -358,9 +358,10 @@ function refuseInterruptedRestore(dataDir: string, dir: string): void {
   const previous = named(/^db\.before-restore-/).pop();
   throw new AppError(
     'storage_unusable',
-    `${dir} is missing and ${staged.join(', ')} ${staged.length === 1 ? 'holds' : 'hold'} the store an interrupted restore was installing ` +
-      `(${previous === undefined ? 'there was no store before it' : `the store before it is in ${previous}`}); ` +
-      `move the one you want to ${dir} and start again, or run splitguard restore --from FILE again`,
+    `${dir} is missing and ${staged.join(', ')} ${staged.length === 1 ? 'holds' : 'hold'} the copy an interrupted restore was installing ` +
+      `(checked and whole only if the restore was stopped between its two renames; ` +
+      `${previous === undefined ? 'there is no earlier store' : `the newest earlier store is ${previous}`}); ` +
+      `run splitguard restore --from FILE again, or move the store you want to ${dir} and start again`,
   );
 }
 

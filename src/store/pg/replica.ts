@@ -21,7 +21,7 @@
 // sequence, would apply the changes after its number on top of records that
 // history never had (another cluster's keys valid, new routes missing). So
 // the replica also keeps the time PostgreSQL gave the last change it applied
-// (`changes.at`, microseconds, as text), and a pass whose change at that
+// (`changes.at`, to the microsecond), and a pass whose change at that
 // sequence has another time takes a snapshot; so does one with changes to
 // apply when that change is no longer kept to tell.
 import { log } from '../../log.js';
@@ -33,8 +33,14 @@ import { accountOf, blacklistOf, keyOf, routeOf, sessionOf, userOf } from './rec
 
 /** The sequence of the last change the replica applied. */
 const META_APPLIED = 'replica_seq';
-/** That change's `at` as PostgreSQL writes it: which history the sequence belongs to. */
+/** That change's `at` (atText): which history the sequence belongs to. */
 const META_APPLIED_AT = 'replica_at';
+/**
+ * changes.at as microseconds since the epoch, in text: the whole precision
+ * (a Date would round it to milliseconds), and the same whatever the
+ * session's TimeZone or DateStyle (`at::text` is not).
+ */
+const atText = (column: string) => `(extract(epoch FROM ${column}) * 1000000)::bigint::text`;
 /** The database file the cluster serves (pg/ipdb.ts), as its 'ipdb' change carries it. */
 export const META_PUBLISHED = 'ipdb_published';
 const BATCH = 2000;
@@ -44,7 +50,7 @@ interface ChangeRow {
   kind: ChangeKind;
   key: string;
   record: unknown;
-  /** changes.at as text (microseconds kept; a Date would round them away). */
+  /** changes.at as atText gives it. */
   at: string;
 }
 
@@ -171,7 +177,7 @@ export class Replica {
       const fromAt = this.#stores.meta.get(META_APPLIED_AT) as string | undefined;
       // One statement, one snapshot: the head, the change at `from` and the changes after it agree.
       const { rows } = await this.#pool.query<ChangeRow & { head: number; from_at: string | null }>(
-        `SELECT h.seq AS head, (SELECT at::text FROM changes WHERE seq = $1) AS from_at, c.seq, c.kind, c.key, c.record, c.at::text AS at
+        `SELECT h.seq AS head, (SELECT ${atText('at')} FROM changes WHERE seq = $1) AS from_at, c.seq, c.kind, c.key, c.record, ${atText('c.at')} AS at
            FROM change_head h LEFT JOIN LATERAL (SELECT * FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true`,
         [from, BATCH],
       );
@@ -218,7 +224,7 @@ export class Replica {
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       data = {
-        head: await read('SELECT h.seq, (SELECT at::text FROM changes WHERE seq = h.seq) AS at FROM change_head h'),
+        head: await read(`SELECT h.seq, (SELECT ${atText('at')} FROM changes WHERE seq = h.seq) AS at FROM change_head h`),
         accounts: await read('SELECT * FROM accounts'),
         keys: await read('SELECT * FROM api_keys'),
         users: await read('SELECT * FROM users'),

@@ -50,9 +50,10 @@ function interrupted(name: string): string {
 }
 
 const refusal = (dir: string) =>
-  `splitguard: the storage in the data directory cannot be opened: ${dir}/db is missing and ${dir}/${STAGING} holds the store an ` +
-  `interrupted restore was installing (the store before it is in ${dir}/${PREVIOUS}); move the one you want to ${dir}/db and ` +
-  'start again, or run splitguard restore --from FILE again\n';
+  `splitguard: the storage in the data directory cannot be opened: ${dir}/db is missing and ${dir}/${STAGING} holds the copy an ` +
+  'interrupted restore was installing (checked and whole only if the restore was stopped between its two renames; ' +
+  `the newest earlier store is ${dir}/${PREVIOUS}); run splitguard restore --from FILE again, or move the store you want to ` +
+  `${dir}/db and start again\n`;
 
 it('serve and a CLI command refuse, naming both directories, and create no store', async () => {
   const dir = interrupted('refused');

@@ -1,14 +1,13 @@
 // Two nodes on one host, each the first process of its own PID namespace (as
 // `node` is PID 1 in containers sharing the host's network and name): same
 // host name, same pid. Each still counts as its own node in Redis's live-node
-// set, and only once however many server threads it runs, so while Redis is
-// away each holds an account to half the limit, not to all of it.
+// set, and only once however many server threads it runs: while Redis is
+// away a node's share of a limit is the limit divided by that count, so two
+// counted as one would each allow the whole limit.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
-import { tally } from '../../helpers/attack.js';
-import { call, limits } from '../../helpers/client.js';
 import { startCluster } from '../../helpers/cluster.js';
 import { untilMetric } from '../../helpers/cluster-nodes.js';
 import { postgresBin } from '../../helpers/postgres.js';
@@ -41,16 +40,14 @@ async function stopInside(node: TestServer): Promise<void> {
   await node.exited;
 }
 
-it.skipIf(skip)('counts two nodes with the same host name and pid as two, and gives each half the limit while Redis is away', async () => {
+it.skipIf(skip)('counts two nodes with the same host name and pid as two, each once', async () => {
   const cluster = await startCluster({
     nodes: 2,
     nginx: false,
     threads: 2,
     wrapper: UNSHARE,
-    env: { SPLITGUARD_RATE_LIMIT_PER_MIN: undefined, SPLITGUARD_REDIS_TIMEOUT_MS: '2000' },
   });
   try {
-    const [a] = cluster.nodes;
     // The premise: the host name is this host's, and both servers are PID 1.
     expect(cluster.nodes.map((n) => pidInside(serverPid(n)))).toEqual([1, 1]);
     // Each node's heartbeat counts both (each heartbeats on connecting and every 5 s).
@@ -60,11 +57,7 @@ it.skipIf(skip)('counts two nodes with the same host name and pid as two, and gi
     const members = await redis.zrange('sg:nodes', 0, -1).finally(() => redis.disconnect());
     expect(members.sort()).toEqual([expect.stringMatching(/^node-0:[0-9a-f]{16}$/), expect.stringMatching(/^node-1:[0-9a-f]{16}$/)]);
 
-    await cluster.redis.stop();
-    await untilMetric(cluster.nodes, 'splitguard_redis_connected', (v) => v === 0);
-    const alone = await Promise.all(Array.from({ length: 40 }, () => call(a.ports[0], a.ca, 'GET', '/v1/account', a.apiKey)));
-    expect(tally(alone.map((r) => r.status))).toEqual({ 200: 30, 429: 10 });
-    for (const r of alone) expect(limits(r).limit).toBe(30);
+    // The share a count gives while Redis is away is redis-outage.test.ts's.
   } finally {
     await Promise.all(cluster.nodes.map(stopInside));
     await cluster.close();

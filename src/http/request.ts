@@ -18,23 +18,11 @@ export interface RequestBasics {
    * Every If-Match line of a PUT or DELETE, joined as one list (RFC 9110
    * §5.3; '' for one empty line); null when there is none, and for every
    * other method. Only those two read it (api/routes.ts), and only they pay
-   * for the walk of the lines: getHeader gives the first line alone, and ''
-   * for an empty line as for none, so a stale tag on a second line, behind
-   * an empty or "*" one, would go unseen.
+   * for the walk of the lines (headerLines): getHeader gives the first line
+   * alone, and '' for an empty line as for none, so a stale tag on a second
+   * line, behind an empty or "*" one, would go unseen.
    */
   ifMatch: string | null;
-}
-
-let ifMatchLines: string | null = null;
-const visitIfMatch = (name: string, value: string): void => {
-  if (name.length === 8 && name === 'if-match') ifMatchLines = ifMatchLines === null ? value : `${ifMatchLines}, ${value}`;
-};
-
-function ifMatchOf(req: HttpRequest, method: string): string | null {
-  if (method !== 'PUT' && method !== 'DELETE') return null;
-  ifMatchLines = null;
-  req.forEach(visitIfMatch);
-  return ifMatchLines;
 }
 
 export function readRequest(req: HttpRequest): RequestBasics {
@@ -46,7 +34,8 @@ export function readRequest(req: HttpRequest): RequestBasics {
     contentType: req.getHeader('content-type'),
     contentLength: req.getHeader('content-length'),
     authorization: req.getHeader('authorization'),
-    ifMatch: ifMatchOf(req, method),
+    // Behind a trusted proxy the framing guard has walked the lines already: the same walk.
+    ifMatch: method === 'PUT' || method === 'DELETE' ? headerLines(req).ifMatch : null,
   };
 }
 
@@ -62,7 +51,8 @@ export const USER_AGENT = constantBytes('user-agent');
  * costs about 150 ns a line (two strings each; a browser sends about 15), so
  * it is made only where it is needed: behind a trusted proxy, where
  * http/framing.ts walks every request and the address is read from the same
- * walk. Valid for the request it was made for, while its handler runs.
+ * walk, and for a PUT or DELETE, whose If-Match it reads (readRequest). Valid
+ * for the request it was made for, while its handler runs.
  */
 export interface HeaderLines {
   /** Transfer-Encoding and Content-Length lines, in order. */
@@ -70,14 +60,23 @@ export interface HeaderLines {
   readonly contentLength: readonly string[];
   /** Every X-Forwarded-For line, in order, joined with ", " (RFC 9110 §5.3); '' when there is none. */
   forwardedFor: string;
+  /** Every If-Match line, joined the same way ('' for one empty line); null when there is none. */
+  ifMatch: string | null;
 }
 
-const walk: { req: HttpRequest | null; transferEncoding: string[]; contentLength: string[]; forwardedFor: string } = { req: null, transferEncoding: [], contentLength: [], forwardedFor: '' };
+const walk: { req: HttpRequest | null; transferEncoding: string[]; contentLength: string[]; forwardedFor: string; ifMatch: string | null } = {
+  req: null,
+  transferEncoding: [],
+  contentLength: [],
+  forwardedFor: '',
+  ifMatch: null,
+};
 const visitLine = (name: string, value: string): void => {
-  // Lengths first: most lines are none of these three.
+  // Lengths first: most lines are none of these four.
   if (name.length === 15 && name === 'x-forwarded-for') walk.forwardedFor = walk.forwardedFor === '' ? value : `${walk.forwardedFor}, ${value}`;
   else if (name.length === 14 && name === 'content-length') walk.contentLength.push(value);
   else if (name.length === 17 && name === 'transfer-encoding') walk.transferEncoding.push(value);
+  else if (name.length === 8 && name === 'if-match') walk.ifMatch = walk.ifMatch === null ? value : `${walk.ifMatch}, ${value}`;
 };
 
 /** The walk of `req`'s header lines (made once per request: a second call gives the first's). */
@@ -88,6 +87,7 @@ export function headerLines(req: HttpRequest): HeaderLines {
     walk.transferEncoding.length = 0;
     walk.contentLength.length = 0;
     walk.forwardedFor = '';
+    walk.ifMatch = null;
     req.forEach(visitLine);
   }
   return walk;

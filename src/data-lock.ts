@@ -17,11 +17,10 @@
 // with POSIX locks that need a descriptor open for writing) nothing is
 // refused, and the start logs that it could not take the lock.
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { AppError } from './errors.js';
 import { binding } from './ipdb/native.js';
 import { log } from './log.js';
-
-const EWOULDBLOCK = 11;
 
 export interface DataDirLock {
   /** Closes the descriptor, and with it the lock. Once only; later calls do nothing. */
@@ -59,7 +58,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
     throw new AppError('storage_unusable', `${dataDir}: ${(err as Error).message}`, null, { cause: err });
   }
   const errno = binding.lockExclusive(fd);
-  if (errno === EWOULDBLOCK) {
+  if (errno === os.constants.errno.EWOULDBLOCK) {
     const who = holder(fstatSync(fd).ino);
     closeSync(fd);
     throw new AppError('data_dir_in_use', `${dataDir} is held by ${who}`);

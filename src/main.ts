@@ -18,7 +18,7 @@ import type { FileLimit } from './serve/file-limit.js';
 import { RefreshScheduler } from './serve/refresh-scheduler.js';
 import { allocateSharedMemory, type SharedMemory } from './serve/shared-memory.js';
 import { assertPortFree, bootstrapOnce, checkTlsFiles, prepareDatabaseFile, prepareTls } from './serve/startup.js';
-import { ServerThreads } from './serve/threads.js';
+import type { ServerThreads } from './serve/threads.js';
 import type { WorkerInput } from './server.worker.js';
 import { prepareDataDir } from './store/db.js';
 import { PublishedDatabase, REFRESH_REQUEST, RefreshLeader, type RefreshRequest } from './store/pg/ipdb.js';
@@ -40,7 +40,8 @@ export async function serve(
     /** The open-file limit, raised before anything opened descriptors (serve/file-limit.ts); null when unknown. */
     fileLimit: FileLimit | null;
     announce?: (text: string) => void;
-    threads?: ServerThreads;
+    /** Spawned by the caller, not started; the caller stops them when the start fails (cli/serve.ts). */
+    threads: ServerThreads;
   },
 ): Promise<RunningServer> {
   const started = performance.now();
@@ -81,27 +82,25 @@ interface PreparedNode {
  * Everything before the storage opens, in this order: the log's node name
  * (cluster mode), the data directory and its lock (a second server on it
  * ends here, before it touches anything in it), the connection limits, the port (the
- * start ends here when it is taken), the server threads (unless the caller
- * spawned them already), what an interrupted refresh or write left behind,
+ * start ends here when it is taken), what an interrupted refresh or write left behind,
  * the places of the TLS pair (refused here, before anything is built and
  * before the storage's first-start work), current.trie, and the memory
  * shared with the threads. Nothing it makes needs releasing on failure: the
- * port probe closes its socket, spawned threads do not keep the process
- * alive until they are started, and the lock ends with the process.
+ * port probe closes its socket and the lock ends with the process (the
+ * caller stops the threads it spawned).
  */
-async function prepareNode(config: Config, options: { fileLimit: FileLimit | null; threads?: ServerThreads }): Promise<PreparedNode> {
+async function prepareNode(config: Config, options: { fileLimit: FileLimit | null; threads: ServerThreads }): Promise<PreparedNode> {
   if (config.databaseUrl !== null) setLogNode(config.nodeName);
   prepareDataDir(config.dataDir);
   const lock = lockDataDir(config.dataDir);
   const guardLimits = prepareConnectionLimits(config, options.fileLimit);
   await assertPortFree(config.host, config.port);
-  const threads = options.threads ?? new ServerThreads().spawn(config.threads);
   cleanRefreshLeftovers(config.dataDir);
   removeDeadWrites(['', 'ipdb', path.join('ipdb', 'feeds'), 'tls'].map((d) => path.join(config.dataDir, d)));
   checkTlsFiles(config);
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
-  return { lock, guardLimits, threads, currentFile, shared, metrics: new Metrics(shared.metrics, config.threads) };
+  return { lock, guardLimits, threads: options.threads, currentFile, shared, metrics: new Metrics(shared.metrics, config.threads) };
 }
 
 /** The database side of a node, made by startDatabase. */

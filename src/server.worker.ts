@@ -71,6 +71,7 @@ export interface WorkerInput {
 }
 
 export type WorkerMessage =
+  | { type: 'loaded' }
   | { type: 'listening'; thread: number; port: number }
   | { type: 'failed'; thread: number; error: string }
   | { type: 'closed'; thread: number }
@@ -84,6 +85,10 @@ export type MainMessage = { type: 'start'; input: WorkerInput } | { type: 'shutd
 // state is the module's: each function below reads only what the lines
 // before its call have set.
 const port = parentPort!;
+// Every module above is loaded, lmdb-js's and uWS's addons among them: from
+// here the thread may be terminated (ServerThreads.stop) without the abort
+// that a termination inside an addon's registration causes.
+port.postMessage({ type: 'loaded' } satisfies WorkerMessage);
 const input = await receiveInput();
 setLogThread(input.thread);
 if (input.config.databaseUrl !== null) setLogNode(input.config.nodeName);

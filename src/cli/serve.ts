@@ -21,6 +21,7 @@ export async function serveCommand(io: Io, args: string[], config: Config): Prom
   // it; its default action would end the process without the drain, losing
   // the clicks counted since the last flush.
   let server: RunningServer | null = null;
+  let threads: ServerThreads | null = null;
   let signalled = false;
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
@@ -38,11 +39,13 @@ export async function serveCommand(io: Io, args: string[], config: Config): Prom
     const fileLimit = raiseFileLimit(config.threads);
     // The threads first: each loads its modules while this thread loads the
     // server's own (main.ts and all it imports) and opens the store.
-    const threads = new ServerThreads().spawn(config.threads);
+    threads = new ServerThreads().spawn(config.threads);
     const { serve } = await import('../main.js');
     server = await serve(config, { announce: (text) => io.err(text), threads, fileLimit });
   } catch (err) {
     for (const s of STOP_SIGNALS) process.off(s, onSignal);
+    // Threads a failed start never started are still loading: stopped here, not left to the process's end (ServerThreads.stop).
+    await threads?.stop();
     throw err;
   }
   if (signalled) void server.stop().then(stopped);

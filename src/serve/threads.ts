@@ -41,18 +41,34 @@ export class ServerThreads {
   #earlyError: Error | null = null;
   /** Threads told to start (the others wait for their input and are terminated at stop()). */
   readonly #started = new Set<Worker>();
+  /** Per spawned thread: settled once its modules are loaded (its 'loaded' message) or it has exited. */
+  readonly #loaded: Promise<void>[] = [];
+  /** The one stop: a failed start may reach it twice (its shutdown, then serve's own). */
+  #stopped: Promise<number> | null = null;
 
   /**
    * Creates `count` threads before their input is ready: each loads its
    * modules (a third of a thread's start-up) while the main thread opens the
    * store and the database, then waits for start(). Until then they do not
-   * keep the process alive, so a start that fails before start() still exits.
+   * keep the process alive; a start that fails before start() must still
+   * stop() them (see #terminateLoaded).
    */
   spawn(count: number): this {
     for (let thread = 0; thread < count; thread++) {
       const w = new Worker(WORKER_FILE, { resourceLimits: { maxYoungGenerationSizeMb: SERVER_THREAD_YOUNG_GENERATION_MB } });
       w.unref();
       w.once('error', (err) => (this.#earlyError ??= err));
+      this.#loaded.push(
+        new Promise<void>((resolve) => {
+          const loaded = (m: WorkerMessage) => {
+            if (m.type !== 'loaded') return;
+            w.off('message', loaded);
+            resolve();
+          };
+          w.on('message', loaded);
+          w.once('exit', () => resolve());
+        }),
+      );
       this.#workers.push(w);
     }
     return this;
@@ -121,13 +137,17 @@ export class ServerThreads {
   }
 
   /** Drains every thread (terminated after DRAIN_MS); resolves with how many closed cleanly. */
-  async stop(): Promise<number> {
+  stop(): Promise<number> {
+    return (this.#stopped ??= this.#stop());
+  }
+
+  async #stop(): Promise<number> {
     this.#stopping = true;
     await Promise.all(
-      this.#workers.map((w) => {
+      this.#workers.map((w, thread) => {
         // A thread that has already exited would never send 'exit' again.
         if (this.#exited.has(w)) return undefined;
-        if (!this.#started.has(w)) return w.terminate().then(() => undefined);
+        if (!this.#started.has(w)) return this.#terminateLoaded(w, thread);
         return new Promise<void>((resolve) => {
           const kill = setTimeout(() => void w.terminate().then(() => resolve()), DRAIN_MS);
           w.once('exit', () => {
@@ -139,5 +159,19 @@ export class ServerThreads {
       }),
     );
     return this.#closedCleanly.size;
+  }
+
+  /**
+   * A thread never started is terminated once its modules have loaded: a
+   * termination that lands while Node registers a native addon (lmdb-js's
+   * napi_register_module_v1) aborts the whole process, "FATAL ERROR:
+   * Error::ThrowAsJavaScriptException napi_throw" and SIGABRT in place of the
+   * failed start's exit 1. So does the process's own end, which terminates
+   * what is left: hence referenced while it loads, so the end waits too.
+   */
+  async #terminateLoaded(w: Worker, thread: number): Promise<void> {
+    w.ref();
+    await this.#loaded[thread];
+    await w.terminate();
   }
 }

@@ -76,6 +76,8 @@ interface PreparedNode {
   shared: SharedMemory;
   /** The main thread's region of the shared metrics (the one after the threads'). */
   metrics: Metrics;
+  /** This process among the cluster's nodes, the same in every thread (WorkerInput.instance, store/pg/node.ts). */
+  instance: string;
 }
 
 /**
@@ -100,7 +102,8 @@ async function prepareNode(config: Config, options: { fileLimit: FileLimit | nul
   checkTlsFiles(config);
   const currentFile = prepareDatabaseFile(config);
   const shared = allocateSharedMemory(config);
-  return { lock, guardLimits, threads: options.threads, currentFile, shared, metrics: new Metrics(shared.metrics, config.threads) };
+  const instance = `${config.nodeName}:${randomBytes(8).toString('hex')}`;
+  return { lock, guardLimits, threads: options.threads, currentFile, shared, metrics: new Metrics(shared.metrics, config.threads), instance };
 }
 
 /** The database side of a node, made by startDatabase. */
@@ -179,9 +182,7 @@ async function startThreads(
   shutdown: Shutdown,
 ): Promise<void> {
   const { threads, shared } = prepared;
-  // One for the process, the same in every thread (WorkerInput.instance).
-  const instance = `${config.nodeName}:${randomBytes(8).toString('hex')}`;
-  const inputs = Array.from({ length: config.threads }, (_, thread) => ({ thread, config, dbFile: database.serving?.path ?? '', tls, shared, tables: database.tables, instance }));
+  const inputs = Array.from({ length: config.threads }, (_, thread) => ({ thread, config, dbFile: database.serving?.path ?? '', tls, shared, tables: database.tables, instance: prepared.instance }));
   try {
     await threads.start(inputs, {
       onRefreshRequest: refresh.requested,
@@ -288,7 +289,7 @@ async function openNodeStorage(
     await bootstrapOnce(storage, config.dataDir, announce);
     return { storage, node: null };
   }
-  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready });
+  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, prepared.instance);
   try {
     await node.start(() => bootstrapOnce(storage, config.dataDir, announce));
   } catch (err) {

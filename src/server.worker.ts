@@ -64,7 +64,8 @@ export interface WorkerInput {
   /**
    * This process among the cluster's nodes, made once by the main thread:
    * `<node name>:<16 random hex digits>`, its member in Redis's live-node set
-   * (limits/redis-link.ts). Not host name and pid: nodes in containers may
+   * (limits/redis-link.ts) and the holder of its name in PostgreSQL's `nodes`
+   * (store/pg/node.ts). Not host name and pid: nodes in containers may
    * share both (PID 1 on the same host name) and would count as one.
    */
   instance: string;

@@ -166,6 +166,11 @@ const MIGRATIONS: string[] = [
   );
   CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL);
   `,
+  // 3: the process that holds each node name (store/pg/node.ts, the claim):
+  // `<node name>:<16 hex digits>`, null for a row of a node from before.
+  `
+  ALTER TABLE nodes ADD COLUMN instance text;
+  `,
 ];
 
 /**

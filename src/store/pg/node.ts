@@ -4,6 +4,7 @@
 // PostgreSQL went away, the node's heartbeat row in `nodes`, and the status
 // every server thread reads for /readyz and the limiters' local share.
 // The status is written only here, into the slots cluster-status.ts lays out.
+import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
 import type { Storage } from '../storage.js';
 import { CHANNEL } from './changes.js';
@@ -15,8 +16,10 @@ const POLL_MS = 1000;
 const HEARTBEAT_MS = 2000;
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 4000;
-/** A node whose heartbeat is older than this is not counted live. */
+/** A node whose heartbeat is older than this is not counted live, and its name may be taken. */
 export const NODE_STALE_S = 10;
+/** In the replica's meta (Replica.keepLocal): the process that last served this data directory as a node. */
+const LOCAL_INSTANCE = 'node_instance';
 /**
  * Changes kept in the log: a node further behind than this (stopped for a
  * long while) takes a snapshot instead (replica.ts).
@@ -45,11 +48,18 @@ export class ClusterNode {
   #behindSince = 0;
   #stopped = false;
   #beating = false;
+  /** This process: `<node name>:<16 hex digits>` (main.ts), the holder of the name in `nodes`. */
+  readonly #instance: string;
+  /** The process that served this data directory before this one, which is gone: the data directory's lock is ours (data-lock.ts). */
+  #previous: string | null = null;
+  /** The last beat found the name held by another live process. */
+  #nameHeld = false;
 
-  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport) {
+  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport, instance: string) {
     this.#storage = storage;
     this.#status = new Float64Array(status);
     this.#report = report;
+    this.#instance = instance;
   }
 
   get #link() {
@@ -59,10 +69,16 @@ export class ClusterNode {
   /**
    * Migrates the schema and brings the replica up to date, then runs
    * `whileLocked` (the first start's bootstrap) under the migration lock, so
-   * that nodes starting together bootstrap once. PostgreSQL unreachable: a
-   * node with a replica starts from it (degraded); one without cannot.
+   * that nodes starting together bootstrap once; then claims the node's name
+   * (#writeRow), refusing the start when another running process holds it.
+   * PostgreSQL unreachable: a node with a replica starts from it (degraded,
+   * its name claimed by the first heartbeat that reaches PostgreSQL); one
+   * without cannot.
    */
   async start(whileLocked: () => Promise<void>): Promise<void> {
+    const previous = this.#link.replica.local(LOCAL_INSTANCE);
+    this.#previous = typeof previous === 'string' ? previous : null;
+    await this.#link.replica.keepLocal(LOCAL_INSTANCE, this.#instance);
     try {
       await migrate(this.#link.pool, async () => {
         // Reached: writes (the bootstrap's) may go ahead.
@@ -70,7 +86,11 @@ export class ClusterNode {
         await this.#link.replica.catchUp();
         await whileLocked();
       });
+      // Before anything this node does under its name (click batches, the refresh election).
+      const held = await this.#writeRow();
+      if (held !== null) throw new AppError('node_name_in_use', `${this.#link.config.nodeName} (its last heartbeat ${held} s ago; a node counts as stopped after ${NODE_STALE_S} s)`);
     } catch (err) {
+      if (err instanceof AppError && err.code === 'node_name_in_use') throw err;
       this.#status[CONNECTED] = 0;
       if (!isUnavailable(err)) throw storageError(err);
       // Nothing to serve from: a node's first start needs PostgreSQL.
@@ -147,19 +167,13 @@ export class ClusterNode {
     // One at a time: against an unresponsive PostgreSQL a beat waits out its query timeout.
     if (this.#beating) return;
     this.#beating = true;
-    const ipdb = this.#report.ipdb();
     try {
-      await this.#link.pool.query(
-        `INSERT INTO nodes (name, started_at, last_seen, applied_seq, lag_ms, ready, ipdb_version, ipdb_sha256, redis)
-         VALUES ($1, $2, now(), $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (name) DO UPDATE SET started_at = EXCLUDED.started_at, last_seen = now(), applied_seq = EXCLUDED.applied_seq,
-           lag_ms = EXCLUDED.lag_ms, ready = EXCLUDED.ready, ipdb_version = EXCLUDED.ipdb_version, ipdb_sha256 = EXCLUDED.ipdb_sha256,
-           redis = EXCLUDED.redis`,
-        [
-          this.#link.config.nodeName, this.#started, this.#link.replica.applied, Math.round(this.#status[LAG]), this.#report.ready(),
-          ipdb.version, ipdb.sha256, this.#report.redis(),
-        ],
-      );
+      const held = await this.#writeRow();
+      if ((held !== null) !== this.#nameHeld) {
+        this.#nameHeld = held !== null;
+        if (held !== null) log('error', 'node_name_in_use', { node: this.#link.config.nodeName, lastHeartbeatS: held });
+        else log('info', 'node_name_claimed', { node: this.#link.config.nodeName });
+      }
       // Every node trims; the primary key makes it a short range delete.
       await this.#link.pool.query('DELETE FROM changes WHERE seq <= (SELECT seq FROM change_head) - $1', [CHANGES_KEPT]);
     } catch (err) {
@@ -170,6 +184,36 @@ export class ClusterNode {
     } finally {
       this.#beating = false;
     }
+  }
+
+  /**
+   * Writes this node's row in `nodes` under its name, which one process holds
+   * at a time: two nodes sharing a name would share a click writer, whose
+   * batches would pass for each other's repeats (docs/cluster.md). The row is
+   * taken when it names no process (a node from before migration 3), this
+   * one, this data directory's previous one, or one that has not beaten for
+   * NODE_STALE_S; otherwise nothing changes. Null when written, else how many
+   * seconds ago the holder last beat.
+   */
+  async #writeRow(): Promise<number | null> {
+    const ipdb = this.#report.ipdb();
+    const written = await this.#link.pool.query(
+      `INSERT INTO nodes (name, started_at, last_seen, applied_seq, lag_ms, ready, ipdb_version, ipdb_sha256, redis, instance)
+       VALUES ($1, $2, now(), $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (name) DO UPDATE SET started_at = EXCLUDED.started_at, last_seen = now(), applied_seq = EXCLUDED.applied_seq,
+         lag_ms = EXCLUDED.lag_ms, ready = EXCLUDED.ready, ipdb_version = EXCLUDED.ipdb_version, ipdb_sha256 = EXCLUDED.ipdb_sha256,
+         redis = EXCLUDED.redis, instance = EXCLUDED.instance
+       WHERE nodes.instance IS NULL OR nodes.instance = EXCLUDED.instance OR nodes.instance = $10
+         OR nodes.last_seen < now() - interval '${NODE_STALE_S} seconds'
+       RETURNING name`,
+      [
+        this.#link.config.nodeName, this.#started, this.#link.replica.applied, Math.round(this.#status[LAG]), this.#report.ready(),
+        ipdb.version, ipdb.sha256, this.#report.redis(), this.#instance, this.#previous,
+      ],
+    );
+    if (written.rowCount === 1) return null;
+    const { rows } = await this.#link.pool.query<{ ago: number }>('SELECT floor(extract(epoch FROM now() - last_seen))::int AS ago FROM nodes WHERE name = $1', [this.#link.config.nodeName]);
+    return rows[0]?.ago ?? 0;
   }
 
   async stop(): Promise<void> {
@@ -184,5 +228,9 @@ export class ClusterNode {
       client.on('error', () => {});
       await client.end().catch(() => {});
     }
+    // The name is free at once for a node on another data directory (a
+    // stopped node's row stays, for `cluster status`). Unreachable
+    // PostgreSQL: the name is free once its heartbeat is NODE_STALE_S old.
+    await this.#link.pool.query('UPDATE nodes SET instance = NULL WHERE name = $1 AND instance = $2', [this.#link.config.nodeName, this.#instance]).catch(() => {});
   }
 }

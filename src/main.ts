@@ -11,6 +11,7 @@ import { removeDeadWrites } from './durable-file.js';
 import type { Config } from './config.js';
 import { type GuardLimits, prepareConnectionLimits, startConnectionGuard } from './http/connection-guard.js';
 import { cleanRefreshLeftovers } from './ipdb/refresh.js';
+import { apiTrigger } from './ipdb/refresh-state.js';
 import { log, setLogNode } from './log.js';
 import { Metric, Metrics } from './metrics.js';
 import { DatabaseSwapper } from './serve/database-swapper.js';
@@ -317,7 +318,7 @@ function refreshTriggers(config: Config, storage: Storage, shared: SharedMemory,
     });
   }
   return (accountId) => {
-    const trigger = `api (account ${accountId})`;
+    const trigger = apiTrigger(accountId);
     if (!leader || leader.isLeader) {
       void refresh.run(trigger);
       return;

@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { IpDatabase } from '../ipdb/database.js';
 import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
-import { lastRefresh, nextRefreshAt } from '../ipdb/refresh-state.js';
+import { lastRefresh, nextRefreshAt, refreshSeenBy } from '../ipdb/refresh-state.js';
 import type { StateStore } from '../store/state-store.js';
 import { objectBody } from './validate.js';
 
@@ -81,7 +81,7 @@ export function registerIpdbEndpoints(table: EndpointTable, state: StateStore, d
     { body: 'optional' },
   );
 
-  table.add('GET', '/v1/ip/database', () => {
+  table.add('GET', '/v1/ip/database', (req) => {
     const db = database();
     const next = nextRefreshAt(state);
     const since = control.runningSince();
@@ -97,7 +97,7 @@ export function registerIpdbEndpoints(table: EndpointTable, state: StateStore, d
         size: db?.info.size ?? null,
         checksum: db?.info.checksum ?? null,
         refresh_running: since !== 0,
-        last_refresh: lastRefresh(state),
+        last_refresh: refreshSeenBy(lastRefresh(state), req.account.id, req.admin),
         next_refresh_at: next === null ? null : new Date(next).toISOString(),
         feeds: feedViews(config, db, state),
       },

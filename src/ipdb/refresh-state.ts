@@ -38,6 +38,22 @@ export function lastRefresh(state: StateStore): RefreshRecord | null {
   return state.get<RefreshRecord>(META_LAST) ?? null;
 }
 
+/** A refresh's trigger when an account asked for it (POST /v1/ip/update, the console). */
+export const apiTrigger = (accountId: number): string => `api (account ${accountId})`;
+/** apiTrigger's text, and what follows it (in cluster mode ` via <node>`, the node that took it). */
+const API_TRIGGER = /^api \(account ([0-9]+)\)(.*)$/s;
+
+/**
+ * `record` as a caller of `accountId` may read it: another account's trigger
+ * is `api (another account)`, so that a tenant learns no other tenant's id;
+ * an admin reads every trigger as it was stored.
+ */
+export function refreshSeenBy(record: RefreshRecord | null, accountId: number, admin: boolean): RefreshRecord | null {
+  const asker = record === null || admin ? null : API_TRIGGER.exec(record.trigger);
+  if (!asker || Number(asker[1]) === accountId) return record;
+  return { ...record!, trigger: `api (another account)${asker[2]}` };
+}
+
 export function nextRefreshAt(state: StateStore): number | null {
   return state.get<number>(META_NEXT) ?? null;
 }

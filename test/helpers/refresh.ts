@@ -5,26 +5,10 @@
 // database that was serving still serves.
 import { afterAll, beforeAll, expect } from 'vitest';
 import { call, type Response } from './client.js';
+import { NO_RATE_LIMIT, waitUntil } from './routes.js';
 import { runCliJson } from './cli.js';
 import { type Env, startServer, type TestServer } from './server.js';
 import { type SourceServer, startSourceServer } from './sources.js';
-
-/** No per-account rate limit in the way of status polling and load. */
-export const NO_RATE_LIMIT = { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000' };
-/** Believe X-Forwarded-For from loopback, so a test can choose the visitor's address. */
-export const TRUST_LOOPBACK = { SPLITGUARD_TRUST_PROXY: '127.0.0.1/32,::1/128' };
-
-/** Polls until `check` returns true or `timeoutMs` passes; returns the value and the elapsed ms, or throws with the last value. */
-export async function waitUntil<T>(read: () => Promise<T>, check: (v: T) => boolean, timeoutMs: number, stepMs = 50): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  for (;;) {
-    const value = await read();
-    const ms = performance.now() - start;
-    if (check(value)) return { value, ms };
-    if (ms > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
 
 /**
  * The setup most refresh tests share: a loopback source server, and a

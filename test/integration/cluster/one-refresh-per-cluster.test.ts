@@ -6,7 +6,8 @@
 // within 30 s, the follower having downloaded it from PostgreSQL.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useCluster } from '../../helpers/cluster.js';
-import { databaseStatus, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
+import { databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
+import { waitUntil } from '../../helpers/routes.js';
 import { startSourceServer, type SourceServer } from '../../helpers/sources.js';
 
 let sources: SourceServer;

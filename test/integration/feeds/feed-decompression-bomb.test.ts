@@ -11,8 +11,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FeedServer, startFeedServer, torList } from '../../helpers/feed-server.js';
-import { databaseStatus, newAccount, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
-import { NO_RATE_LIMIT } from '../../helpers/routes.js';
+import { databaseStatus, newAccount, triggerRefresh } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
 let feeds: FeedServer;

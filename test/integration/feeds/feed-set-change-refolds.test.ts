@@ -3,8 +3,8 @@
 // Tor) is rebuilt at start without fetching anything: the disabled feeds stop
 // matching and the enabled one keeps its snapshot, on every thread.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { check, databaseStatus, waitUntil } from '../../helpers/refresh.js';
-import { NO_RATE_LIMIT } from '../../helpers/routes.js';
+import { check, databaseStatus } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
 let server: TestServer;

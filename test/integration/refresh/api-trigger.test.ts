@@ -4,7 +4,8 @@
 // 429 refresh_too_soon with Retry-After. The refresh records who started it.
 import { expect, it } from 'vitest';
 import { limits } from '../../helpers/client.js';
-import { databaseStatus, newAccount, refreshFinished, serverWithValidSource, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
+import { databaseStatus, newAccount, refreshFinished, serverWithValidSource, triggerRefresh } from '../../helpers/refresh.js';
+import { waitUntil } from '../../helpers/routes.js';
 
 const HOUR = 3_600_000;
 

@@ -4,7 +4,8 @@
 // build thread's name never stays in /proc/<pid>/task.
 import { readdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { databaseStatus, serverWithValidSource, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
+import { databaseStatus, serverWithValidSource, triggerRefresh } from '../../helpers/refresh.js';
+import { waitUntil } from '../../helpers/routes.js';
 
 const ctx = serverWithValidSource();
 

@@ -5,7 +5,8 @@
 // GET /v1/ip/database.
 import { expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { check, databaseStatus, metric, type RefreshRecord, serverWithValidSource, sourceName, waitUntil } from '../../helpers/refresh.js';
+import { check, databaseStatus, metric, type RefreshRecord, serverWithValidSource, sourceName } from '../../helpers/refresh.js';
+import { waitUntil } from '../../helpers/routes.js';
 
 const ctx = serverWithValidSource({ threads: 2 });
 

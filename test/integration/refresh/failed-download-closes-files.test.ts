@@ -4,7 +4,8 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { newAccount, NO_RATE_LIMIT, refreshNow, waitUntil } from '../../helpers/refresh.js';
+import { newAccount, refreshNow } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
 

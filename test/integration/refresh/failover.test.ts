@@ -3,7 +3,8 @@
 // refresh installs the valid source's database, records the first two sources'
 // errors, and every thread swaps to the new database.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { check, databaseStatus, metric, NO_RATE_LIMIT, refreshNow, sourceName } from '../../helpers/refresh.js';
+import { check, databaseStatus, metric, refreshNow, sourceName } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { closedPortLocation, type SourceServer, startSourceServer } from '../../helpers/sources.js';
 

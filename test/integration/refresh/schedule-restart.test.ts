@@ -4,7 +4,8 @@
 // scheduled refresh the next one is scheduled and runs by itself.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { databaseStatus, NO_RATE_LIMIT, sourceName, waitUntil } from '../../helpers/refresh.js';
+import { databaseStatus, sourceName } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { startServer, tempDataDir, type TestServer } from '../../helpers/server.js';
 import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
 

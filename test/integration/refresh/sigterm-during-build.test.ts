@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { NO_RATE_LIMIT, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
+import { triggerRefresh } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { startServer } from '../../helpers/server.js';
 
 let source: http.Server;

@@ -9,7 +9,8 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { databaseStatus, NO_RATE_LIMIT, triggerRefresh, waitUntil } from '../../helpers/refresh.js';
+import { databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { startServer } from '../../helpers/server.js';
 
 let drip: http.Server;

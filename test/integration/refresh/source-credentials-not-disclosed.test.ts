@@ -5,7 +5,8 @@
 // log. Before, it did, in all of them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call } from '../../helpers/client.js';
-import { NO_RATE_LIMIT, newAccount, refreshFinished, databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
+import { newAccount, refreshFinished, databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
 

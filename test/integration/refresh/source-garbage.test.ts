@@ -2,7 +2,8 @@
 // than 1% of its lines malformed), the refresh fails naming that, and the
 // database that was serving keeps serving.
 import { afterAll, beforeAll, it } from 'vitest';
-import { expectFailedRefreshKeepsServing, NO_RATE_LIMIT } from '../../helpers/refresh.js';
+import { expectFailedRefreshKeepsServing } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
 

@@ -5,7 +5,8 @@
 // it, and the next scheduled refresh did it again (the files review of
 // 2026-11-27).
 import { afterAll, beforeAll, it } from 'vitest';
-import { expectFailedRefreshKeepsServing, NO_RATE_LIMIT } from '../../helpers/refresh.js';
+import { expectFailedRefreshKeepsServing } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
 

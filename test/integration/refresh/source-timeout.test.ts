@@ -3,7 +3,8 @@
 // silence, the refresh records the timeout, and the database that was serving
 // keeps serving.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { expectFailedRefreshKeepsServing, NO_RATE_LIMIT } from '../../helpers/refresh.js';
+import { expectFailedRefreshKeepsServing } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { type SourceServer, startSourceServer } from '../../helpers/sources.js';
 

@@ -5,7 +5,8 @@
 // was taken as "unchanged" and ended the refresh; a two-part node with one
 // such part handed the build a part with no file.)
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { NO_RATE_LIMIT, refreshNow, sourceName } from '../../helpers/refresh.js';
+import { refreshNow, sourceName } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { FILES, type SourceServer, startSourceServer } from '../../helpers/sources.js';
 

@@ -10,7 +10,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { request } from '../../helpers/client.js';
-import { databaseStatus, metric, newAccount, refreshNow, serverWithValidSource, TRUST_LOOPBACK } from '../../helpers/refresh.js';
+import { databaseStatus, metric, newAccount, refreshNow, serverWithValidSource } from '../../helpers/refresh.js';
+import { TRUST_LOOPBACK } from '../../helpers/routes.js';
 
 const THREADS = 2;
 const LOOPS_PER_THREAD = 2;

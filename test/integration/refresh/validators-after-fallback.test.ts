@@ -12,7 +12,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/ipdb-cache.js';
-import { databaseStatus, newAccount, NO_RATE_LIMIT, refreshNow } from '../../helpers/refresh.js';
+import { databaseStatus, newAccount, refreshNow } from '../../helpers/refresh.js';
+import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
 let publisher: http.Server;

@@ -6,7 +6,7 @@
 // answer it /metrics, as it would not answer it directly.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rawRequest } from '../../helpers/raw-http.js';
-import { TRUST_LOOPBACK } from '../../helpers/refresh.js';
+import { TRUST_LOOPBACK } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
 let server: TestServer;

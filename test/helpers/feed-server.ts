@@ -2,7 +2,7 @@
 // at a path, with an ETag for conditional requests, or fails in a chosen way.
 // Every request is recorded (path, If-None-Match, status).
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback } from './loopback.js';
 
 type FeedReply =
   | { body: string | Buffer; etag?: string }
@@ -21,7 +21,6 @@ export interface FeedServer {
 export async function startFeedServer(): Promise<FeedServer> {
   const routes = new Map<string, FeedReply>();
   const requests: FeedServer['requests'] = [];
-  const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const entry = { path, ifNoneMatch: req.headers['if-none-match'], status: 0 };
@@ -49,23 +48,8 @@ export async function startFeedServer(): Promise<FeedServer> {
     res.writeHead(200, { ETag: etag, 'Content-Length': String(Buffer.byteLength(reply.body)) });
     res.end(reply.body);
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    base,
-    routes,
-    requests,
-    url: (path) => `${base}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const { base, close } = await listenLoopback(server);
+  return { base, routes, requests, url: (path) => `${base}${path}`, close };
 }
 
 /** A Tor bulk exit list as the Tor Project serves it: one IPv4 address a line. */

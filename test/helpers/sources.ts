@@ -28,7 +28,7 @@
 // headers and the status answered, so tests can assert what was asked.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback } from './loopback.js';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from './ipdb-cache.js';
@@ -108,7 +108,6 @@ function garbage(): Buffer {
 
 export async function startSourceServer(): Promise<SourceServer> {
   const requests: SourceRequest[] = [];
-  const sockets = new Set<Socket>();
   const lastModified = (rev: number) => new Date(Date.UTC(2026, 0, 1) + rev * 60_000).toUTCString();
   const state = {
     revision: 1,
@@ -173,12 +172,7 @@ export async function startSourceServer(): Promise<SourceServer> {
         return send(404, Buffer.from('no such mode\n'));
     }
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { base, close } = await listenLoopback(server);
 
   return {
     base,
@@ -192,11 +186,7 @@ export async function startSourceServer(): Promise<SourceServer> {
     },
     etag: (file) => state.etag(file),
     lastModified: () => lastModified(state.revision),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

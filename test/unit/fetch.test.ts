@@ -4,7 +4,7 @@
 // download (connection, file) is left open once fetchSource has settled.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback, type Loopback } from '../helpers/loopback.js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,15 +14,14 @@ const BODY = Buffer.from('1.0.0.0,1.0.0.255,13335,CLOUDFLARENET\n');
 const ETAG = '"body-1"';
 const CHUNK = Buffer.alloc(16 * 1024, 0x41);
 
-let server: http.Server;
+let server: Loopback;
 let base: string;
-const sockets = new Set<Socket>();
 /** Bytes the endless handler managed to write before the client went away. */
 let endlessSent = 0;
 let endlessClosed: Promise<void> = Promise.resolve();
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
+  const publisher = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const hop = Number(url.searchParams.get('hop') ?? 0);
     switch (url.pathname) {
@@ -72,18 +71,11 @@ beforeAll(async () => {
         res.end();
     }
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenLoopback(publisher);
+  base = server.base;
 });
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => server?.close());
 
 function scratch(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'splitguard-fetch-'));
@@ -104,8 +96,8 @@ async function failure(node: string, limits: FetchLimits = DEFAULT_LIMITS): Prom
 /** Waits until the server holds no connection from the client. */
 async function connectionsGone(ms = 2000): Promise<number> {
   const until = Date.now() + ms;
-  while (sockets.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-  return sockets.size;
+  while (server.open.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return server.open.size;
 }
 
 describe('fetchSource over HTTP', () => {

@@ -7,33 +7,25 @@
 // holding the store open; with several sources and ~30 feeds that each may
 // take 300 s, a stop could wait for hours.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback, type Loopback } from '../../helpers/loopback.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
 import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { startServer } from '../../helpers/server.js';
 
-let drip: http.Server;
-const sockets = new Set<Socket>();
+let drip: Loopback;
 let base = '';
 
 beforeAll(async () => {
-  drip = http.createServer((_req, res) => {
+  const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     const timer = setInterval(() => res.write('1'), 1000);
     res.on('close', () => clearInterval(timer));
   });
-  drip.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => drip.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(drip.address() as AddressInfo).port}`;
+  drip = await listenLoopback(server);
+  base = drip.base;
 });
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((resolve) => drip.close(() => resolve()));
-});
+afterAll(() => drip?.close());
 
 it.each([
   ['the ASN data', () => ({ SPLITGUARD_IPDB_SOURCES: `${base}/asn-ipv4.csv|${base}/asn-ipv6.csv` })],

@@ -8,7 +8,7 @@
 // sources' validators, so the publisher's file is fetched and installed again.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback, type Loopback } from '../../helpers/loopback.js';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/ipdb-cache.js';
@@ -16,14 +16,13 @@ import { databaseStatus, newAccount, refreshNow } from '../../helpers/refresh.js
 import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
-let publisher: http.Server;
-const sockets = new Set<Socket>();
+let publisher: Loopback;
 let down = false;
 let server: TestServer;
 let location = '';
 
 beforeAll(async () => {
-  publisher = http.createServer((req, res) => {
+  const source = http.createServer((req, res) => {
     if (down) {
       res.writeHead(503).end('down\n');
       return;
@@ -37,19 +36,14 @@ beforeAll(async () => {
     const body = readFileSync(path.join(ROOT, 'node_modules', '@ip-location-db', 'asn', file));
     res.writeHead(200, { ETag: etag, 'Content-Length': String(body.length) }).end(body);
   });
-  publisher.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => publisher.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(publisher.address() as AddressInfo).port}`;
+  publisher = await listenLoopback(source);
+  const base = publisher.base;
   location = `${base}/asn-ipv4.csv|${base}/asn-ipv6.csv`;
   server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: `${location},package:` } });
 });
 afterAll(async () => {
   await server?.close();
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((resolve) => publisher.close(() => resolve()));
+  await publisher?.close();
 });
 
 it('does not call the fallback data unchanged when the publisher answers 304 again', async () => {

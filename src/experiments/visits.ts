@@ -28,6 +28,8 @@ export class VisitRecorder {
   readonly #experiments: Experiments;
   readonly #pending = new Map<number, Pending>();
   #flushing: Promise<void> = Promise.resolve();
+  /** A batch taken and not yet acknowledged: sent again, as it is, by the next write. */
+  #unsent: { seq: number; visits: VisitCounts[] } | null = null;
 
   constructor(experiments: Experiments) {
     this.#experiments = experiments;
@@ -48,7 +50,13 @@ export class VisitRecorder {
     if (h.add(hi, lo)) p.dirty |= 1 << variant;
   }
 
-  /** Writes what changed; concurrent calls queue behind each other. A failed write keeps the clicks for the next one. */
+  /**
+   * Writes what changed; concurrent calls queue behind each other. A batch
+   * whose write failed is kept as it is, number included, and sent again
+   * before anything newer: its commit may have been taken with only the
+   * answer lost, and under its number PostgreSQL counts it once
+   * (store/batch-sequence.ts).
+   */
   flush(): Promise<void> {
     // A failed write must not fail every later one: each flush starts after the last, however it ended.
     this.#flushing = this.#flushing.catch(() => {}).then(() => this.#write());
@@ -61,8 +69,22 @@ export class VisitRecorder {
     // refused, every second on the redirect's thread: with 1,000 routes
     // visited during an outage, redirects waited a second.
     if (!this.#experiments.writable()) return;
-    const batch: VisitCounts[] = [];
-    const taken: [Pending, number[]][] = [];
+    if (this.#unsent !== null) {
+      await this.#experiments.addVisits(this.#unsent.visits, this.#unsent.seq);
+      this.#unsent = null;
+    }
+    // Numbered before anything is taken: the first number of a run may not be had (PostgreSQL away).
+    const seq = await this.#experiments.nextVisitBatch();
+    const visits = this.#take();
+    if (visits.length === 0) return;
+    this.#unsent = { seq, visits };
+    await this.#experiments.addVisits(visits, seq);
+    this.#unsent = null;
+  }
+
+  /** What changed since the last take: the clicks, and the sketches that grew; routes not visited since are dropped. */
+  #take(): VisitCounts[] {
+    const visits: VisitCounts[] = [];
     for (const [key, p] of this.#pending) {
       if (!p.touched) {
         this.#pending.delete(key);
@@ -73,22 +95,8 @@ export class VisitRecorder {
       p.clicks = [0, 0, 0, 0, 0, 0, 0, 0];
       const sketches = p.sketches.map((h, v) => (h !== null && (p.dirty & (1 << v)) !== 0 ? h.serialize() : null));
       p.dirty = 0;
-      taken.push([p, clicks]);
-      batch.push({ routeId: p.routeId, day: p.day, clicks, sketches });
+      visits.push({ routeId: p.routeId, day: p.day, clicks, sketches });
     }
-    try {
-      await this.#experiments.addVisits(batch);
-    } catch (err) {
-      // Give the clicks back and mark every sketch for the next attempt.
-      for (const [p, clicks] of taken) {
-        clicks.forEach((c, i) => (p.clicks[i] += c));
-        p.touched = true;
-        p.sketches.forEach((h, v) => {
-          if (h !== null) p.dirty |= 1 << v;
-        });
-        if (!this.#pending.has(p.routeId * 65536 + p.day)) this.#pending.set(p.routeId * 65536 + p.day, p);
-      }
-      throw err;
-    }
+    return visits;
   }
 }

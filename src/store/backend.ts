@@ -105,9 +105,11 @@ export interface Backend {
   /**
    * Experiments (experiments-store.ts). Adds per-variant clicks and merges
    * unique-visitor sketches into the stored day's and the route's lifetime
-   * sketch (a flush of the visit recorders; merging is idempotent).
+   * sketch (a flush of the visit recorders; merging is idempotent). With
+   * `claim` (cluster mode), only if this writer's batch `seq` is newer than
+   * the last one taken, as addClicks: the clicks of a batch sent twice count once.
    */
-  addVisits(batch: readonly VisitCounts[]): Promise<void>;
+  addVisits(batch: readonly VisitCounts[], claim?: { writer: string; seq: number }): Promise<void>;
   /** Per day from `from` to `to` (inclusive): clicks per variant; missing days are absent. */
   readVariantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>>;
   /** Stored sketches per day (day 0: the lifetime), indexed by variant; missing ones are absent. */

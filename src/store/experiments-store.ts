@@ -11,6 +11,7 @@
 //
 // and the secret in meta under `secret:click_id`.
 import type { Backend } from './backend.js';
+import { BatchSequence } from './batch-sequence.js';
 import type { Stores } from './db.js';
 
 /** One thread's visits to one route on one day since its last flush. */
@@ -108,8 +109,14 @@ export class Experiments {
   #queued = 0;
   #committing = false;
 
-  constructor(backend: Backend) {
+  /** Cluster mode: the name PostgreSQL knows this thread's visit batches by (`<node>/<slot>/visits`); null on a single node. */
+  readonly #visitWriter: string | null;
+  readonly #visitSeq = new BatchSequence();
+  #visitSeqChecked = false;
+
+  constructor(backend: Backend, visitWriter: string | null = null) {
     this.#backend = backend;
+    this.#visitWriter = visitWriter;
   }
 
   /** Whether a write may be tried now (false while PostgreSQL is known to be away). */
@@ -117,8 +124,24 @@ export class Experiments {
     return this.#backend.writable();
   }
 
-  addVisits(batch: readonly VisitCounts[]): Promise<void> {
-    return batch.length === 0 ? Promise.resolve() : this.#backend.addVisits(batch);
+  /**
+   * The number of the next batch of visits (batch-sequence.ts; 0 on a single
+   * node): the first call of a run reads the last number PostgreSQL took
+   * from this writer, and rejects while it cannot.
+   */
+  async nextVisitBatch(): Promise<number> {
+    if (this.#visitWriter === null) return 0;
+    if (!this.#visitSeqChecked) {
+      this.#visitSeq.above(await this.#backend.lastClickBatch(this.#visitWriter));
+      this.#visitSeqChecked = true;
+    }
+    return this.#visitSeq.next();
+  }
+
+  /** Adds a batch of visits numbered by nextVisitBatch; sent again under the same number, it counts once. */
+  addVisits(batch: readonly VisitCounts[], seq: number): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    return this.#backend.addVisits(batch, this.#visitWriter === null ? undefined : { writer: this.#visitWriter, seq });
   }
 
   variantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>> {

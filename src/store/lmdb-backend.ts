@@ -312,6 +312,7 @@ export class LmdbBackend implements Backend {
    * Read-modify-write in one transaction, like addClicks: clicks add up,
    * sketches merge register by register into the day's and the lifetime's.
    */
+  /** A single node commits or fails here, never both: no claim is needed. */
   async addVisits(batch: readonly VisitCounts[]): Promise<void> {
     const { variantDays, sketches } = this.#stores;
     const merge = (key: [number, number, number], add: Hll) => {

@@ -3,17 +3,15 @@
 // second). Read from the source of truth: the local store on a single node,
 // PostgreSQL in cluster mode.
 //
-// Exactly once: each hand-over becomes a batch with a sequence number that
-// only grows (per writer: a node's thread), and the batches are sent oldest
-// first, each retried as it is until the back end has taken it. PostgreSQL
-// keeps each writer's last sequence taken (click_flushes) and adds a batch
-// only when its sequence is newer, in the same statement: a batch whose
-// commit was not acknowledged (the connection broke) and is sent again is
-// not counted twice. While the back end is away, batches wait in memory,
+// Exactly once: each hand-over becomes a batch with a number of its writer's
+// sequence (a node's thread; batch-sequence.ts says how PostgreSQL takes
+// each once), and the batches are sent oldest first, each retried as it is
+// until the back end has taken it. While the back end is away, batches wait in memory,
 // and past SPILL_DAYS route-days in the local LMDB (click_spill, under
 // [slot, seq]), where they also outlive a restart of the node.
 import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
+import { BatchSequence } from './batch-sequence.js';
 import type { DayStats, SpilledDay, Stores } from './db.js';
 
 export const zeroDay = (): DayStats => ({
@@ -55,7 +53,7 @@ export class Stats {
   readonly #spillDays: number;
   readonly #queue: ClickBatch[] = [];
   #queuedDays = 0;
-  #lastSeq = 0;
+  readonly #seq = new BatchSequence();
   /** Whether this run has read the last batch PostgreSQL took from its writer (#afterTaken). */
   #takenChecked = false;
 
@@ -69,13 +67,11 @@ export class Stats {
 
   /**
    * Queues counters as the next batch (synchronous: the caller's memory is
-   * free once this returns). Sequence numbers are microseconds of the wall
-   * clock, at least one more than the last: they grow across restarts too.
+   * free once this returns).
    */
   enqueue(days: readonly DayCounts[]): void {
     if (days.length === 0) return;
-    const seq = Math.max(this.#lastSeq + 1, Date.now() * 1000);
-    this.#lastSeq = seq;
+    const seq = this.#seq.next();
     if (this.#stores && this.#writer && this.#queuedDays + days.length > this.#spillDays) {
       this.#stores.clickSpill.putSync([this.#writer.slot, seq], days.map(toSpilled));
       return;
@@ -96,9 +92,9 @@ export class Stats {
     if (!this.#writer || this.#takenChecked) return;
     const taken = await this.#backend.lastClickBatch(this.#writer.name);
     this.#takenChecked = true;
-    if (taken <= this.#lastSeq && (this.#queue[0]?.seq ?? Infinity) > taken) return;
-    this.#lastSeq = Math.max(this.#lastSeq, taken);
-    for (const batch of this.#queue) if (batch.seq <= taken) batch.seq = ++this.#lastSeq;
+    if (taken <= this.#seq.last && (this.#queue[0]?.seq ?? Infinity) > taken) return;
+    this.#seq.above(taken);
+    for (const batch of this.#queue) if (batch.seq <= taken) batch.seq = this.#seq.next();
     this.#queue.sort((x, y) => x.seq - y.seq);
   }
 

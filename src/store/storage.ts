@@ -59,6 +59,9 @@ interface ClusterLink {
   readonly replica: Replica;
 }
 
+/** A thread's name as a writer of batches to PostgreSQL (click_flushes): `<node>/<slot>`. */
+const writerName = (settings: ClusterSettings) => `${settings.nodeName}/${settings.slot ?? 0}`;
+
 /** The repositories over an open local store and a back end. */
 function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | null): Storage {
   return {
@@ -69,9 +72,9 @@ function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | nu
     sessions: new SessionStore(stores, backend),
     routes: new Routes(stores, backend),
     blacklist: new BlacklistChanges(stores, backend),
-    stats: new Stats(backend, cluster && stores, cluster && { name: `${cluster.config.nodeName}/${cluster.config.slot ?? 0}`, slot: cluster.config.slot ?? 0 }),
+    stats: new Stats(backend, cluster && stores, cluster && { name: writerName(cluster.config), slot: cluster.config.slot ?? 0 }),
     state: new StateStore(stores, backend),
-    experiments: new Experiments(backend),
+    experiments: new Experiments(backend, cluster && `${writerName(cluster.config)}/visits`),
     secrets: new Secrets(stores, backend),
     feed: new FeedReader(stores),
     cluster,

@@ -367,10 +367,20 @@ export class PgBackend implements Backend {
   /**
    * Clicks per variant add up; sketches merge register by register into the
    * day's and the lifetime's (day 0), rows locked in key order so that
-   * nodes flushing the same route at once wait for each other.
+   * nodes flushing the same route at once wait for each other. The claim is
+   * the writer's row of click_flushes (its name is not a click writer's),
+   * taken first in the same transaction.
    */
-  addVisits(batch: readonly VisitCounts[]): Promise<void> {
+  addVisits(batch: readonly VisitCounts[], claim?: { writer: string; seq: number }): Promise<void> {
     return this.#experimentWrite(async (c) => {
+      if (claim) {
+        const taken = await c.query(
+          `INSERT INTO click_flushes (node, seq) VALUES ($1, $2)
+           ON CONFLICT (node) DO UPDATE SET seq = EXCLUDED.seq WHERE click_flushes.seq < EXCLUDED.seq RETURNING 1`,
+          [claim.writer, claim.seq],
+        );
+        if (taken.rowCount === 0) return;
+      }
       const sorted = [...batch].sort((x, y) => x.routeId - y.routeId || x.day - y.day);
       for (const v of sorted) {
         if (v.clicks.some((n: number) => n > 0)) {

@@ -28,7 +28,7 @@ async function visit(day: number, variant: number, from: number, to: number): Pr
   clicks[variant] = to - from;
   const sketches: (Uint8Array | null)[] = [null, null];
   sketches[variant] = h.serialize();
-  await experiments.addVisits([{ routeId: 9, day, clicks, sketches }]);
+  await experiments.addVisits([{ routeId: 9, day, clicks, sketches }], await experiments.nextVisitBatch());
 }
 
 it('separates the window from the lifetime and counts a returning visitor once', async () => {

@@ -24,7 +24,7 @@ const route: Route = {
 it('gives a variant without visitors no rate, interval, lift, p-value or probability', async () => {
   const a = new Hll();
   for (let i = 0; i < 100; i++) a.add(Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0);
-  await experiments.addVisits([{ routeId: 3, day: TODAY, clicks: [100, 0], sketches: [a.serialize(), null] }]);
+  await experiments.addVisits([{ routeId: 3, day: TODAY, clicks: [100, 0], sketches: [a.serialize(), null] }], await experiments.nextVisitBatch());
   const conversion = (visitor: string, variant: number) => ({ routeId: 3, goal: 'signup', visitor, variant, day: TODAY, at: 0, value: null });
   await experiments.addConversions([
     ...Array.from({ length: 10 }, (_, i) => conversion(`a${String(i).padStart(15, '0')}`, 0)),

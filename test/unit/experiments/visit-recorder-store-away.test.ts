@@ -17,9 +17,9 @@ it('sends nothing while the store is away, and everything once it is back', asyn
   const writable = experiments.writable.bind(experiments);
   const addVisits = experiments.addVisits.bind(experiments);
   experiments.writable = () => !away && writable();
-  experiments.addVisits = (batch) => {
+  experiments.addVisits = (batch, seq) => {
     batches++;
-    return addVisits(batch);
+    return addVisits(batch, seq);
   };
   const recorder = new VisitRecorder(experiments);
   const sip = new SipHash(new Uint8Array(16).fill(5));

@@ -6,14 +6,15 @@ import { AppError } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { IpDatabase } from '../ipdb/database.js';
 import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
-import { lastRefresh, nextRefreshAt, refreshSeenBy } from '../ipdb/refresh-state.js';
+import { scheduledRefresh } from '../ipdb/refresh.js';
+import { lastRefresh, refreshSeenBy } from '../ipdb/refresh-state.js';
 import type { StateStore } from '../store/state-store.js';
 import { objectBody } from './validate.js';
 
 const TRIGGER_INTERVAL_MS = 3_600_000;
 
-/** The configured feeds, and the data directory whose feed files the states name. */
-type FeedConfig = Pick<Config, 'feeds' | 'dataDir'>;
+/** The configured feeds, the data directory whose feed files the states name, and the refresh interval. */
+type FeedConfig = Pick<Config, 'feeds' | 'dataDir' | 'ipdbRefreshHours'>;
 
 export interface RefreshControl {
   /** ms since the epoch when the running refresh started, or 0. */
@@ -83,7 +84,7 @@ export function registerIpdbEndpoints(table: EndpointTable, state: StateStore, d
 
   table.add('GET', '/v1/ip/database', (req) => {
     const db = database();
-    const next = nextRefreshAt(state);
+    const next = scheduledRefresh(state, Date.now(), config.ipdbRefreshHours);
     const since = control.runningSince();
     return {
       status: 200,

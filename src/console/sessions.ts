@@ -5,6 +5,10 @@
 // its SHA-256, so a copy of the data directory does not hand out live
 // sessions. A session ends when it is IDLE (no request for
 // config.sessionIdleMinutes), when it is ABSOLUTE_MS old, or at logout.
+// One stamped further ahead of the clock than CLOCK_SKEW_MS was made or used
+// while the clock ran ahead (then stepped back: NTP, a restored VM) and ends
+// too: its limits, counted from those stamps, would hold it open for the
+// length of the step.
 // Each session has its own CSRF token, which the console sends back in
 // X-CSRF-Token on every request that changes something.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -16,6 +20,8 @@ import type { SessionStore } from '../store/sessions-store.js';
 export const COOKIE = 'sg_session';
 /** A session never lives longer than this, however busy. */
 export const ABSOLUTE_MS = 12 * 3_600_000;
+/** How far ahead of this clock a session's stamps may be (another node's clock, in cluster mode). */
+export const CLOCK_SKEW_MS = 5 * 60_000;
 /** lastSeenAt is rewritten at most this often (a write per request would be waste). */
 const TOUCH_MS = 60_000;
 /** Expired sessions are swept at most this often (per thread). */
@@ -87,7 +93,7 @@ export class Sessions {
   }
 
   #expired(s: ConsoleSession, now: number): boolean {
-    return now >= this.expiresAt(s);
+    return now >= this.expiresAt(s) || Math.max(s.createdAt, s.lastSeenAt) > now + CLOCK_SKEW_MS;
   }
 
   #sweep(now: number): void {

@@ -58,6 +58,17 @@ export function nextRefreshAt(state: StateStore): number | null {
   return state.get<number>(META_NEXT) ?? null;
 }
 
+/**
+ * A stored due time as a schedule reads it: one further ahead than any due
+ * time is ever set (`furthestMs`, the interval with its jitter) was set
+ * while the clock ran ahead, and then stepped back (NTP, a restored VM): it
+ * is due now, not once the clock has caught up with it (a year's step would
+ * have held off the refresh for a year).
+ */
+export function dueAfterClockStep(due: number, now: number, furthestMs: number): number {
+  return due - now > furthestMs ? now : due;
+}
+
 /** Moves with every installed database (the key of its 'ipdb' feed entry). */
 export function databaseGeneration(state: StateStore): number {
   return state.get<number>(META_GENERATION) ?? 0;

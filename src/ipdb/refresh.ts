@@ -18,7 +18,7 @@ import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
 import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, inOrder, limitsFor, type SourceFailure, sourceName, type Validators } from './fetch.js';
-import { META_LAST, META_NEXT, META_VALIDATORS, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
+import { dueAfterClockStep, META_LAST, META_NEXT, META_VALIDATORS, nextRefreshAt, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
 import { type FeedDefinition, sourcesFor } from './feeds/registry.js';
@@ -371,7 +371,16 @@ export function cleanRefreshLeftovers(dataDir: string): void {
  */
 export function nextDue(now: number, hours: number): number {
   const interval = hours * 3_600_000;
-  return now + interval + Math.floor(Math.random() * Math.min(interval * 0.1, 3_600_000));
+  return now + interval + Math.floor(Math.random() * jitterOf(interval));
+}
+
+const jitterOf = (interval: number) => Math.min(interval * 0.1, 3_600_000);
+
+/** The stored due time of the daily refresh as the schedule reads it (dueAfterClockStep); null when none is stored. */
+export function scheduledRefresh(state: StateStore, now: number, hours: number): number | null {
+  const due = nextRefreshAt(state);
+  const interval = hours * 3_600_000;
+  return due === null ? null : dueAfterClockStep(due, now, interval + jitterOf(interval));
 }
 
 export function storeNextDue(state: StateStore, at: number): Promise<void> {

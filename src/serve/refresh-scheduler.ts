@@ -12,7 +12,7 @@ import { dueFeeds } from '../ipdb/feeds/update.js';
 import type { BuildResult } from '../ipdb/build.worker.js';
 import { currentDatabasePath } from '../ipdb/current.js';
 import { feedFiles } from '../ipdb/feeds/state.js';
-import { foldsOtherFeeds, nextDue, nextRefreshAt, Refresher, type RefreshScope, storeNextDue } from '../ipdb/refresh.js';
+import { foldsOtherFeeds, nextDue, nextRefreshAt, Refresher, type RefreshScope, scheduledRefresh, storeNextDue } from '../ipdb/refresh.js';
 import { log } from '../log.js';
 import { Metric, type Metrics } from '../metrics.js';
 import type { StateStore } from '../store/state-store.js';
@@ -113,15 +113,20 @@ export class RefreshScheduler {
       this.#daily.unref();
       return;
     }
-    const due = nextRefreshAt(this.#state) ?? 0;
+    const due = this.#due();
     this.#daily = setTimeout(
       () => {
-        if ((nextRefreshAt(this.#state) ?? 0) <= Date.now()) void this.run('schedule');
+        if (this.#due() <= Date.now()) void this.run('schedule');
         else this.#arm();
       },
       Math.max(0, Math.min(due - Date.now(), MAX_TIMER_MS)),
     );
     this.#daily.unref();
+  }
+
+  /** When the daily refresh is due (scheduledRefresh: a due time set while the clock ran ahead is due now). */
+  #due(): number {
+    return scheduledRefresh(this.#state, Date.now(), this.#config.ipdbRefreshHours) ?? 0;
   }
 
   /** Stops the timers; a refresh asked for from now on does not start. */

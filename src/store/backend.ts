@@ -79,8 +79,10 @@ export interface Backend {
   putState(entries: Readonly<Record<string, unknown>>): Promise<void>;
   /**
    * Takes the account's refresh allowance when its last trigger is at least
-   * `intervalMs` old: resolves with 0 when taken, else with the time (ms) of
-   * the trigger that holds it.
+   * `intervalMs` old, or a whole `intervalMs` in the future (made while the
+   * clock ran ahead, as the limiters count it: docs/reliability.md, finding
+   * 59): resolves with 0 when taken, else with the time (ms) of the trigger
+   * that holds it.
    */
   claimRefreshTrigger(accountId: number, now: number, intervalMs: number): Promise<number>;
   /**

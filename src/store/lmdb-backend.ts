@@ -260,7 +260,8 @@ export class LmdbBackend implements Backend {
     // The allowance is nobody's cache: no feed entry.
     return this.#stores.root.transaction(() => {
       const last = (this.#stores.meta.get(triggerKey(accountId)) as number | undefined) ?? 0;
-      if (now - last < intervalMs) return last;
+      // A claim a whole interval in the future was made while the clock ran ahead: it holds nothing (Backend).
+      if (now - last < intervalMs && last - now < intervalMs) return last;
       this.#stores.meta.put(triggerKey(accountId), now);
       return 0;
     });

@@ -12,6 +12,7 @@ import { readRegularFile } from '../../regular-file.js';
 import { AppError, FetchError } from '../../errors.js';
 import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
+import { dueAfterClockStep } from '../refresh-state.js';
 import { displayUrl, type FetchLimits, fetchSource, inOrder, type SourceFailure } from '../fetch.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import type { FeedDefinition } from './registry.js';
@@ -48,7 +49,7 @@ export function dueFeeds(feeds: readonly FeedDefinition[], state: StateStore, no
   return feeds.filter((f) => {
     if (sources(f).length === 0) return false;
     const due = Date.parse(feedState(state, f.name).next_due_at ?? '');
-    return Number.isNaN(due) || due <= now;
+    return Number.isNaN(due) || dueAfterClockStep(due, now, f.refreshHours * 3_600_000) <= now;
   });
 }
 

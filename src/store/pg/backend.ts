@@ -300,7 +300,8 @@ export class PgBackend implements Backend {
       // concurrent claim waits on the row and then finds it taken.
       const taken = await c.query(
         `INSERT INTO refresh_triggers (account_id, last_at) VALUES ($1, $2)
-         ON CONFLICT (account_id) DO UPDATE SET last_at = EXCLUDED.last_at WHERE refresh_triggers.last_at <= $2 - $3 RETURNING 1`,
+         ON CONFLICT (account_id) DO UPDATE SET last_at = EXCLUDED.last_at
+           WHERE refresh_triggers.last_at <= $2 - $3 OR refresh_triggers.last_at >= $2 + $3 RETURNING 1`,
         [accountId, now, intervalMs],
       );
       if (taken.rows.length > 0) return { out: 0, changes: [] };

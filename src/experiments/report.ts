@@ -34,6 +34,8 @@ import { type Route, VARIANT_KEYS, variantsOf } from '../store/routes-store.js';
 import { DEFAULT_GOAL } from '../api/conversions.js';
 
 const WINDOW_DAYS = 7;
+/** The last UTC day a day number may name (PostgreSQL's day columns are integers). */
+const LAST_DAY = 2 ** 31 - 2;
 /** Where the lifetime sketches are kept (store/experiments-store.ts): day 0 is never a real day. */
 const LIFETIME = 0;
 
@@ -143,8 +145,10 @@ export async function experimentReport(experiments: Experiments, route: Route, t
   const srmFrom = route.weightsChangedAt ? dayOf(Date.parse(route.weightsChangedAt)) + 1 : created;
   const from = today - WINDOW_DAYS + 1;
 
-  const allDays = await experiments.variantDays(route.id, 1, today);
-  const allConversions = await experiments.conversionDays(route.id, 1, today);
+  // Every stored day, those after `today` too: counted while the clock ran
+  // ahead (then stepped back), they belong to the lifetime as much as any.
+  const allDays = await experiments.variantDays(route.id, 1, LAST_DAY);
+  const allConversions = await experiments.conversionDays(route.id, 1, LAST_DAY);
   const windowDays = Array.from({ length: WINDOW_DAYS }, (_, i) => from + i);
   // Lifetime SRM needs the daily sketches since the change; without one, the lifetime sketch is the same thing.
   const srmDays = route.weightsChangedAt ? [...allDays.keys()].filter((d) => d >= srmFrom) : [];

@@ -79,10 +79,10 @@ const base = {
   // Cluster mode: PostgreSQL answered and refused: a role or password it does
   // not accept (SQLSTATE class 28), a database that does not exist (3D000).
   storage_refused: { status: 500, message: fixed('the cluster\'s PostgreSQL refused the connection (check SPLITGUARD_DATABASE_URL)') },
-  // Cluster mode: another running process holds this node's name (store/pg/node.ts); the detail is the name and its last heartbeat.
+  // Cluster mode: another live process holds this node's name (store/pg/node.ts); the detail is the name and its last heartbeat.
   node_name_in_use: {
     status: 500,
-    message: (d: string) => `the node name ${d} is held by another running node: give every node a name of its own (SPLITGUARD_NODE_NAME), or start again once that node has stopped`,
+    message: (d: string) => `the node name ${d} is held by another node: give every node a name of its own (SPLITGUARD_NODE_NAME), or, if that node has stopped, start again once it counts as stopped`,
   },
   // Cluster mode: the cluster's PostgreSQL schema is newer than this splitguard.
   cluster_schema_newer: { status: 500, message: fixed('the cluster database cannot be used') },

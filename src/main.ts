@@ -50,13 +50,33 @@ export async function serve(
   // Set once the storage is open: in cluster mode, what this node serves, for its heartbeat.
   let ipdb: NodeDatabase | null = null;
   const { storage, node } = await openNodeStorage(config, prepared, () => ipdb?.published?.serving() ?? { version: null, sha256: null }, options.announce);
-  const tls = prepareTls(config);
-  ipdb = startDatabase(config, prepared.currentFile, storage);
-  const refresh = planRefresh(config, storage, prepared, ipdb);
-  const shutdown = new Shutdown({ refresh: refresh.scheduler, leader: ipdb.leader, database: ipdb.database, threads: prepared.threads, node, storage, lock: prepared.lock });
-  await startThreads(config, prepared, tls, ipdb.database, refresh, shutdown);
-  await startRefreshing(refresh.scheduler, ipdb.leader, ipdb.published);
-  shutdown.guard = startConnectionGuard(prepared.threads.ports, prepared.guardLimits, prepared.metrics);
+  let shutdown: Shutdown | null = null;
+  let refresh: NodeRefresh;
+  try {
+    const tls = prepareTls(config);
+    ipdb = startDatabase(config, prepared.currentFile, storage);
+    refresh = planRefresh(config, storage, prepared, ipdb);
+    shutdown = new Shutdown({ refresh: refresh.scheduler, leader: ipdb.leader, database: ipdb.database, threads: prepared.threads, node, storage, lock: prepared.lock });
+    const stop = shutdown.stop;
+    if (node) {
+      node.onNameLost = () => {
+        process.exitCode = 1;
+        void stop();
+      };
+    }
+    await startThreads(config, prepared, tls, ipdb.database, refresh, shutdown);
+    await startRefreshing(refresh.scheduler, ipdb.leader, ipdb.published);
+    shutdown.guard = startConnectionGuard(prepared.threads.ports, prepared.guardLimits, prepared.metrics);
+  } catch (err) {
+    // What the start made is stopped (in cluster mode the node's heartbeat and
+    // its connections would keep the process alive, holding the node's name).
+    if (shutdown) await shutdown.stop();
+    else {
+      await node?.stop();
+      await storage.close();
+    }
+    throw err;
+  }
   log('info', 'listening', { host: config.host, ports: prepared.threads.ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
   // Serving without a database: repair it now from the configured sources
   // (the installed package last) instead of waiting for the schedule.
@@ -290,7 +310,7 @@ async function openNodeStorage(
     await bootstrapOnce(storage, config.dataDir, announce);
     return { storage, node: null };
   }
-  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, prepared.instance);
+  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, { instance: prepared.instance, dataDir: config.dataDir });
   try {
     await node.start(() => bootstrapOnce(storage, config.dataDir, announce));
   } catch (err) {

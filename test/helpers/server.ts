@@ -103,9 +103,9 @@ export function fileLimitWrapper(n: number): string[] {
  * that the test fails instead of waiting: SIGTERM waits for the server's
  * handler, which never runs while its thread is blocked (in a read of a FIFO).
  */
-export function serveToExit(dataDir: string, env: Env = {}, wrapper: string[] = []): SpawnSyncReturns<string> {
+export function serveToExit(dataDir: string, env: Env = {}, wrapper: string[] = [], timeoutMs = 20_000): SpawnSyncReturns<string> {
   const [command, ...args] = [...wrapper, process.execPath, BIN, 'serve'];
-  return spawnSync(command, args, { env: childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1', ...env }), encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
+  return spawnSync(command, args, { env: childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1', ...env }), encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL' });
 }
 
 export function readBootstrap(dataDir: string): Bootstrap {

@@ -4,8 +4,14 @@
 // PostgreSQL went away, the node's heartbeat row in `nodes`, and the status
 // every server thread reads for /readyz and the limiters' local share.
 // The status is written only here, into the slots cluster-status.ts lays out.
+import { readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { writeFileDurably } from '../../durable-file.js';
+import type { QueryConfig } from 'pg';
 import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
+import { isRegularFile } from '../../regular-file.js';
 import type { Storage } from '../storage.js';
 import { CHANNEL } from './changes.js';
 import { type Client, connect, describe, isUnavailable, storageError, unavailable } from './client.js';
@@ -16,10 +22,41 @@ const POLL_MS = 1000;
 const HEARTBEAT_MS = 2000;
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 4000;
+/** How long a stop waits for PostgreSQL to free the node's name. */
+const RELEASE_TIMEOUT_MS = 1000;
 /** A node whose heartbeat is older than this is not counted live, and its name may be taken. */
 export const NODE_STALE_S = 10;
-/** In the replica's meta (Replica.keepLocal): the process that last served this data directory as a node. */
-const LOCAL_INSTANCE = 'node_instance';
+/**
+ * In the data directory, JSON: the process that last held the node's name
+ * from it (`instance`) and the directory it was written in (`dir`:
+ * dirIdentity). Not in the store, whose backups would carry it elsewhere.
+ */
+const INSTANCE_FILE = 'node-instance';
+
+/** This very directory, not a copy of it (cp -a, a restored image): host name, device and inode. */
+function dirIdentity(dataDir: string): string {
+  const { dev, ino } = statSync(dataDir);
+  return `${os.hostname()}:${dev}:${ino}`;
+}
+
+/**
+ * The process that last held the name from this data directory, which is
+ * gone (the directory's lock is this process's: data-lock.ts); null when
+ * there is none to trust. A file written in another directory (this one is
+ * a copy) may name a process running there, and one that cannot be read
+ * names nobody: either costs a wait for that holder's heartbeat to age.
+ */
+function previousHolder(dataDir: string): string | null {
+  const file = path.join(dataDir, INSTANCE_FILE);
+  try {
+    if (!isRegularFile(file)) return null;
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { instance?: unknown; dir?: unknown };
+    return typeof kept.instance === 'string' && kept.dir === dirIdentity(dataDir) ? kept.instance : null;
+  } catch (err) {
+    log('warn', 'node_instance_unreadable', { file, error: err });
+    return null;
+  }
+}
 /**
  * Changes kept in the log: a node further behind than this (stopped for a
  * long while) takes a snapshot instead (replica.ts).
@@ -47,19 +84,36 @@ export class ClusterNode {
   #head = 0;
   #behindSince = 0;
   #stopped = false;
-  #beating = false;
   /** This process: `<node name>:<16 hex digits>` (main.ts), the holder of the name in `nodes`. */
   readonly #instance: string;
-  /** The process that served this data directory before this one, which is gone: the data directory's lock is ours (data-lock.ts). */
+  readonly #dataDir: string;
+  /** previousHolder(), read at start. */
   #previous: string | null = null;
-  /** The last beat found the name held by another live process. */
-  #nameHeld = false;
+  /** INSTANCE_FILE names this process (written at its first claim). */
+  #remembered = false;
+  /** A beat found the name held by another live process. */
+  #nameLost = false;
+  #onNameLost: (() => void) | null = null;
+  /** The beat under way, awaited by stop(). */
+  #beating: Promise<void> | null = null;
 
-  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport, instance: string) {
+  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport, identity: { instance: string; dataDir: string }) {
     this.#storage = storage;
     this.#status = new Float64Array(status);
     this.#report = report;
-    this.#instance = instance;
+    this.#instance = identity.instance;
+    this.#dataDir = identity.dataDir;
+  }
+
+  /**
+   * Called once another live process holds the node's name (a heartbeat
+   * found it taken: this node was away from PostgreSQL for longer than
+   * NODE_STALE_S, or its start was degraded): the server stops, so that two
+   * processes do not write under one name. Set once the server can stop.
+   */
+  set onNameLost(handler: () => void) {
+    this.#onNameLost = handler;
+    if (this.#nameLost) handler();
   }
 
   get #link() {
@@ -76,9 +130,7 @@ export class ClusterNode {
    * without cannot.
    */
   async start(whileLocked: () => Promise<void>): Promise<void> {
-    const previous = this.#link.replica.local(LOCAL_INSTANCE);
-    this.#previous = typeof previous === 'string' ? previous : null;
-    await this.#link.replica.keepLocal(LOCAL_INSTANCE, this.#instance);
+    this.#previous = previousHolder(this.#dataDir);
     try {
       await migrate(this.#link.pool, async () => {
         // Reached: writes (the bootstrap's) may go ahead.
@@ -88,7 +140,7 @@ export class ClusterNode {
       });
       // Before anything this node does under its name (click batches, the refresh election).
       const held = await this.#writeRow();
-      if (held !== null) throw new AppError('node_name_in_use', `${this.#link.config.nodeName} (its last heartbeat ${held} s ago; a node counts as stopped after ${NODE_STALE_S} s)`);
+      if (held !== null) throw new AppError('node_name_in_use', `${this.#link.config.nodeName} (its last heartbeat ${held} s ago; a node counts as stopped ${NODE_STALE_S} s after its last)`);
     } catch (err) {
       if (err instanceof AppError && err.code === 'node_name_in_use') throw err;
       this.#status[CONNECTED] = 0;
@@ -163,16 +215,19 @@ export class ClusterNode {
     this.#status[LAG] = this.#behindSince === 0 ? 0 : Date.now() - this.#behindSince;
   }
 
-  async #beat(): Promise<void> {
+  #beat(): Promise<void> {
     // One at a time: against an unresponsive PostgreSQL a beat waits out its query timeout.
-    if (this.#beating) return;
-    this.#beating = true;
+    this.#beating ??= this.#beatOnce().finally(() => (this.#beating = null));
+    return this.#beating;
+  }
+
+  async #beatOnce(): Promise<void> {
     try {
       const held = await this.#writeRow();
-      if ((held !== null) !== this.#nameHeld) {
-        this.#nameHeld = held !== null;
-        if (held !== null) log('error', 'node_name_in_use', { node: this.#link.config.nodeName, lastHeartbeatS: held });
-        else log('info', 'node_name_claimed', { node: this.#link.config.nodeName });
+      if (held !== null && !this.#nameLost) {
+        this.#nameLost = true;
+        log('error', 'node_name_in_use', { node: this.#link.config.nodeName, lastHeartbeatS: held });
+        this.#onNameLost?.();
       }
       // Every node trims; the primary key makes it a short range delete.
       await this.#link.pool.query('DELETE FROM changes WHERE seq <= (SELECT seq FROM change_head) - $1', [CHANGES_KEPT]);
@@ -181,8 +236,19 @@ export class ClusterNode {
       // PostgreSQL unreachable though the listening connection has not
       // noticed (a network split sends no reset): start over from listening.
       else if (this.#listener !== null) this.#lost(this.#listener, err);
-    } finally {
-      this.#beating = false;
+    }
+  }
+
+  /** Once this process holds the name: INSTANCE_FILE names it, for the next start from this directory. */
+  #remember(): void {
+    if (this.#remembered) return;
+    this.#remembered = true;
+    const file = path.join(this.#dataDir, INSTANCE_FILE);
+    try {
+      writeFileDurably(file, `${JSON.stringify({ instance: this.#instance, dir: dirIdentity(this.#dataDir) })}\n`);
+    } catch (err) {
+      // The next start from here then waits for this process's heartbeat to age.
+      log('warn', 'node_instance_unwritable', { file, error: err });
     }
   }
 
@@ -211,7 +277,10 @@ export class ClusterNode {
         ipdb.version, ipdb.sha256, this.#report.redis(), this.#instance, this.#previous,
       ],
     );
-    if (written.rowCount === 1) return null;
+    if (written.rowCount === 1) {
+      this.#remember();
+      return null;
+    }
     const { rows } = await this.#link.pool.query<{ ago: number }>('SELECT floor(extract(epoch FROM now() - last_seen))::int AS ago FROM nodes WHERE name = $1', [this.#link.config.nodeName]);
     return rows[0]?.ago ?? 0;
   }
@@ -229,8 +298,13 @@ export class ClusterNode {
       await client.end().catch(() => {});
     }
     // The name is free at once for a node on another data directory (a
-    // stopped node's row stays, for `cluster status`). Unreachable
-    // PostgreSQL: the name is free once its heartbeat is NODE_STALE_S old.
-    await this.#link.pool.query('UPDATE nodes SET instance = NULL WHERE name = $1 AND instance = $2', [this.#link.config.nodeName, this.#instance]).catch(() => {});
+    // stopped node's row stays, for `cluster status`), after the beat under
+    // way, which would take it again. PostgreSQL away or slow: the name is
+    // free once its heartbeat is NODE_STALE_S old; a stop does not wait for it.
+    await this.#beating;
+    if (this.#status[CONNECTED] !== 1) return;
+    // node-postgres reads a query's own query_timeout (Client#query), which its types leave out.
+    const release = { text: 'UPDATE nodes SET instance = NULL WHERE name = $1 AND instance = $2', values: [this.#link.config.nodeName, this.#instance], query_timeout: RELEASE_TIMEOUT_MS };
+    await this.#link.pool.query(release as QueryConfig).catch(() => {});
   }
 }

@@ -140,11 +140,6 @@ export class Replica {
     await this.#stores.meta.put(key, value);
   }
 
-  /** What keepLocal kept under `key`, or undefined. */
-  local(key: string): unknown {
-    return this.#stores.meta.get(key);
-  }
-
   get applied(): number {
     return appliedSeq(this.#stores);
   }

@@ -57,13 +57,6 @@ export async function serve(
     ipdb = startDatabase(config, prepared.currentFile, storage);
     refresh = planRefresh(config, storage, prepared, ipdb);
     shutdown = new Shutdown({ refresh: refresh.scheduler, leader: ipdb.leader, database: ipdb.database, threads: prepared.threads, node, storage, lock: prepared.lock });
-    const stop = shutdown.stop;
-    if (node) {
-      node.onNameLost = () => {
-        process.exitCode = 1;
-        void stop();
-      };
-    }
     await startThreads(config, prepared, tls, ipdb.database, refresh, shutdown);
     await startRefreshing(refresh.scheduler, ipdb.leader, ipdb.published);
     shutdown.guard = startConnectionGuard(prepared.threads.ports, prepared.guardLimits, prepared.metrics);
@@ -78,6 +71,14 @@ export async function serve(
     throw err;
   }
   log('info', 'listening', { host: config.host, ports: prepared.threads.ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
+  // Set once the server listens (a name lost during the start stops it now).
+  const stop = shutdown.stop;
+  if (node) {
+    node.onNameLost = () => {
+      process.exitCode = 1;
+      void stop();
+    };
+  }
   // Serving without a database: repair it now from the configured sources
   // (the installed package last) instead of waiting for the schedule.
   if (ipdb.database.serving === null) void refresh.scheduler.run('repair');

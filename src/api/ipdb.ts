@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { IpDatabase } from '../ipdb/database.js';
 import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
+import { feedDueAt } from '../ipdb/feeds/update.js';
 import { scheduledRefresh } from '../ipdb/refresh.js';
 import { lastRefresh, refreshSeenBy } from '../ipdb/refresh-state.js';
 import type { StateStore } from '../store/state-store.js';
@@ -34,6 +35,8 @@ export interface RefreshControl {
  * database's hosting list: they show the version of their own data and no
  * ranges.
  */
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
 function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore) {
   return config.feeds.map((def) => {
     const state = feedState(stored, def.name);
@@ -48,7 +51,7 @@ function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore
       last_attempt_at: state.last_attempt_at,
       last_outcome: state.last_outcome,
       last_error: state.last_error,
-      next_refresh_at: state.next_due_at,
+      next_refresh_at: isoOrNull(feedDueAt(def, stored, Date.now())),
     };
   });
 }
@@ -99,7 +102,7 @@ export function registerIpdbEndpoints(table: EndpointTable, state: StateStore, d
         checksum: db?.info.checksum ?? null,
         refresh_running: since !== 0,
         last_refresh: refreshSeenBy(lastRefresh(state), req.account.id, req.admin),
-        next_refresh_at: next === null ? null : new Date(next).toISOString(),
+        next_refresh_at: isoOrNull(next),
         feeds: feedViews(config, db, state),
       },
     };

@@ -88,5 +88,7 @@ export async function main(): Promise<void> {
     err: (line) => process.stderr.write(`${line}\n`),
     interactive: Boolean(process.stderr.isTTY),
   });
-  process.exitCode = code;
+  // A server that stopped for a failure (a thread that crashed, its cluster
+  // name taken) set exit code 1 itself; a signal during that stop ends serve() with 0.
+  if (code !== 0 || !process.exitCode) process.exitCode = code;
 }

@@ -6,13 +6,16 @@
 // sessions. A session ends when it is IDLE (no request for
 // config.sessionIdleMinutes), when it is ABSOLUTE_MS old, or at logout.
 // One stamped further ahead of the clock than CLOCK_SKEW_MS was made or used
-// while the clock ran ahead (then stepped back: NTP, a restored VM) and ends
-// too: its limits, counted from those stamps, would hold it open for the
-// length of the step.
+// while a clock ran ahead (then stepped back: NTP, a restored VM) and is
+// refused: its limits, counted from those stamps, would hold it open for the
+// length of the step. It is not deleted: the clock behind may be this one's
+// alone (a node of a cluster), and it would sign everybody out; once it has
+// caught up, the session's own limits end it.
 // Each session has its own CSRF token, which the console sends back in
 // X-CSRF-Token on every request that changes something.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.js';
+import { CLOCK_SKEW_MS } from '../clock.js';
 import { log } from '../log.js';
 import type { ConsoleSession } from '../store/db.js';
 import type { SessionStore } from '../store/sessions-store.js';
@@ -20,8 +23,6 @@ import type { SessionStore } from '../store/sessions-store.js';
 export const COOKIE = 'sg_session';
 /** A session never lives longer than this, however busy. */
 export const ABSOLUTE_MS = 12 * 3_600_000;
-/** How far ahead of this clock a session's stamps may be (another node's clock, in cluster mode). */
-export const CLOCK_SKEW_MS = 5 * 60_000;
 /** lastSeenAt is rewritten at most this often (a write per request would be waste). */
 const TOUCH_MS = 60_000;
 /** Expired sessions are swept at most this often (per thread). */
@@ -59,7 +60,7 @@ export class Sessions {
     if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
     const key = hash(id);
     const session = this.#store.get(key);
-    if (!session) return null;
+    if (!session || Math.max(session.createdAt, session.lastSeenAt) > now + CLOCK_SKEW_MS) return null;
     if (this.#expired(session, now)) {
       await this.#store.delete(key);
       return null;
@@ -93,7 +94,7 @@ export class Sessions {
   }
 
   #expired(s: ConsoleSession, now: number): boolean {
-    return now >= this.expiresAt(s) || Math.max(s.createdAt, s.lastSeenAt) > now + CLOCK_SKEW_MS;
+    return now >= this.expiresAt(s);
   }
 
   #sweep(now: number): void {

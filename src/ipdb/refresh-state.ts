@@ -2,6 +2,7 @@
 // without loading the refresh machinery (piscina, the fetchers): the last
 // outcome, the next due time, the validators of accepted downloads, and the
 // database generation that moves whenever a new database is installed.
+import { CLOCK_SKEW_MS } from '../clock.js';
 import type { StateStore } from '../store/state-store.js';
 import type { FeedOutcome } from './feeds/update.js';
 
@@ -60,13 +61,13 @@ export function nextRefreshAt(state: StateStore): number | null {
 
 /**
  * A stored due time as a schedule reads it: one further ahead than any due
- * time is ever set (`furthestMs`, the interval with its jitter) was set
- * while the clock ran ahead, and then stepped back (NTP, a restored VM): it
- * is due now, not once the clock has caught up with it (a year's step would
- * have held off the refresh for a year).
+ * time is ever set (`furthestMs`, the interval with its jitter, and the skew
+ * another node's clock may have) was set while the clock ran ahead, and then
+ * stepped back (NTP, a restored VM): it is due now, not once the clock has
+ * caught up with it (a year's step would have held off the refresh for a year).
  */
 export function dueAfterClockStep(due: number, now: number, furthestMs: number): number {
-  return due - now > furthestMs ? now : due;
+  return due - now > furthestMs + CLOCK_SKEW_MS ? now : due;
 }
 
 /** Moves with every installed database (the key of its 'ipdb' feed entry). */

@@ -48,9 +48,15 @@ export interface FeedOutcome {
 export function dueFeeds(feeds: readonly FeedDefinition[], state: StateStore, now: number, sources: (feed: FeedDefinition) => readonly string[]): FeedDefinition[] {
   return feeds.filter((f) => {
     if (sources(f).length === 0) return false;
-    const due = Date.parse(feedState(state, f.name).next_due_at ?? '');
-    return Number.isNaN(due) || dueAfterClockStep(due, now, f.refreshHours * 3_600_000) <= now;
+    const due = feedDueAt(f, state, now);
+    return due === null || due <= now;
   });
+}
+
+/** When `feed` is next due as the schedule reads it (dueAfterClockStep); null when no time is stored (due at once). */
+export function feedDueAt(feed: FeedDefinition, state: StateStore, now: number): number | null {
+  const due = Date.parse(feedState(state, feed.name).next_due_at ?? '');
+  return Number.isNaN(due) ? null : dueAfterClockStep(due, now, feed.refreshHours * 3_600_000);
 }
 
 /**

@@ -8,7 +8,6 @@ import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileDurably } from '../../durable-file.js';
-import type { QueryConfig } from 'pg';
 import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
 import { isRegularFile } from '../../regular-file.js';
@@ -162,6 +161,11 @@ export class ClusterNode {
     if (this.#stopped) return;
     try {
       const client = await connect(this.#link.config.databaseUrl, `splitguard ${this.#link.config.nodeName} listener`);
+      // Stopped while connecting: a listener kept now would keep the process alive.
+      if (this.#stopped) {
+        await client.end().catch(() => {});
+        return;
+      }
       client.on('notification', (n) => {
         const head = Number(n.payload);
         if (head > this.#head) this.#head = head;
@@ -236,6 +240,7 @@ export class ClusterNode {
       // PostgreSQL unreachable though the listening connection has not
       // noticed (a network split sends no reset): start over from listening.
       else if (this.#listener !== null) this.#lost(this.#listener, err);
+      else this.#connected(false);
     }
   }
 
@@ -301,10 +306,13 @@ export class ClusterNode {
     // stopped node's row stays, for `cluster status`), after the beat under
     // way, which would take it again. PostgreSQL away or slow: the name is
     // free once its heartbeat is NODE_STALE_S old; a stop does not wait for it.
-    await this.#beating;
-    if (this.#status[CONNECTED] !== 1) return;
-    // node-postgres reads a query's own query_timeout (Client#query), which its types leave out.
-    const release = { text: 'UPDATE nodes SET instance = NULL WHERE name = $1 AND instance = $2', values: [this.#link.config.nodeName, this.#instance], query_timeout: RELEASE_TIMEOUT_MS };
-    await this.#link.pool.query(release as QueryConfig).catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const release = async () => {
+      await this.#beating;
+      if (this.#status[CONNECTED] !== 1) return;
+      await this.#link.pool.query('UPDATE nodes SET instance = NULL WHERE name = $1 AND instance = $2', [this.#link.config.nodeName, this.#instance]).catch(() => {});
+    };
+    await Promise.race([release(), new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_TIMEOUT_MS)))]);
+    clearTimeout(timer);
   }
 }

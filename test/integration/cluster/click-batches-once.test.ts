@@ -5,50 +5,20 @@
 // - while PostgreSQL is stopped, batches wait in memory and, past the
 //   bound, in the local LMDB; they survive a restart of the writer, and
 //   once PostgreSQL is back every one is added once, in order.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { DayCounts } from '../../../src/store/backend.js';
-import { openStores, type Stores } from '../../../src/store/db.js';
-import { PgBackend } from '../../../src/store/pg/backend.js';
-import { createPool, type Pool } from '../../../src/store/pg/client.js';
-import { migrate } from '../../../src/store/pg/migrations.js';
-import { Replica } from '../../../src/store/pg/replica.js';
 import { Stats, zeroDay } from '../../../src/store/stats-store.js';
-import { postgresBin, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { usePgBackend } from '../../helpers/pg-backend.js';
 
-const skip = postgresBin() === null;
-let pg: TestPostgres;
-let dir: string;
-let stores: Stores;
-const pools: Pool[] = [];
-beforeAll(async () => {
-  if (skip) return;
-  pg = await startPostgres();
-  dir = mkdtempSync(path.join(os.tmpdir(), 'sg-clicks-'));
-  stores = openStores(dir);
-});
-afterAll(async () => {
-  for (const p of pools) await p.end().catch(() => {});
-  await stores?.root.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  pg?.close();
-});
-
-function backend(): PgBackend {
-  const pool = createPool(pg.url, 'test', 2);
-  pools.push(pool);
-  return new PgBackend(pool, new Replica(stores, pool), 'test', () => true);
-}
+const fixture = usePgBackend('sg-clicks-');
+const backend = () => fixture.backend();
 
 const day = (routeId: number, clicks: number): DayCounts => ({ routeId, day: 20_000, counts: { ...zeroDay(), clicks, a: clicks } });
 const stored = async (routeId: number) =>
-  Number((await pg.query<{ clicks: string }>('SELECT clicks FROM route_days WHERE route_id = $1', [routeId]))[0]?.clicks ?? 0);
+  Number((await fixture.pg.query<{ clicks: string }>('SELECT clicks FROM route_days WHERE route_id = $1', [routeId]))[0]?.clicks ?? 0);
 
-it.skipIf(skip)('a batch sent twice is counted once; batches kept and spilled while PostgreSQL is away are each counted once when it returns', async () => {
+it.skipIf(fixture.skip)('a batch sent twice is counted once; batches kept and spilled while PostgreSQL is away are each counted once when it returns', async () => {
   const b = backend();
-  await migrate(createPoolFor());
 
   await b.addClicks([day(1, 5)], { writer: 'n/1', seq: 10 });
   await b.addClicks([day(1, 5)], { writer: 'n/1', seq: 10 });
@@ -59,28 +29,22 @@ it.skipIf(skip)('a batch sent twice is counted once; batches kept and spilled wh
   expect(await stored(1)).toBe(7);
 
   const writer = { name: 'n/3', slot: 3 };
-  let stats = new Stats(b, stores, writer, 4);
-  pg.stop();
+  let stats = new Stats(b, fixture.stores, writer, 4);
+  fixture.pg.stop();
   // Ten batches of one route-day each: 4 fit in memory, 6 spill to LMDB.
   for (let i = 0; i < 10; i++) {
     stats.enqueue([day(2, 1)]);
     await expect(stats.drain()).rejects.toMatchObject({ code: 'storage_unavailable' });
   }
   expect(stats.queuedDays).toBe(4);
-  expect(stores.clickSpill.getCount({ start: [3, 0], end: [3, Number.MAX_SAFE_INTEGER] })).toBe(6);
+  expect(fixture.stores.clickSpill.getCount({ start: [3, 0], end: [3, Number.MAX_SAFE_INTEGER] })).toBe(6);
 
   // The writer restarts (its memory is gone, the spill stays), PostgreSQL returns.
-  stats = new Stats(backend(), stores, writer, 4);
-  pg.start();
+  stats = new Stats(backend(), fixture.stores, writer, 4);
+  fixture.pg.start();
   await stats.drain();
   expect(await stored(2)).toBe(6);
-  expect(stores.clickSpill.getCount({ start: [3, 0], end: [3, Number.MAX_SAFE_INTEGER] })).toBe(0);
+  expect(fixture.stores.clickSpill.getCount({ start: [3, 0], end: [3, Number.MAX_SAFE_INTEGER] })).toBe(0);
   await stats.drain();
   expect(await stored(2)).toBe(6);
 });
-
-function createPoolFor(): Pool {
-  const pool = createPool(pg.url, 'migrate', 1);
-  pools.push(pool);
-  return pool;
-}

@@ -8,50 +8,19 @@
 //   them twice);
 // - a writer restarted with its clock behind the last number taken still
 //   has its visits counted.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { VisitRecorder } from '../../../src/experiments/visits.js';
-import { openStores, type Stores } from '../../../src/store/db.js';
 import { Experiments, type VisitCounts } from '../../../src/store/experiments-store.js';
-import { PgBackend } from '../../../src/store/pg/backend.js';
-import { createPool, type Pool } from '../../../src/store/pg/client.js';
-import { migrate } from '../../../src/store/pg/migrations.js';
-import { Replica } from '../../../src/store/pg/replica.js';
-import { postgresBin, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { usePgBackend } from '../../helpers/pg-backend.js';
 
-const skip = postgresBin() === null;
+const fixture = usePgBackend('sg-visits-once-');
+const backend = () => fixture.backend();
 const DAY = 20_500;
-let pg: TestPostgres;
-let dir: string;
-let stores: Stores;
-const pools: Pool[] = [];
-beforeAll(async () => {
-  if (skip) return;
-  pg = await startPostgres();
-  dir = mkdtempSync(path.join(os.tmpdir(), 'sg-visits-once-'));
-  stores = openStores(dir);
-  await migrate(pool());
-});
-afterAll(async () => {
-  for (const p of pools) await p.end().catch(() => {});
-  await stores?.root.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  pg?.close();
-});
-
-function pool(): Pool {
-  const p = createPool(pg.url, 'test', 2);
-  pools.push(p);
-  return p;
-}
-const backend = () => new PgBackend(pool(), new Replica(stores, pool()), 'test', () => true);
 const visits = (routeId: number, a: number, b: number): VisitCounts[] => [{ routeId, day: DAY, clicks: [a, b], sketches: [null, null] }];
 const stored = async (routeId: number) =>
-  (await pg.query<{ clicks: number[] }>('SELECT clicks FROM variant_days WHERE route_id = $1 AND day = $2', [routeId, DAY]))[0]?.clicks.slice(0, 2) ?? [0, 0];
+  (await fixture.pg.query<{ clicks: number[] }>('SELECT clicks FROM variant_days WHERE route_id = $1 AND day = $2', [routeId, DAY]))[0]?.clicks.slice(0, 2) ?? [0, 0];
 
-it.skipIf(skip)('counts a batch of visits sent twice once, and an older number not at all', async () => {
+it.skipIf(fixture.skip)('counts a batch of visits sent twice once, and an older number not at all', async () => {
   const b = backend();
   await b.addVisits(visits(1, 5, 3), { writer: 'n/0/visits', seq: 10 });
   await b.addVisits(visits(1, 5, 3), { writer: 'n/0/visits', seq: 10 });
@@ -62,7 +31,7 @@ it.skipIf(skip)('counts a batch of visits sent twice once, and an older number n
   expect(await stored(1)).toEqual([6, 4]);
 });
 
-it.skipIf(skip)('sends a batch whose answer was lost again as it was: its clicks count once', async () => {
+it.skipIf(fixture.skip)('sends a batch whose answer was lost again as it was: its clicks count once', async () => {
   const experiments = new Experiments(backend(), 'r/0/visits');
   const add = experiments.addVisits.bind(experiments);
   let loseAnswers = 1;
@@ -79,9 +48,9 @@ it.skipIf(skip)('sends a batch whose answer was lost again as it was: its clicks
   expect(await stored(2)).toEqual([9, 5]);
 });
 
-it.skipIf(skip)('counts the visits of a writer restarted with its clock behind its last number taken', async () => {
+it.skipIf(fixture.skip)('counts the visits of a writer restarted with its clock behind its last number taken', async () => {
   // Taken an hour ahead of this clock (the clock ran ahead, then was stepped back).
-  await pg.query("INSERT INTO click_flushes (node, seq) VALUES ('c/0/visits', $1)", [(Date.now() + 3_600_000) * 1000]);
+  await fixture.pg.query("INSERT INTO click_flushes (node, seq) VALUES ('c/0/visits', $1)", [(Date.now() + 3_600_000) * 1000]);
   const recorder = new VisitRecorder(new Experiments(backend(), 'c/0/visits'));
   for (let i = 0; i < 6; i++) recorder.record(3, DAY, i % 2, i, i);
   await recorder.flush();

@@ -4,26 +4,17 @@
 // lifetime read days up to today only, and they vanished until the clock
 // caught up.
 import { expect, it } from 'vitest';
-import { useExperimentsStore } from '../../helpers/experiments-store.js';
-import { Hll } from '../../../src/experiments/hll.js';
+import { twoVariantRoute, useExperimentsStore, visitorsSketch } from '../../helpers/experiments-store.js';
 import { experimentReport } from '../../../src/experiments/report.js';
-import type { Route } from '../../../src/store/routes-store.js';
-import { DAY_MS } from '../../../src/days.js';
 
 const experiments = useExperimentsStore('sg-report-ahead-');
 
 const TODAY = 20_415;
 const AHEAD = TODAY + 365;
-const iso = (day: number) => new Date(day * DAY_MS + 3_600_000).toISOString();
-const route: Route = {
-  id: 4, accountId: 1, code: 'AAAAAAAB', name: 'r', pageA: 'https://a.example/', pageB: 'https://b.example/', splitRatio: 0.5,
-  defaultGroup: 'a', interceptLevel: 'off', variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }],
-  status: 'active', createdAt: iso(TODAY - 20), updatedAt: iso(TODAY),
-};
+const route = twoVariantRoute(4, TODAY - 20, TODAY);
 
 it('keeps visits and conversions of days after today in the lifetime, not in the window', async () => {
-  const h = new Hll();
-  for (let i = 0; i < 40; i++) h.add(Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0);
+  const h = visitorsSketch(0, 40);
   await experiments.addVisits([{ routeId: 4, day: AHEAD, clicks: [40, 0], sketches: [h.serialize(), null] }], await experiments.nextVisitBatch());
   await experiments.addConversions([{ routeId: 4, goal: 'signup', visitor: '0000000000000009', variant: 0, day: AHEAD, at: 0, value: null }]);
 

@@ -3,27 +3,20 @@
 // days counted once, conversions counted on their click's day, and the SRM
 // check counting only days after the last weight change.
 import { expect, it } from 'vitest';
-import { useExperimentsStore } from '../../helpers/experiments-store.js';
-import { Hll, RELATIVE_ERROR } from '../../../src/experiments/hll.js';
+import { twoVariantRoute, useExperimentsStore, visitorsSketch } from '../../helpers/experiments-store.js';
+import { RELATIVE_ERROR } from '../../../src/experiments/hll.js';
 import { experimentReport } from '../../../src/experiments/report.js';
 import { srm } from '../../../src/experiments/stats.js';
-import type { Route } from '../../../src/store/routes-store.js';
 import { DAY_MS } from '../../../src/days.js';
 
 const experiments = useExperimentsStore('sg-report-');
 
 const TODAY = 20_415;
-const iso = (day: number) => new Date(day * DAY_MS + 3_600_000).toISOString();
-const route = (weightsChangedAt?: number): Route => ({
-  id: 9, accountId: 1, code: 'AAAAAAAA', name: 'r', pageA: 'https://a.example/', pageB: 'https://b.example/', splitRatio: 0.5,
-  defaultGroup: 'a', interceptLevel: 'off', variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }],
-  status: 'active', createdAt: iso(TODAY - 20), updatedAt: iso(TODAY), ...(weightsChangedAt === undefined ? {} : { weightsChangedAt: iso(weightsChangedAt) }),
-});
+const route = (weightsChangedAt?: number) => twoVariantRoute(9, TODAY - 20, TODAY, weightsChangedAt);
 
 /** Visitors [from, to) of a variant on a day, as a flush would send them. */
 async function visit(day: number, variant: number, from: number, to: number): Promise<void> {
-  const h = new Hll();
-  for (let i = from; i < to; i++) h.add(Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0);
+  const h = visitorsSketch(from, to);
   const clicks = [0, 0];
   clicks[variant] = to - from;
   const sketches: (Uint8Array | null)[] = [null, null];

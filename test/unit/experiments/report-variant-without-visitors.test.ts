@@ -5,25 +5,16 @@
 // says. Before, its denominator was its own count: a rate of 1 and a
 // "significant" lift from nothing.
 import { expect, it } from 'vitest';
-import { useExperimentsStore } from '../../helpers/experiments-store.js';
-import { Hll } from '../../../src/experiments/hll.js';
+import { twoVariantRoute, useExperimentsStore, visitorsSketch } from '../../helpers/experiments-store.js';
 import { experimentReport } from '../../../src/experiments/report.js';
-import type { Route } from '../../../src/store/routes-store.js';
-import { DAY_MS } from '../../../src/days.js';
 
 const experiments = useExperimentsStore('sg-report-');
 
 const TODAY = 20_415;
-const iso = (day: number) => new Date(day * DAY_MS + 3_600_000).toISOString();
-const route: Route = {
-  id: 3, accountId: 1, code: 'BBBBBBBB', name: 'r', pageA: 'https://a.example/', pageB: 'https://b.example/', splitRatio: 0.5,
-  defaultGroup: 'a', interceptLevel: 'off', variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }],
-  status: 'active', createdAt: iso(TODAY - 2), updatedAt: iso(TODAY),
-};
+const route = twoVariantRoute(3, TODAY - 2, TODAY);
 
 it('gives a variant without visitors no rate, interval, lift, p-value or probability', async () => {
-  const a = new Hll();
-  for (let i = 0; i < 100; i++) a.add(Math.imul(i + 1, 0x9e3779b1) >>> 0, Math.imul(i + 7, 0x85ebca6b) >>> 0);
+  const a = visitorsSketch(0, 100);
   await experiments.addVisits([{ routeId: 3, day: TODAY, clicks: [100, 0], sketches: [a.serialize(), null] }], await experiments.nextVisitBatch());
   const conversion = (visitor: string, variant: number) => ({ routeId: 3, goal: 'signup', visitor, variant, day: TODAY, at: 0, value: null });
   await experiments.addConversions([

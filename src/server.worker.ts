@@ -189,6 +189,8 @@ function startBackgroundWork() {
       clearInterval(feedTimer);
       clearInterval(clickTimer);
       await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
+      const kept = storage.stats.keepQueued();
+      if (kept > 0) log('warn', 'clicks_kept_for_next_start', { routeDays: kept });
       await visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
       await flushKeyUse();
     },

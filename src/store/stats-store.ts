@@ -98,6 +98,23 @@ export class Stats {
     this.#queue.sort((x, y) => x.seq - y.seq);
   }
 
+  /**
+   * At a stop, after the last drain: the batches still waiting in memory
+   * (the back end is away) go to the local spill, which the next start of
+   * this writer sends, so a stop during an outage loses none of them (cluster
+   * mode; a single node's back end is its own store). A batch whose commit
+   * was taken with only its answer lost goes too, and is refused as already
+   * taken when it is sent again. Returns the route-days kept.
+   */
+  keepQueued(): number {
+    if (!this.#stores || !this.#writer) return 0;
+    const kept = this.#queuedDays;
+    for (const batch of this.#queue) this.#stores.clickSpill.putSync([this.#writer.slot, batch.seq], batch.days.map(toSpilled));
+    this.#queue.length = 0;
+    this.#queuedDays = 0;
+    return kept;
+  }
+
   /** Route-days waiting in memory (not spilled). */
   get queuedDays(): number {
     return this.#queuedDays;

@@ -192,6 +192,8 @@ function startBackgroundWork() {
       const kept = storage.stats.keepQueued();
       if (kept > 0) log('warn', 'clicks_kept_for_next_start', { routeDays: kept });
       await visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
+      const keptVisits = visits.keepUnwritten();
+      if (keptVisits > 0) log('warn', 'visits_kept_for_next_start', { clicks: keptVisits });
       await flushKeyUse();
     },
   };

@@ -69,6 +69,7 @@ export class VisitRecorder {
     // refused, every second on the redirect's thread: with 1,000 routes
     // visited during an outage, redirects waited a second.
     if (!this.#experiments.writable()) return;
+    await this.#experiments.sendKeptVisits();
     if (this.#unsent !== null) {
       await this.#experiments.addVisits(this.#unsent.visits, this.#unsent.seq);
       this.#unsent = null;
@@ -80,6 +81,19 @@ export class VisitRecorder {
     this.#unsent = { seq, visits };
     await this.#experiments.addVisits(visits, seq);
     this.#unsent = null;
+  }
+
+  /**
+   * At a stop, after the last flush: what could not be written (the store
+   * away) goes to the local spill, for the next start (cluster mode);
+   * returns the clicks kept.
+   */
+  keepUnwritten(): number {
+    const batches: { seq: number | null; visits: VisitCounts[] }[] = [];
+    if (this.#unsent !== null) batches.push(this.#unsent);
+    this.#unsent = null;
+    batches.push({ seq: null, visits: this.#take() });
+    return this.#experiments.keepVisits(batches);
   }
 
   /** What changed since the last take: the clicks, and the sketches that grew; routes not visited since are dropped. */

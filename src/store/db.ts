@@ -9,6 +9,7 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
+import type { VisitCounts } from './experiments-store.js';
 import type { Change } from './feed.js';
 import { storeProblem } from './lmdb-file.js';
 import type { Route } from './routes-store.js';
@@ -118,6 +119,8 @@ export interface Stores {
   feed: Database<Change, number>;
   /** Cluster mode: click batches waiting for PostgreSQL, by [writer slot, batch seq] (stats-store.ts). */
   clickSpill: Database<readonly SpilledDay[], [number, number]>;
+  /** Cluster mode: visit batches a stop could not write, by [writer slot, batch seq] (experiments-store.ts). */
+  visitSpill: Database<readonly VisitCounts[], [number, number]>;
   /**
    * The server's feed signal (SharedArrayBuffer, shared by its threads):
    * moved after every committed change, so every thread's caches look at
@@ -309,6 +312,7 @@ export const DATABASES: Readonly<Record<Exclude<keyof Stores, 'root' | 'signal'>
   conversionDays: { name: 'conversion_days' },
   feed: { name: 'feed' },
   clickSpill: { name: 'click_spill' },
+  visitSpill: { name: 'visit_spill' },
 };
 
 /** lmdb-js's options for one named database: its default encoding (msgpack) unless it is binary. */

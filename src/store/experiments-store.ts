@@ -109,12 +109,16 @@ export class Experiments {
   #queued = 0;
   #committing = false;
 
-  /** Cluster mode: the name PostgreSQL knows this thread's visit batches by (`<node>/<slot>/visits`); null on a single node. */
-  readonly #visitWriter: string | null;
+  /**
+   * Cluster mode: the name PostgreSQL knows this thread's visit batches by
+   * (`<node>/<slot>/visits`), and where a stop keeps the batches it could
+   * not write (visit_spill, under [slot, seq]); null on a single node.
+   */
+  readonly #visitWriter: { name: string; slot: number; stores: Stores } | null;
   readonly #visitSeq = new BatchSequence();
   #visitSeqChecked = false;
 
-  constructor(backend: Backend, visitWriter: string | null = null) {
+  constructor(backend: Backend, visitWriter: { name: string; slot: number; stores: Stores } | null = null) {
     this.#backend = backend;
     this.#visitWriter = visitWriter;
   }
@@ -132,7 +136,7 @@ export class Experiments {
   async nextVisitBatch(): Promise<number> {
     if (this.#visitWriter === null) return 0;
     if (!this.#visitSeqChecked) {
-      this.#visitSeq.above(await this.#backend.lastClickBatch(this.#visitWriter));
+      this.#visitSeq.above(await this.#backend.lastClickBatch(this.#visitWriter.name));
       this.#visitSeqChecked = true;
     }
     return this.#visitSeq.next();
@@ -141,7 +145,44 @@ export class Experiments {
   /** Adds a batch of visits numbered by nextVisitBatch; sent again under the same number, it counts once. */
   addVisits(batch: readonly VisitCounts[], seq: number): Promise<void> {
     if (batch.length === 0) return Promise.resolve();
-    return this.#backend.addVisits(batch, this.#visitWriter === null ? undefined : { writer: this.#visitWriter, seq });
+    return this.#backend.addVisits(batch, this.#visitWriter === null ? undefined : { writer: this.#visitWriter.name, seq });
+  }
+
+  /**
+   * At a stop: keeps `batches` (numbered, or not yet: seq null) in the local
+   * spill for the next start of this writer (cluster mode); returns the
+   * clicks kept. A single node keeps nothing: its back end is this store,
+   * which has just refused to write.
+   */
+  keepVisits(batches: readonly { seq: number | null; visits: readonly VisitCounts[] }[]): number {
+    if (this.#visitWriter === null) return 0;
+    const { slot, stores } = this.#visitWriter;
+    let clicks = 0;
+    for (const { seq, visits } of batches) {
+      if (visits.length === 0) continue;
+      stores.visitSpill.putSync([slot, seq ?? this.#visitSeq.next()], visits);
+      for (const v of visits) for (const c of v.clicks) clicks += c;
+    }
+    return clicks;
+  }
+
+  /**
+   * Sends what an earlier run's stop kept, oldest first, each under its
+   * number (counted once if it had been taken after all), and removes it
+   * once taken; before any new batch, whose number must be above them.
+   */
+  async sendKeptVisits(): Promise<void> {
+    if (this.#visitWriter === null) return;
+    const { slot, stores } = this.#visitWriter;
+    for (;;) {
+      let oldest: { key: [number, number]; value: readonly VisitCounts[] } | undefined;
+      for (const entry of stores.visitSpill.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER], limit: 1 })) oldest = entry;
+      if (oldest === undefined) return;
+      const seq = oldest.key[1];
+      this.#visitSeq.above(seq);
+      await this.#backend.addVisits(oldest.value, { writer: this.#visitWriter.name, seq });
+      await stores.visitSpill.remove([slot, seq]);
+    }
   }
 
   variantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>> {

@@ -74,7 +74,7 @@ function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | nu
     blacklist: new BlacklistChanges(stores, backend),
     stats: new Stats(backend, cluster && stores, cluster && { name: writerName(cluster.config), slot: cluster.config.slot ?? 0 }),
     state: new StateStore(stores, backend),
-    experiments: new Experiments(backend, cluster && `${writerName(cluster.config)}/visits`),
+    experiments: new Experiments(backend, cluster && { name: `${writerName(cluster.config)}/visits`, slot: cluster.config.slot ?? 0, stores }),
     secrets: new Secrets(stores, backend),
     feed: new FeedReader(stores),
     cluster,

@@ -32,7 +32,7 @@ it.skipIf(fixture.skip)('counts a batch of visits sent twice once, and an older 
 });
 
 it.skipIf(fixture.skip)('sends a batch whose answer was lost again as it was: its clicks count once', async () => {
-  const experiments = new Experiments(backend(), 'r/0/visits');
+  const experiments = new Experiments(backend(), { name: 'r/0/visits', slot: 0, stores: fixture.stores });
   const add = experiments.addVisits.bind(experiments);
   let loseAnswers = 1;
   // The commit is taken, then the connection breaks before its answer.
@@ -51,7 +51,7 @@ it.skipIf(fixture.skip)('sends a batch whose answer was lost again as it was: it
 it.skipIf(fixture.skip)('counts the visits of a writer restarted with its clock behind its last number taken', async () => {
   // Taken an hour ahead of this clock (the clock ran ahead, then was stepped back).
   await fixture.pg.query("INSERT INTO click_flushes (node, seq) VALUES ('c/0/visits', $1)", [(Date.now() + 3_600_000) * 1000]);
-  const recorder = new VisitRecorder(new Experiments(backend(), 'c/0/visits'));
+  const recorder = new VisitRecorder(new Experiments(backend(), { name: 'c/0/visits', slot: 1, stores: fixture.stores }));
   for (let i = 0; i < 6; i++) recorder.record(3, DAY, i % 2, i, i);
   await recorder.flush();
   expect(await stored(3)).toEqual([3, 3]);

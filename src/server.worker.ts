@@ -189,11 +189,16 @@ function startBackgroundWork() {
       clearInterval(feedTimer);
       clearInterval(clickTimer);
       await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
-      const kept = storage.stats.keepQueued();
-      if (kept > 0) log('warn', 'clicks_kept_for_next_start', { routeDays: kept });
       await visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
-      const keptVisits = visits.keepUnwritten();
-      if (keptVisits > 0) log('warn', 'visits_kept_for_next_start', { clicks: keptVisits });
+      // What the back end could not take waits in the local store for the next start.
+      try {
+        const kept = storage.stats.keepQueued();
+        if (kept > 0) log('warn', 'clicks_kept_for_next_start', { routeDays: kept });
+        const keptVisits = visits.keepUnwritten();
+        if (keptVisits > 0) log('warn', 'visits_kept_for_next_start', { clicks: keptVisits });
+      } catch (err) {
+        log('error', 'clicks_not_kept', { error: err });
+      }
       await flushKeyUse();
     },
   };
@@ -324,9 +329,11 @@ async function closeThread(): Promise<void> {
   listenSocket = null;
   const deadline = Date.now() + 10_000;
   while (inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  await background.stop();
+  // Every connection ends before the last flush: a keep-alive client served
+  // during it would count clicks that nothing writes any more.
   // close() exists in this uWS build (it ends every open connection) but not in its typings.
   (app as unknown as { close(): void }).close();
+  await background.stop();
   await storage.close();
   await limits.close();
   port.postMessage({ type: 'closed', thread: input.thread } satisfies WorkerMessage);

@@ -164,7 +164,28 @@ function startBackgroundWork() {
   const clicks = new ClickRecorder(storage.stats);
   const visits = new VisitRecorder(storage.experiments);
   metrics.set(Metric.clicksFlushedAt, clicks.lastFlushAt);
+  // The first thread also sends what the slots of threads this run does not have kept at their stop.
+  let leftBehind = input.thread === 0 ? storage.leftBehind(input.config.threads) : [];
+  let sendingLeftBehind = false;
+  const sendLeftBehind = async () => {
+    if (leftBehind.length === 0 || sendingLeftBehind || !storage.experiments.writable()) return;
+    sendingLeftBehind = true;
+    try {
+      while (leftBehind.length > 0) {
+        const w = leftBehind[0];
+        await w.stats.drain();
+        await w.experiments.sendKeptVisits();
+        log('info', 'kept_batches_sent', { slot: w.slot });
+        leftBehind = leftBehind.slice(1);
+      }
+    } catch (err) {
+      log('warn', 'kept_batches_not_sent', { error: err });
+    } finally {
+      sendingLeftBehind = false;
+    }
+  };
   const clickTimer = setInterval(() => {
+    void sendLeftBehind();
     clicks
       .flush()
       .then(() => metrics.set(Metric.clicksFlushedAt, clicks.lastFlushAt))

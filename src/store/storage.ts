@@ -38,6 +38,12 @@ export interface Storage {
   readonly feed: FeedReader;
   /** Cluster mode: this thread's link to PostgreSQL and the replica it feeds; null on a single node. */
   readonly cluster: ClusterLink | null;
+  /**
+   * Cluster mode: the writers of the slots above `threads` that still hold
+   * batches kept at a stop (the node ran more threads then), for the first
+   * thread to send; none on a single node.
+   */
+  leftBehind(threads: number): KeptWriter[];
   /** Waits for pending writes and closes the back end and the local store. */
   close(): Promise<void>;
 }
@@ -62,8 +68,31 @@ interface ClusterLink {
 /** A thread's name as a writer of batches to PostgreSQL (click_flushes): `<node>/<slot>`. */
 const writerName = (settings: ClusterSettings) => `${settings.nodeName}/${settings.slot ?? 0}`;
 
+/** A slot's kept click and visit batches, as its own writer sends them. */
+export interface KeptWriter {
+  slot: number;
+  stats: Stats;
+  experiments: Experiments;
+}
+
+/** The writers of a slot: its click batches under `<node>/<slot>`, its visit batches under `<node>/<slot>/visits`. */
+function slotWriters(stores: Stores, backend: Backend, settings: ClusterSettings, slot: number): { stats: Stats; experiments: Experiments } {
+  const name = writerName({ ...settings, slot });
+  return { stats: new Stats(backend, stores, { name, slot }), experiments: new Experiments(backend, { name: `${name}/visits`, slot, stores }) };
+}
+
+/** Slots above `threads` that hold kept click or visit batches. */
+function slotsBeyond(stores: Stores, threads: number): number[] {
+  const slots = new Set<number>();
+  for (const db of [stores.clickSpill, stores.visitSpill] as const) {
+    for (const [slot] of db.getKeys({ start: [threads + 1, 0] }) as Iterable<[number, number]>) slots.add(slot);
+  }
+  return [...slots].sort((a, b) => a - b);
+}
+
 /** The repositories over an open local store and a back end. */
 function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | null): Storage {
+  const own = cluster && slotWriters(stores, backend, cluster.config, cluster.config.slot ?? 0);
   return {
     backend: backend.kind,
     accounts: new Accounts(stores, backend),
@@ -72,12 +101,13 @@ function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | nu
     sessions: new SessionStore(stores, backend),
     routes: new Routes(stores, backend),
     blacklist: new BlacklistChanges(stores, backend),
-    stats: new Stats(backend, cluster && stores, cluster && { name: writerName(cluster.config), slot: cluster.config.slot ?? 0 }),
+    stats: own?.stats ?? new Stats(backend),
     state: new StateStore(stores, backend),
-    experiments: new Experiments(backend, cluster && { name: `${writerName(cluster.config)}/visits`, slot: cluster.config.slot ?? 0, stores }),
+    experiments: own?.experiments ?? new Experiments(backend),
     secrets: new Secrets(stores, backend),
     feed: new FeedReader(stores),
     cluster,
+    leftBehind: (threads) => (cluster ? slotsBeyond(stores, threads).map((slot) => ({ slot, ...slotWriters(stores, backend, cluster.config, slot) })) : []),
     close: async () => {
       await backend.close();
       // After a failed commit (storage read-only or full) this rejects; what

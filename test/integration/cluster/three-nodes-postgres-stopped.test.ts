@@ -36,6 +36,6 @@ it.skipIf(cluster.skip)('PostgreSQL stopped for 8 s under load: 0 failed redirec
   await new Promise((r) => setTimeout(r, 2500));
   expect((await routeStats(cluster.lb, route.id)).clicks.total).toBe(served);
   // Every node took a share (nginx spread the load): each one's thread flushed clicks.
-  const writers = await cluster.pg.query<{ node: string }>('SELECT node FROM click_flushes ORDER BY node');
+  const writers = await cluster.pg.query<{ node: string }>("SELECT node FROM click_flushes WHERE node NOT LIKE '%/visits' ORDER BY node");
   expect(writers.map((w) => w.node)).toEqual(['node-0/1', 'node-1/1', 'node-2/1']);
 }, 120_000);

@@ -308,6 +308,9 @@ async function openNodeStorage(
     cluster: config.databaseUrl === null ? null : { databaseUrl: config.databaseUrl, nodeName: config.nodeName, poolSize: MAIN_POOL_SIZE, connected: () => clusterStatus.connected },
   });
   if (!storage.cluster) {
+    // Gone back to one node with batches a cluster node kept at a stop during an outage: a single node does not send them.
+    const kept = storage.keptBatches();
+    if (kept > 0) log('warn', 'kept_batches_unsent', { batches: kept, remedy: 'start this node once more in cluster mode while PostgreSQL answers' });
     await bootstrapOnce(storage, config.dataDir, announce);
     return { storage, node: null };
   }

@@ -44,6 +44,8 @@ export interface Storage {
    * thread to send; none on a single node.
    */
   leftBehind(threads: number): KeptWriter[];
+  /** Click and visit batches kept at a stop in cluster mode (any slot), which only a cluster node sends. */
+  keptBatches(): number;
   /** Waits for pending writes and closes the back end and the local store. */
   close(): Promise<void>;
 }
@@ -108,6 +110,7 @@ function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | nu
     feed: new FeedReader(stores),
     cluster,
     leftBehind: (threads) => (cluster ? slotsBeyond(stores, threads).map((slot) => ({ slot, ...slotWriters(stores, backend, cluster.config, slot) })) : []),
+    keptBatches: () => stores.clickSpill.getCount() + stores.visitSpill.getCount(),
     close: async () => {
       await backend.close();
       // After a failed commit (storage read-only or full) this rejects; what

@@ -14,6 +14,8 @@ import { objectBody } from './validate.js';
 
 const TRIGGER_INTERVAL_MS = 3_600_000;
 
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
 /** The configured feeds, the data directory whose feed files the states name, and the refresh interval. */
 type FeedConfig = Pick<Config, 'feeds' | 'dataDir' | 'ipdbRefreshHours'>;
 
@@ -35,8 +37,6 @@ export interface RefreshControl {
  * database's hosting list: they show the version of their own data and no
  * ranges.
  */
-const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
 function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore) {
   return config.feeds.map((def) => {
     const state = feedState(stored, def.name);

@@ -4,13 +4,13 @@
 // PostgreSQL went away, the node's heartbeat row in `nodes`, and the status
 // every server thread reads for /readyz and the limiters' local share.
 // The status is written only here, into the slots cluster-status.ts lays out.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileDurably } from '../../durable-file.js';
 import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
-import { isRegularFile } from '../../regular-file.js';
+import { readRegularFile } from '../../regular-file.js';
 import type { Storage } from '../storage.js';
 import { CHANNEL } from './changes.js';
 import { type Client, connect, describe, isUnavailable, storageError, unavailable } from './client.js';
@@ -48,11 +48,10 @@ function dirIdentity(dataDir: string): string {
 function previousHolder(dataDir: string): string | null {
   const file = path.join(dataDir, INSTANCE_FILE);
   try {
-    if (!isRegularFile(file)) return null;
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as { instance?: unknown; dir?: unknown };
+    const kept = JSON.parse(readRegularFile(file).toString('utf8')) as { instance?: unknown; dir?: unknown };
     return typeof kept.instance === 'string' && kept.dir === dirIdentity(dataDir) ? kept.instance : null;
   } catch (err) {
-    log('warn', 'node_instance_unreadable', { file, error: err });
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log('warn', 'node_instance_unreadable', { file, error: err });
     return null;
   }
 }

@@ -72,13 +72,7 @@ export async function serve(
   }
   log('info', 'listening', { host: config.host, ports: prepared.threads.ports, threads: config.threads, url: config.baseUrl, startupMs: Math.round(performance.now() - started) });
   // Set once the server listens (a name lost during the start stops it now).
-  const stop = shutdown.stop;
-  if (node) {
-    node.onNameLost = () => {
-      process.exitCode = 1;
-      void stop();
-    };
-  }
+  if (node) node.onNameLost = shutdown.fail;
   // Serving without a database: repair it now from the configured sources
   // (the installed package last) instead of waiting for the schedule.
   if (ipdb.database.serving === null) void refresh.scheduler.run('repair');
@@ -210,8 +204,7 @@ async function startThreads(
       onRefreshRequest: refresh.requested,
       onCrash: (thread, code) => {
         log('error', 'thread_exited', { thread, code });
-        process.exitCode = 1;
-        void shutdown.stop();
+        shutdown.fail();
       },
     });
   } catch (err) {
@@ -242,6 +235,12 @@ class Shutdown {
   }
 
   readonly stop = (): Promise<void> => (this.#stopping ??= closeInOrder({ ...this.#parts, guard: () => this.guard }));
+
+  /** The stop of a server that cannot go on (a thread crashed, its cluster name was taken): exit code 1, kept through a signal during it (cli/main.ts). */
+  readonly fail = (): void => {
+    process.exitCode = 1;
+    void this.stop();
+  };
 }
 
 /** What `cluster status` shows of Redis: the server threads hold the links (limits/redis-link.ts). */

@@ -315,6 +315,12 @@ export const DATABASES: Readonly<Record<Exclude<keyof Stores, 'root' | 'signal'>
   visitSpill: { name: 'visit_spill' },
 };
 
+/** The oldest batch a writer slot keeps in a spill database (click_spill, visit_spill: keys [slot, seq]), or undefined. */
+export function oldestKept<V>(db: Database<V, [number, number]>, slot: number): { seq: number; value: V } | undefined {
+  for (const { key, value } of db.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER], limit: 1 })) return { seq: key[1], value };
+  return undefined;
+}
+
 /** lmdb-js's options for one named database: its default encoding (msgpack) unless it is binary. */
 export const openOptions = (name: string, encoding: 'binary' | undefined) => (encoding ? { name, encoding } : { name });
 

@@ -12,7 +12,7 @@
 // and the secret in meta under `secret:click_id`.
 import type { Backend } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
-import type { Stores } from './db.js';
+import { oldestKept, type Stores } from './db.js';
 
 /** One thread's visits to one route on one day since its last flush. */
 export interface VisitCounts {
@@ -174,14 +174,10 @@ export class Experiments {
   async sendKeptVisits(): Promise<void> {
     if (this.#visitWriter === null) return;
     const { slot, stores } = this.#visitWriter;
-    for (;;) {
-      let oldest: { key: [number, number]; value: readonly VisitCounts[] } | undefined;
-      for (const entry of stores.visitSpill.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER], limit: 1 })) oldest = entry;
-      if (oldest === undefined) return;
-      const seq = oldest.key[1];
-      this.#visitSeq.above(seq);
-      await this.#backend.addVisits(oldest.value, { writer: this.#visitWriter.name, seq });
-      await stores.visitSpill.remove([slot, seq]);
+    for (let kept = oldestKept(stores.visitSpill, slot); kept !== undefined; kept = oldestKept(stores.visitSpill, slot)) {
+      this.#visitSeq.above(kept.seq);
+      await this.#backend.addVisits(kept.value, { writer: this.#visitWriter.name, seq: kept.seq });
+      await stores.visitSpill.remove([slot, kept.seq]);
     }
   }
 

@@ -12,7 +12,7 @@
 import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
-import type { DayStats, SpilledDay, Stores } from './db.js';
+import { type DayStats, oldestKept, type SpilledDay, type Stores } from './db.js';
 
 export const zeroDay = (): DayStats => ({
   clicks: 0, a: 0, b: 0, intercepted: 0, asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0,
@@ -73,7 +73,7 @@ export class Stats {
     if (days.length === 0) return;
     const seq = this.#seq.next();
     if (this.#stores && this.#writer && this.#queuedDays + days.length > this.#spillDays) {
-      this.#stores.clickSpill.putSync([this.#writer.slot, seq], days.map(toSpilled));
+      this.#spill(seq, days);
       return;
     }
     this.#queue.push({ seq, days });
@@ -109,7 +109,7 @@ export class Stats {
   keepQueued(): number {
     if (!this.#stores || !this.#writer) return 0;
     const kept = this.#queuedDays;
-    for (const batch of this.#queue) this.#stores.clickSpill.putSync([this.#writer.slot, batch.seq], batch.days.map(toSpilled));
+    for (const batch of this.#queue) this.#spill(batch.seq, batch.days);
     this.#queue.length = 0;
     this.#queuedDays = 0;
     return kept;
@@ -147,11 +147,13 @@ export class Stats {
 
   #oldestSpilled(): ClickBatch | undefined {
     if (!this.#stores || !this.#writer) return undefined;
-    const slot = this.#writer.slot;
-    for (const { key, value } of this.#stores.clickSpill.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER], limit: 1 })) {
-      return { seq: key[1], days: value.map(fromSpilled) };
-    }
-    return undefined;
+    const kept = oldestKept(this.#stores.clickSpill, this.#writer.slot);
+    return kept && { seq: kept.seq, days: kept.value.map(fromSpilled) };
+  }
+
+  /** Puts a batch in the local spill (cluster mode: the caller has checked for stores and writer). */
+  #spill(seq: number, days: readonly DayCounts[]): void {
+    this.#stores!.clickSpill.putSync([this.#writer!.slot, seq], days.map(toSpilled));
   }
 
   /** Counters added at once (the CLI's import, tests): one batch, sent now. */

@@ -67,9 +67,6 @@ interface ClusterLink {
   readonly replica: Replica;
 }
 
-/** A thread's name as a writer of batches to PostgreSQL (click_flushes): `<node>/<slot>`. */
-const writerName = (settings: ClusterSettings) => `${settings.nodeName}/${settings.slot ?? 0}`;
-
 /** A slot's kept click and visit batches, as its own writer sends them. */
 export interface KeptWriter {
   slot: number;
@@ -79,7 +76,7 @@ export interface KeptWriter {
 
 /** The writers of a slot: its click batches under `<node>/<slot>`, its visit batches under `<node>/<slot>/visits`. */
 function slotWriters(stores: Stores, backend: Backend, settings: ClusterSettings, slot: number): { stats: Stats; experiments: Experiments } {
-  const name = writerName({ ...settings, slot });
+  const name = `${settings.nodeName}/${slot}`;
   return { stats: new Stats(backend, stores, { name, slot }), experiments: new Experiments(backend, { name: `${name}/visits`, slot, stores }) };
 }
 

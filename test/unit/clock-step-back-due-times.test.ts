@@ -6,34 +6,24 @@
 // step held off the refresh and the feeds for a year, and the account's
 // manual refresh for a year and an hour. (PostgreSQL's trigger claim:
 // cluster/refresh-trigger-after-clock-step-back.test.ts.)
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { useLocalStores } from '../helpers/local-stores.js';
 import { dueFeeds } from '../../src/ipdb/feeds/update.js';
 import { FEEDS } from '../../src/ipdb/feeds/registry.js';
 import { EMPTY_STATE, saveFeedState } from '../../src/ipdb/feeds/state.js';
 import { scheduledRefresh, storeNextDue } from '../../src/ipdb/refresh.js';
-import { openStores, type Stores } from '../../src/store/db.js';
 import { LmdbBackend } from '../../src/store/lmdb-backend.js';
 import { StateStore } from '../../src/store/state-store.js';
 
 const T = Date.UTC(2026, 10, 27, 12, 0, 0);
 const HOUR = 3_600_000;
 const YEAR = 365 * 24 * HOUR;
-let dir: string;
-let stores: Stores;
+const local = useLocalStores('splitguard-clock-due-');
 let backend: LmdbBackend;
 let state: StateStore;
 beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-clock-due-'));
-  stores = openStores(dir);
-  backend = new LmdbBackend(stores);
-  state = new StateStore(stores, backend);
-});
-afterAll(async () => {
-  await stores.root.close();
-  rmSync(dir, { recursive: true, force: true });
+  backend = new LmdbBackend(local.stores);
+  state = new StateStore(local.stores, backend);
 });
 
 it('takes a daily refresh due further ahead than its interval with jitter as due now, and a normal one as stored', async () => {

@@ -3,27 +3,17 @@
 // and absolute limits by the length of the step, and not deleted (the clock
 // behind may be one node's alone); a session stamped within CLOCK_SKEW_MS
 // ahead (another node's clock, in cluster mode) goes on.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { useLocalStores } from '../helpers/local-stores.js';
 import { CLOCK_SKEW_MS } from '../../src/clock.js';
 import { Sessions } from '../../src/console/sessions.js';
-import { openStores, type Stores } from '../../src/store/db.js';
 import { LmdbBackend } from '../../src/store/lmdb-backend.js';
 import { SessionStore } from '../../src/store/sessions-store.js';
 
-let dir: string;
-let stores: Stores;
+const local = useLocalStores('splitguard-sessions-clock-');
 let store: SessionStore;
 beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-sessions-clock-'));
-  stores = openStores(dir);
-  store = new SessionStore(stores, new LmdbBackend(stores));
-});
-afterAll(async () => {
-  await stores.root.close();
-  rmSync(dir, { recursive: true, force: true });
+  store = new SessionStore(local.stores, new LmdbBackend(local.stores));
 });
 
 const T = Date.UTC(2026, 10, 27, 12, 0, 0);

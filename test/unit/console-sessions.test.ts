@@ -2,26 +2,16 @@
 // absolute limit however busy, lookups by the cookie value only (the store
 // holds its hash), deletion (a request that touches the session while it is
 // signed out does not bring it back), and the Cookie header parser.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { useLocalStores } from '../helpers/local-stores.js';
 import { ABSOLUTE_MS, csrfMatches, readCookie, sessionCookie, Sessions } from '../../src/console/sessions.js';
-import { openStores, type Stores } from '../../src/store/db.js';
 import { LmdbBackend } from '../../src/store/lmdb-backend.js';
 import { SessionStore } from '../../src/store/sessions-store.js';
 
-let dir: string;
-let stores: Stores;
+const local = useLocalStores('splitguard-sessions-');
 let store: SessionStore;
 beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-sessions-'));
-  stores = openStores(dir);
-  store = new SessionStore(stores, new LmdbBackend(stores));
-});
-afterAll(async () => {
-  await stores.root.close();
-  rmSync(dir, { recursive: true, force: true });
+  store = new SessionStore(local.stores, new LmdbBackend(local.stores));
 });
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -36,7 +26,7 @@ it('ends a session after the idle time without requests', async () => {
   expect(await sessions.find(id, T0 + 58 * MIN)).not.toBeNull();
   expect(await sessions.find(id, T0 + 58 * MIN + 30 * MIN)).toBeNull();
   // Expired means deleted, not just refused once.
-  expect(stores.sessions.get(live!.key)).toBeUndefined();
+  expect(local.stores.sessions.get(live!.key)).toBeUndefined();
 });
 
 it('ends a session 12 hours after sign-in however busy it is', async () => {
@@ -57,7 +47,7 @@ it('does not bring back a session signed out while a request touches it', async 
   const found = await sessions.find(id, T0 + 10 * MIN);
   await signOut;
   expect(found).toBeNull();
-  expect(stores.sessions.get(key)).toBeUndefined();
+  expect(local.stores.sessions.get(key)).toBeUndefined();
   expect(await sessions.find(id, T0 + 10 * MIN)).toBeNull();
   expect(session.email).toBe('c@example.com');
 });
@@ -65,8 +55,8 @@ it('does not bring back a session signed out while a request touches it', async 
 it('stores only a hash of the id and finds nothing for a wrong or malformed id', async () => {
   const sessions = new Sessions(store, 30);
   const { id, session } = await sessions.create('c@example.com', T0);
-  expect(stores.sessions.get(id)).toBeUndefined();
-  expect([...stores.sessions.getKeys()].every((k) => /^[0-9a-f]{64}$/.test(k))).toBe(true);
+  expect(local.stores.sessions.get(id)).toBeUndefined();
+  expect([...local.stores.sessions.getKeys()].every((k) => /^[0-9a-f]{64}$/.test(k))).toBe(true);
   expect(await sessions.find(`${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`, T0)).toBeNull();
   expect(await sessions.find('short', T0)).toBeNull();
   const live = (await sessions.find(id, T0))!;

@@ -28,13 +28,17 @@ const read = (name) => {
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
 };
 
+// The day a scenario's results were measured: a scenario rerun alone (npm
+// run bench:<name>, then --no-run) keeps the others' days, which the tables show.
+const dayOf = (r) => r?.machine?.date?.slice(0, 10) ?? '?';
+
 // One row per (scenario, arm) measured under load.
 const rows = [];
 for (const name of ['redirect', 'server', 'ip-check', 'api']) {
   const r = read(name);
   if (!r?.arms) continue;
   for (const [arm, s] of Object.entries(r.arms)) {
-    rows.push({ scenario: name, arm, rps: s.rps.median, p99: s.p99ms.median, cpu: s.cpuUsPerRequest.median });
+    rows.push({ scenario: name, arm, rps: s.rps.median, p99: s.p99ms.median, cpu: s.cpuUsPerRequest.median, day: dayOf(r) });
   }
 }
 
@@ -44,21 +48,23 @@ for (const name of SCENARIOS) {
   const goals = r?.goal ?? r?.goals; // lookup and classify name them "goals"
   if (!goals) continue;
   for (const [k, v] of Object.entries(goals)) {
-    if (v && typeof v === 'object' && 'goal' in v) goalRows.push([name, k, v.goal, v.value]);
-    else if (typeof v === 'boolean') goalRows.push([name, k, 'true', String(v)]);
+    if (v && typeof v === 'object' && 'goal' in v) goalRows.push([name, k, v.goal, v.value, dayOf(r)]);
+    else if (typeof v === 'boolean') goalRows.push([name, k, 'true', String(v), dayOf(r)]);
   }
 }
 
 const m = machine();
+const days = [...new Set([...rows.map((r) => r.day), ...goalRows.map((g) => g[4])])].sort();
+const span = days.length > 1 ? `${days[0]} to ${days[days.length - 1]}` : days[0] ?? m.date.slice(0, 10);
 const md = [
-  `Measured ${m.date.slice(0, 10)} on ${m.cpu}, ${m.cores} cores, Node ${m.node}; server pinned to CPU 0, load generator (wrk) to CPU 1; medians of interleaved runs.`,
+  `Measured ${span} (each row's day in its last column) on ${m.cpu}, ${m.cores} cores, Node ${m.node}; server pinned to CPU 0, load generator (wrk) to CPU 1; medians of interleaved runs.`,
   '',
-  '| scenario | arm | req/s | p99 ms | CPU µs/req |',
-  '| --- | --- | ---: | ---: | ---: |',
-  ...rows.map((r) => `| ${r.scenario} | ${r.arm} | ${Math.round(r.rps).toLocaleString('en-US')} | ${r.p99} | ${r.cpu} |`),
+  '| scenario | arm | req/s | p99 ms | CPU µs/req | measured |',
+  '| --- | --- | ---: | ---: | ---: | --- |',
+  ...rows.map((r) => `| ${r.scenario} | ${r.arm} | ${Math.round(r.rps).toLocaleString('en-US')} | ${r.p99} | ${r.cpu} | ${r.day} |`),
   '',
-  '| scenario | figure | goal | measured |',
-  '| --- | --- | --- | --- |',
+  '| scenario | figure | goal | value | measured |',
+  '| --- | --- | --- | --- | --- |',
   ...goalRows.map((g) => `| ${g.join(' | ')} |`),
   '',
 ].join('\n');
@@ -93,7 +99,7 @@ const svg = [
       `<text x="${labelW + panelW + 24 + w2}" y="${y + 12}">${r.cpu}</text>`,
     ];
   }),
-  `<text x="10" y="${height - 8}" fill="#555">${esc(`${m.cpu}, Node ${m.node}, ${m.date.slice(0, 10)}. Dark: splitguard; light: baselines.`)}</text>`,
+  `<text x="10" y="${height - 8}" fill="#555">${esc(`${m.cpu}, Node ${m.node}, ${span}. Dark: splitguard; light: baselines.`)}</text>`,
   '</svg>',
 ].join('\n');
 writeFileSync(path.join(resultsDir, 'summary.svg'), `${svg}\n`);

@@ -5,8 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
+import { afterAll, beforeAll } from 'vitest';
 import { request, type Response } from './client.js';
-import type { TestServer } from './server.js';
+import { type StartOptions, startServer, type TestServer } from './server.js';
 
 /** The environment most route tests want: no per-account rate limit in the way. */
 export const NO_RATE_LIMIT = { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000' };
@@ -231,6 +232,37 @@ export function backgroundMisses(server: TestServer, thread: number, connections
         client.close();
       }
       return n;
+    },
+  };
+}
+
+/**
+ * A server started in the file's beforeAll with a keep-alive redirect client
+ * on it, both closed in its afterAll. Read them in tests, or in hooks
+ * registered after this call: vitest runs beforeAll hooks in the order they
+ * were registered and afterAll hooks in the reverse order.
+ */
+export function useRedirectServer(options: StartOptions = {}): { readonly server: TestServer; readonly client: RedirectClient } {
+  let server: TestServer | undefined;
+  let client: RedirectClient | undefined;
+  beforeAll(async () => {
+    server = await startServer(options);
+    client = new RedirectClient(server);
+  });
+  afterAll(async () => {
+    client?.close();
+    await server?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the server is not started yet: use it in a test, or in a beforeAll hook registered after useRedirectServer()');
+    return value;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get client() {
+      return started(client);
     },
   };
 }

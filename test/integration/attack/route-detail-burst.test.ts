@@ -11,23 +11,13 @@
 // 2026-11-27). The bound is racing-requests.test.ts's: 2 s lies between
 // unstarved answers (tens of ms, up to 0.45 s under load) and starved ones.
 import tls from 'node:tls';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { assertAnswering, assertCanary, sleep, startCanary } from '../../helpers/attack.js';
 import { runCliJson } from '../../helpers/cli.js';
 import { consoleSession } from '../../helpers/console-session.js';
-import { api, RedirectClient, visitorId } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { api, useRedirectServer, visitorId } from '../../helpers/routes.js';
 
-let server: TestServer;
-let client: RedirectClient;
-beforeAll(async () => {
-  server = await startServer({ threads: 2 }); // the contract's limits: the console's 600 a minute is what is judged
-  client = new RedirectClient(server);
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-});
+const sg = useRedirectServer({ threads: 2 }); // the contract's limits: the console's 600 a minute is what is judged
 
 const BURST = 300;
 const CONNECTIONS = 10;
@@ -60,9 +50,9 @@ function pipelined(port: number, request: string, count: number): Promise<number
 }
 
 it('a console user\'s burst of route details of an 8-variant, 20-goal route keeps a well-behaved client served', async () => {
-  await runCliJson(['user', 'create', '--email', 'plain@x.y', '--password', 'longenough1', '--account', String(server.accountId)], server.dataDir);
-  const session = await consoleSession(server, 'plain@x.y', 'longenough1');
-  const r = await api(server, 'POST', '/v1/routes', {
+  await runCliJson(['user', 'create', '--email', 'plain@x.y', '--password', 'longenough1', '--account', String(sg.server.accountId)], sg.server.dataDir);
+  const session = await consoleSession(sg.server, 'plain@x.y', 'longenough1');
+  const r = await api(sg.server, 'POST', '/v1/routes', {
     name: 'eight', variants: Array.from({ length: 8 }, (_, i) => ({ url: `https://e.example.com/${i}`, weight: 1 })),
     append_click_id: true, intercept_level: 'off',
   });
@@ -71,7 +61,7 @@ it('a console user\'s burst of route details of an 8-variant, 20-goal route keep
   // Visitors on every arm (redirects cost no API request), then each goal converts a different few of each arm's.
   const byVariant: string[][] = Array.from({ length: 8 }, () => []);
   for (let i = 0; i < 320; i++) {
-    const v = await client.visit(route.code, { visitor: visitorId() });
+    const v = await sg.client.visit(route.code, { visitor: visitorId() });
     const clickId = /sg_cid=([A-Za-z0-9_-]+)/.exec(v.location!)![1];
     byVariant[Number(/e\.example\.com\/(\d)/.exec(v.location!)![1])].push(clickId);
   }
@@ -79,24 +69,24 @@ it('a console user\'s burst of route details of an 8-variant, 20-goal route keep
   for (let g = 0; g < 20; g++) {
     for (let v = 0; v < 8; v++) for (const clickId of byVariant[v].slice(0, 2 + ((g + v) % 7))) conversions.push({ click_id: clickId, goal: `goal-${g}` });
   }
-  for (let i = 0; i < conversions.length; i += 100) expect((await api(server, 'POST', '/v1/conversions', { conversions: conversions.slice(i, i + 100) })).status).toBe(200);
+  for (let i = 0; i < conversions.length; i += 100) expect((await api(sg.server, 'POST', '/v1/conversions', { conversions: conversions.slice(i, i + 100) })).status).toBe(200);
   await sleep(2500); // the visits' flush
   const detail = await session.call('GET', `/v1/routes/${route.id}`);
   expect(detail.status).toBe(200);
   expect(detail.json.experiment.goals.length).toBe(21);
   expect(detail.json.experiment.variants.every((v: { visitors: number }) => v.visitors > 0)).toBe(true);
 
-  const canary = startCanary(server, [{ path: '/healthz', status: 200 }, { path: `/r/${route.code}`, status: 302 }], CANARY_BOUND_MS);
+  const canary = startCanary(sg.server, [{ path: '/healthz', status: 200 }, { path: `/r/${route.code}`, status: 302 }], CANARY_BOUND_MS);
   await sleep(300);
   const request = `GET /console/api/v1/routes/${route.id} HTTP/1.1\r\nHost: localhost\r\nCookie: ${session.cookie}\r\n\r\n`;
   let statuses: number[] = [];
   try {
-    statuses = (await Promise.all(Array.from({ length: CONNECTIONS }, () => pipelined(server.ports[0], request, BURST / CONNECTIONS)))).flat();
+    statuses = (await Promise.all(Array.from({ length: CONNECTIONS }, () => pipelined(sg.server.ports[0], request, BURST / CONNECTIONS)))).flat();
     await sleep(300);
   } finally {
     const report = await canary.stop();
     expect(statuses.filter((s) => s === 200).length, `statuses ${JSON.stringify(statuses.slice(0, 20))}`).toBe(BURST);
     assertCanary(report, `${BURST} console route details of an 8-variant, 20-goal route`);
   }
-  await assertAnswering(server);
+  await assertAnswering(sg.server);
 }, 180_000);

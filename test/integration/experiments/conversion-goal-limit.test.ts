@@ -4,25 +4,14 @@
 // A conversion naming a 21st goal is 400 invalid_parameter naming its goal
 // (in a batch, that entry alone); goals the route has go on counting; the
 // bound holds when new goals race on both threads; another route has its own.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { api, inParallel, NO_RATE_LIMIT, RedirectClient, visitorId } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, it } from 'vitest';
+import { api, inParallel, NO_RATE_LIMIT, useRedirectServer, visitorId } from '../../helpers/routes.js';
 
 const LIMIT = 20;
-let server: TestServer;
-let client: RedirectClient;
-
-beforeAll(async () => {
-  server = await startServer({ threads: 2, env: NO_RATE_LIMIT });
-  client = new RedirectClient(server);
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-});
+const sg = useRedirectServer({ threads: 2, env: NO_RATE_LIMIT });
 
 async function newRoute(): Promise<{ id: number; code: string }> {
-  const r = await api(server, 'POST', '/v1/routes', {
+  const r = await api(sg.server, 'POST', '/v1/routes', {
     name: 'goals', variants: [{ url: 'https://a.example.com/', weight: 1 }, { url: 'https://b.example.com/', weight: 1 }],
     append_click_id: true, intercept_level: 'off',
   });
@@ -31,14 +20,14 @@ async function newRoute(): Promise<{ id: number; code: string }> {
 }
 
 async function clickId(code: string): Promise<string> {
-  const v = await client.visit(code, { visitor: visitorId() });
+  const v = await sg.client.visit(code, { visitor: visitorId() });
   return /sg_cid=([A-Za-z0-9_-]+)/.exec(v.location!)![1];
 }
 
 it('a batch naming 25 new goals counts 20; each of the other 5 is refused naming its goal', async () => {
   const route = await newRoute();
   const id = await clickId(route.code);
-  const r = await api(server, 'POST', '/v1/conversions', { conversions: Array.from({ length: 25 }, (_, i) => ({ click_id: id, goal: `g${i}` })) });
+  const r = await api(sg.server, 'POST', '/v1/conversions', { conversions: Array.from({ length: 25 }, (_, i) => ({ click_id: id, goal: `g${i}` })) });
   expect(r.status, r.body).toBe(200);
   const results = r.json.results as Record<string, unknown>[];
   expect(results.slice(0, LIMIT).every((x) => x.duplicate === false && typeof x.goal === 'string')).toBe(true);
@@ -46,13 +35,13 @@ it('a batch naming 25 new goals counts 20; each of the other 5 is refused naming
 
   // A goal the route has still counts, for another visitor; a new one alone is 400 naming goal.
   const other = await clickId(route.code);
-  expect((await api(server, 'POST', '/v1/conversions', { click_id: other, goal: 'g7' })).status).toBe(202);
-  const refused = await api(server, 'POST', '/v1/conversions', { click_id: other, goal: 'one-more' });
+  expect((await api(sg.server, 'POST', '/v1/conversions', { click_id: other, goal: 'g7' })).status).toBe(202);
+  const refused = await api(sg.server, 'POST', '/v1/conversions', { click_id: other, goal: 'one-more' });
   expect(refused.status).toBe(400);
   expect(refused.json).toMatchObject({ code: 'invalid_parameter', field: 'goal' });
   expect(refused.json.error).toContain('20 goals');
 
-  const detail = await api(server, 'GET', `/v1/routes/${route.id}`);
+  const detail = await api(sg.server, 'GET', `/v1/routes/${route.id}`);
   const goals = detail.json.experiment.lifetime.goals as string[];
   expect(goals.filter((g) => g !== 'conversion').sort()).toEqual(Array.from({ length: LIMIT }, (_, i) => `g${i}`).sort());
 });
@@ -60,19 +49,19 @@ it('a batch naming 25 new goals counts 20; each of the other 5 is refused naming
 it('new goals racing on both threads: exactly 20 are counted', async () => {
   const route = await newRoute();
   const id = await clickId(route.code);
-  const answers = await inParallel(Array.from({ length: 60 }, (_, i) => i), 60, (i) => api(server, 'POST', '/v1/conversions', { click_id: id, goal: `race-${i}` }, { thread: i % 2 }));
+  const answers = await inParallel(Array.from({ length: 60 }, (_, i) => i), 60, (i) => api(sg.server, 'POST', '/v1/conversions', { click_id: id, goal: `race-${i}` }, { thread: i % 2 }));
   const statuses = answers.map((a) => a.status);
   expect(statuses.filter((s) => s === 202).length, JSON.stringify(statuses)).toBe(LIMIT);
   expect(statuses.filter((s) => s === 400).length).toBe(60 - LIMIT);
-  const detail = await api(server, 'GET', `/v1/routes/${route.id}`);
+  const detail = await api(sg.server, 'GET', `/v1/routes/${route.id}`);
   expect((detail.json.experiment.lifetime.goals as string[]).filter((g) => g !== 'conversion')).toHaveLength(LIMIT);
 });
 
 it('the bound is per route: a full route leaves another route its own 20', async () => {
   const full = await newRoute();
   const id = await clickId(full.code);
-  await api(server, 'POST', '/v1/conversions', { conversions: Array.from({ length: LIMIT }, (_, i) => ({ click_id: id, goal: `f${i}` })) });
+  await api(sg.server, 'POST', '/v1/conversions', { conversions: Array.from({ length: LIMIT }, (_, i) => ({ click_id: id, goal: `f${i}` })) });
   const fresh = await newRoute();
-  const r = await api(server, 'POST', '/v1/conversions', { click_id: await clickId(fresh.code), goal: 'f-new' });
+  const r = await api(sg.server, 'POST', '/v1/conversions', { click_id: await clickId(fresh.code), goal: 'f-new' });
   expect(r.status, r.body).toBe(202);
 });

@@ -5,38 +5,28 @@
 // match what was sent, the rates and intervals are the statistics module's
 // on those counts, and the SRM check stays quiet for a fair split and alarms
 // when one arm's visitors are held back.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { RELATIVE_ERROR } from '../../../src/experiments/hll.js';
 import { relativeLift, srm, wilson, zTestPValue } from '../../../src/experiments/stats.js';
 import { bucket } from '../../../src/redirect/visitor.js';
-import { api, inParallel, NO_RATE_LIMIT, RedirectClient, TRUST_LOOPBACK, waitUntil } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { api, inParallel, NO_RATE_LIMIT, TRUST_LOOPBACK, useRedirectServer, waitUntil } from '../../helpers/routes.js';
 
 const DATACENTER = '8.8.8.8'; // Google, AS15169: on the built-in blacklist at level low
-let server: TestServer;
-let client: RedirectClient;
-beforeAll(async () => {
-  server = await startServer({ threads: 2, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK } });
-  client = new RedirectClient(server);
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-});
+const sg = useRedirectServer({ threads: 2, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK } });
 
 /** Deterministic 22-character visitor ids. */
 const idOf = (seed: string, i: number) => `${seed}${String(i).padStart(22 - seed.length, '0')}`;
 const url = (k: string) => `https://${k}.example.com/`;
 
 async function makeRoute(weights: number[]): Promise<{ id: number; code: string }> {
-  const r = await api(server, 'POST', '/v1/routes', {
+  const r = await api(sg.server, 'POST', '/v1/routes', {
     name: 'experiment', variants: weights.map((w, i) => ({ url: url('abcdefgh'[i]), weight: w })), append_click_id: true, intercept_level: 'low',
   });
   expect(r.status).toBe(201);
   return r.json;
 }
 
-const experimentOf = async (id: number) => (await api(server, 'GET', `/v1/routes/${id}`)).json.experiment;
+const experimentOf = async (id: number) => (await api(sg.server, 'GET', `/v1/routes/${id}`)).json.experiment;
 
 it('counts visitors, clicks and conversions per variant, and its statistics are those of the counts', async () => {
   const route = await makeRoute([1, 1, 2]);
@@ -46,7 +36,7 @@ it('counts visitors, clicks and conversions per variant, and its statistics are 
   await inParallel(ids, 16, async (visitor, i) => {
     const times = i % 3 === 0 ? 2 : 1;
     for (let t = 0; t < times; t++) {
-      const v = await client.visit(route.code, { visitor, thread: (i + t) % 2 });
+      const v = await sg.client.visit(route.code, { visitor, thread: (i + t) % 2 });
       const m = /^https:\/\/([abc])\.example\.com\/\?sg_cid=([A-Za-z0-9_-]+)$/.exec(v.location!);
       expect(m, v.location).not.toBeNull();
       const k = 'abc'.indexOf(m![1]);
@@ -63,10 +53,10 @@ it('counts visitors, clicks and conversions per variant, and its statistics are 
   });
   // Intercepted visits count in no experiment figure.
   for (let i = 0; i < 20; i++) {
-    const v = await client.visit(route.code, { visitor: idOf('bot', i), forwardedFor: DATACENTER });
+    const v = await sg.client.visit(route.code, { visitor: idOf('bot', i), forwardedFor: DATACENTER });
     expect(v.location).not.toContain('sg_cid');
   }
-  for (const click_id of tokens) expect((await api(server, 'POST', '/v1/conversions', { click_id })).status).toBe(202);
+  for (const click_id of tokens) expect((await api(sg.server, 'POST', '/v1/conversions', { click_id })).status).toBe(202);
 
   const { value: exp } = await waitUntil(() => experimentOf(route.id), (e) => e.variants.reduce((s: number, v: { clicks: number }) => s + v.clicks, 0) === 800, 5000, 100);
   expect(exp.goals).toEqual(['conversion']);
@@ -111,7 +101,7 @@ it('raises the SRM alert when one arm\'s visitors are held back', async () => {
       if (toA.length < 300) toA.push(id);
     } else if (toB.length < 150) toB.push(id);
   }
-  await inParallel([...toA, ...toB], 16, (visitor) => client.visit(route.code, { visitor }));
+  await inParallel([...toA, ...toB], 16, (visitor) => sg.client.visit(route.code, { visitor }));
   const { value: exp } = await waitUntil(() => experimentOf(route.id), (e) => e.variants[0].clicks + e.variants[1].clicks === 450, 5000, 100);
   expect(exp.variants.map((v: { clicks: number }) => v.clicks)).toEqual([300, 150]);
   expect(exp.srm.alert).toBe(true);
@@ -121,8 +111,8 @@ it('raises the SRM alert when one arm\'s visitors are held back', async () => {
 
 it('starts the SRM count afresh after a weight change (the change day mixes two splits)', async () => {
   const route = await makeRoute([1, 1]);
-  await inParallel(Array.from({ length: 40 }, (_, i) => idOf('chg', i)), 8, (visitor) => client.visit(route.code, { visitor }));
-  expect((await api(server, 'PUT', `/v1/routes/${route.id}`, { variants: [{ url: url('a'), weight: 3 }, { url: url('b'), weight: 1 }] })).status).toBe(200);
+  await inParallel(Array.from({ length: 40 }, (_, i) => idOf('chg', i)), 8, (visitor) => sg.client.visit(route.code, { visitor }));
+  expect((await api(sg.server, 'PUT', `/v1/routes/${route.id}`, { variants: [{ url: url('a'), weight: 3 }, { url: url('b'), weight: 1 }] })).status).toBe(200);
   const exp = await experimentOf(route.id);
   expect(exp.srm).toEqual({ p_value: null, alert: false });
   expect(exp.lifetime.srm).toEqual({ p_value: null, alert: false });

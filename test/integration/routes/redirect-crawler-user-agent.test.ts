@@ -2,20 +2,10 @@
 // browser or HTTP library is sent to the default page from level low up and
 // counted under rule_hits.crawler; an empty User-Agent only at high; a
 // browser, in-app browsers included, is split. Level off intercepts nothing.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BROWSER_UA, createRoute, NO_RATE_LIMIT, PAGE_A, PAGE_B, RedirectClient, routeStats, TRUST_LOOPBACK, visitorId, waitUntil } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, it } from 'vitest';
+import { BROWSER_UA, createRoute, NO_RATE_LIMIT, PAGE_A, PAGE_B, routeStats, TRUST_LOOPBACK, useRedirectServer, visitorId, waitUntil } from '../../helpers/routes.js';
 
-let server: TestServer;
-let client: RedirectClient;
-beforeAll(async () => {
-  server = await startServer({ threads: 2, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK } });
-  client = new RedirectClient(server);
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-});
+const sg = useRedirectServer({ threads: 2, env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK } });
 
 const CRAWLERS = [
   'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
@@ -39,27 +29,27 @@ const PEOPLE = [
 const PERSON_ADDRESS = '80.187.0.1';
 
 it('sends crawlers to the default page from low, counts them, and splits people', async () => {
-  const route = await createRoute(server, { intercept_level: 'low', default_group: 'b', split_ratio: 1 });
+  const route = await createRoute(sg.server, { intercept_level: 'low', default_group: 'b', split_ratio: 1 });
   for (const [i, userAgent] of CRAWLERS.entries()) {
-    const v = await client.visit(route.code, { userAgent, forwardedFor: PERSON_ADDRESS, visitor: visitorId(), thread: i % 2 });
+    const v = await sg.client.visit(route.code, { userAgent, forwardedFor: PERSON_ADDRESS, visitor: visitorId(), thread: i % 2 });
     expect(v.location, userAgent).toBe(PAGE_B);
   }
   for (const userAgent of PEOPLE) {
-    expect((await client.visit(route.code, { userAgent, forwardedFor: PERSON_ADDRESS, visitor: visitorId() })).location, userAgent).toBe(PAGE_A);
+    expect((await sg.client.visit(route.code, { userAgent, forwardedFor: PERSON_ADDRESS, visitor: visitorId() })).location, userAgent).toBe(PAGE_A);
   }
   // An empty User-Agent passes at low.
-  expect((await client.visit(route.code, { userAgent: '', forwardedFor: PERSON_ADDRESS, visitor: visitorId() })).location).toBe(PAGE_A);
-  const { value } = await waitUntil(() => routeStats(server, route.id), (s) => s.clicks.total === CRAWLERS.length + PEOPLE.length + 1, 5000);
+  expect((await sg.client.visit(route.code, { userAgent: '', forwardedFor: PERSON_ADDRESS, visitor: visitorId() })).location).toBe(PAGE_A);
+  const { value } = await waitUntil(() => routeStats(sg.server, route.id), (s) => s.clicks.total === CRAWLERS.length + PEOPLE.length + 1, 5000);
   expect(value.rule_hits).toMatchObject({ crawler: CRAWLERS.length, range_feed: 0, asn_blacklist: 0 });
   expect(value.intercepted).toBe(CRAWLERS.length);
   expect(value.groups).toEqual({ a: PEOPLE.length + 1, b: 0 });
 });
 
 it('intercepts an empty User-Agent at high only, and nothing at off', async () => {
-  const high = await createRoute(server, { intercept_level: 'high', default_group: 'b', split_ratio: 1 });
-  expect((await client.visit(high.code, { userAgent: '', forwardedFor: PERSON_ADDRESS })).location).toBe(PAGE_B);
-  expect((await client.visit(high.code, { forwardedFor: PERSON_ADDRESS })).location).toBe(PAGE_A);
-  const off = await createRoute(server, { intercept_level: 'off', default_group: 'b', split_ratio: 1 });
-  expect((await client.visit(off.code, { userAgent: CRAWLERS[0], forwardedFor: PERSON_ADDRESS })).location).toBe(PAGE_A);
-  expect((await client.visit(off.code, { userAgent: '', forwardedFor: PERSON_ADDRESS })).location).toBe(PAGE_A);
+  const high = await createRoute(sg.server, { intercept_level: 'high', default_group: 'b', split_ratio: 1 });
+  expect((await sg.client.visit(high.code, { userAgent: '', forwardedFor: PERSON_ADDRESS })).location).toBe(PAGE_B);
+  expect((await sg.client.visit(high.code, { forwardedFor: PERSON_ADDRESS })).location).toBe(PAGE_A);
+  const off = await createRoute(sg.server, { intercept_level: 'off', default_group: 'b', split_ratio: 1 });
+  expect((await sg.client.visit(off.code, { userAgent: CRAWLERS[0], forwardedFor: PERSON_ADDRESS })).location).toBe(PAGE_A);
+  expect((await sg.client.visit(off.code, { userAgent: '', forwardedFor: PERSON_ADDRESS })).location).toBe(PAGE_A);
 });

@@ -4,30 +4,20 @@
 // is kept busy with other lookups meanwhile, so it always holds a recent LMDB
 // read snapshot (a stale one used to hide the new route and cache it as
 // unknown until the next route change).
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { backgroundMisses, createRoute, NO_RATE_LIMIT, RedirectClient } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, it } from 'vitest';
+import { backgroundMisses, createRoute, NO_RATE_LIMIT, useRedirectServer } from '../../helpers/routes.js';
 
 const ROUNDS = 60;
-let server: TestServer;
-let client: RedirectClient;
-beforeAll(async () => {
-  server = await startServer({ threads: 2, env: NO_RATE_LIMIT });
-  client = new RedirectClient(server);
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-});
+const sg = useRedirectServer({ threads: 2, env: NO_RATE_LIMIT });
 
 it('redirects on the other thread right after POST', async () => {
-  const busy = backgroundMisses(server, 1);
+  const busy = backgroundMisses(sg.server, 1);
   const missing: number[] = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      const route = await createRoute(server, { intercept_level: 'off', split_ratio: 1 }, { thread: 0 });
-      const next = await client.visit(route.code, { thread: 1 });
-      const again = await client.visit(route.code, { thread: 1 });
+      const route = await createRoute(sg.server, { intercept_level: 'off', split_ratio: 1 }, { thread: 0 });
+      const next = await sg.client.visit(route.code, { thread: 1 });
+      const again = await sg.client.visit(route.code, { thread: 1 });
       if (next.status !== 302 || again.status !== 302) missing.push(round);
       else expect(next.location).toBe(route.page_a);
     }

@@ -6,33 +6,23 @@
 // database are split as normal; at level off nobody is intercepted. The stats
 // count intercepted visits and their asn_blacklist rule hits. The tests run
 // concurrently (each on its own route) so the waits for the click flush overlap.
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { api, createRoute, NO_RATE_LIMIT, pageOf, RedirectClient, type RouteBody, routeStats, TRUST_LOOPBACK, visitorId, waitUntil } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { describe, it } from 'vitest';
+import { api, createRoute, NO_RATE_LIMIT, pageOf, type RouteBody, routeStats, TRUST_LOOPBACK, useRedirectServer, visitorId, waitUntil } from '../../helpers/routes.js';
 
 const DATA_CENTER = ['3.5.0.1', '52.95.110.1', '8.8.8.8', '::ffff:3.5.0.1', '::ffff:8.8.8.8'];
 const CARRIER = '80.128.0.1';
 const NOT_IN_DATABASE = '192.0.2.1'; // TEST-NET-1: never announced
 
-let server: TestServer;
-let client: RedirectClient;
-beforeAll(async () => {
-  server = await startServer({ env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK } });
-  client = new RedirectClient(server);
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-});
+const sg = useRedirectServer({ env: { ...NO_RATE_LIMIT, ...TRUST_LOOPBACK } });
 
 /** Every real visitor goes to the page opposite the default group, so an interception shows. */
 async function routeWith(level: string, defaultGroup: 'a' | 'b'): Promise<RouteBody> {
-  return createRoute(server, { intercept_level: level, default_group: defaultGroup, split_ratio: defaultGroup === 'a' ? 0 : 1 });
+  return createRoute(sg.server, { intercept_level: level, default_group: defaultGroup, split_ratio: defaultGroup === 'a' ? 0 : 1 });
 }
 
-const pageFrom = async (route: RouteBody, ip: string) => pageOf(await client.visit(route.code, { forwardedFor: ip, visitor: visitorId() }));
+const pageFrom = async (route: RouteBody, ip: string) => pageOf(await sg.client.visit(route.code, { forwardedFor: ip, visitor: visitorId() }));
 const settled = (route: RouteBody, clicks: number) =>
-  waitUntil(() => routeStats(server, route.id), (s) => s.clicks.total === clicks, 2000).then((r) => r.value);
+  waitUntil(() => routeStats(sg.server, route.id), (s) => s.clicks.total === clicks, 2000).then((r) => r.value);
 
 describe.concurrent.each(['a', 'b'] as const)('level medium, default group %s', (group) => {
   const other = group === 'a' ? 'b' : 'a';
@@ -81,7 +71,7 @@ it.concurrent('intercepts nobody at level off', async ({ expect }) => {
 it.concurrent('takes a level change by PUT into account on the next visit', async ({ expect }) => {
   const route = await routeWith('off', 'a');
   expect(await pageFrom(route, '52.95.110.1')).toBe('b');
-  const put = await api(server, 'PUT', `/v1/routes/${route.id}`, { intercept_level: 'medium' });
+  const put = await api(sg.server, 'PUT', `/v1/routes/${route.id}`, { intercept_level: 'medium' });
   expect(put.status).toBe(200);
   expect(await pageFrom(route, '52.95.110.1')).toBe('a');
 });

@@ -1,20 +1,10 @@
 // The short link's own query string is merged into the page URL: appended
 // with "?" to a page without a query, with "&" after an existing one, and
 // before a #fragment. Without a query the Location is the page exactly.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createRoute, NO_RATE_LIMIT, RedirectClient } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, it } from 'vitest';
+import { createRoute, NO_RATE_LIMIT, useRedirectServer } from '../../helpers/routes.js';
 
-let server: TestServer;
-let client: RedirectClient;
-beforeAll(async () => {
-  server = await startServer({ env: NO_RATE_LIMIT });
-  client = new RedirectClient(server);
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-});
+const sg = useRedirectServer({ env: NO_RATE_LIMIT });
 
 const cases: [string, string, string][] = [
   // page, short link query, expected Location
@@ -27,15 +17,15 @@ const cases: [string, string, string][] = [
 ];
 
 it.each(cases)('page %s with ?%s → %s (page A)', async (page, query, expected) => {
-  const route = await createRoute(server, { page_a: page, split_ratio: 1 });
-  const v = await client.visit(route.code, query === '' ? {} : { query });
+  const route = await createRoute(sg.server, { page_a: page, split_ratio: 1 });
+  const v = await sg.client.visit(route.code, query === '' ? {} : { query });
   expect(v.status).toBe(302);
   expect(v.location).toBe(expected);
 });
 
 it('merges into page B the same way', async () => {
-  const route = await createRoute(server, { page_b: 'https://b.example.com/p?k=v#f', split_ratio: 0 });
-  const v = await client.visit(route.code, { query: 'utm=1&x=2' });
+  const route = await createRoute(sg.server, { page_b: 'https://b.example.com/p?k=v#f', split_ratio: 0 });
+  const v = await sg.client.visit(route.code, { query: 'utm=1&x=2' });
   expect(v.status).toBe(302);
   expect(v.location).toBe('https://b.example.com/p?k=v&utm=1&x=2#f');
 });

@@ -2,32 +2,22 @@
 // then PUT 0.6: every visitor that was on A stays on A, some B move to A,
 // none moves A → B. The update is in force on the other thread's very next
 // request (thread 1 had the route cached; the PUT goes to thread 0).
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { api, createRoute, inParallel, NO_RATE_LIMIT, pageOf, RedirectClient, visitorId } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, it } from 'vitest';
+import { api, createRoute, inParallel, NO_RATE_LIMIT, pageOf, useRedirectServer, visitorId } from '../../helpers/routes.js';
 
 const N = 1000;
-let server: TestServer;
-let client: RedirectClient;
-beforeAll(async () => {
-  server = await startServer({ threads: 2, env: NO_RATE_LIMIT });
-  client = new RedirectClient(server);
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
-});
+const sg = useRedirectServer({ threads: 2, env: NO_RATE_LIMIT });
 
 it('moves only B → A when the ratio goes from 0.3 to 0.6, on every thread at once', async () => {
-  const route = await createRoute(server, { split_ratio: 0.3 });
+  const route = await createRoute(sg.server, { split_ratio: 0.3 });
   const ids = Array.from({ length: N }, visitorId);
-  const pagesOn = (thread: number) => inParallel(ids, 32, async (visitor) => pageOf(await client.visit(route.code, { visitor, thread })));
+  const pagesOn = (thread: number) => inParallel(ids, 32, async (visitor) => pageOf(await sg.client.visit(route.code, { visitor, thread })));
 
   const before0 = await pagesOn(0);
   const before1 = await pagesOn(1); // also puts the route in thread 1's cache
   expect(before1).toEqual(before0);
 
-  const put = await api(server, 'PUT', `/v1/routes/${route.id}`, { split_ratio: 0.6 }, { thread: 0 });
+  const put = await api(sg.server, 'PUT', `/v1/routes/${route.id}`, { split_ratio: 0.6 }, { thread: 0 });
   expect(put.status).toBe(200);
   expect(put.json.split_ratio).toBe(0.6);
 

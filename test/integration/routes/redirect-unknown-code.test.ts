@@ -1,26 +1,18 @@
 // /r/<code> for a code that does not exist, or that cannot be a code
 // (invalid characters, wrong length), is 404 with the small HTML page and no
 // Location; HEAD gets the same status without a body.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
-import { createRoute, NO_RATE_LIMIT, RedirectClient } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { createRoute, NO_RATE_LIMIT, useRedirectServer } from '../../helpers/routes.js';
 
-let server: TestServer;
-let client: RedirectClient;
+const sg = useRedirectServer({ env: NO_RATE_LIMIT });
 let code: string;
 beforeAll(async () => {
-  server = await startServer({ env: NO_RATE_LIMIT });
-  client = new RedirectClient(server);
-  code = (await createRoute(server, { intercept_level: 'off' })).code;
-});
-afterAll(async () => {
-  client?.close();
-  await server?.close();
+  code = (await createRoute(sg.server, { intercept_level: 'off' })).code;
 });
 
 const notFound = async (path: string) => {
-  const r = await request({ port: server.ports[0], ca: server.ca, path });
+  const r = await request({ port: sg.server.ports[0], ca: sg.server.ca, path });
   expect(r.status, path).toBe(404);
   expect(r.headers['content-type'], path).toBe('text/html; charset=utf-8');
   expect(r.headers.location, path).toBeUndefined();
@@ -30,7 +22,7 @@ const notFound = async (path: string) => {
 };
 
 it('answers 404 with an HTML page for an unknown code', async () => {
-  expect((await client.visit(code)).status).toBe(302); // the server does serve real codes
+  expect((await sg.client.visit(code)).status).toBe(302); // the server does serve real codes
   // A well-formed code that differs from the real one.
   const other = code.slice(0, 7) + (code[7] === 'z' ? 'y' : 'z');
   await notFound(`/r/${other}`);
@@ -55,7 +47,7 @@ it('answers 404 for codes with invalid characters or the wrong length', async ()
 it('answers HEAD for an unknown code with 404 and no body, and keeps serving', async () => {
   await notFound('/r/AAAAAAAA');
   for (let i = 0; i < 3; i++) {
-    const v = await client.visit('AAAAAAAA', { method: 'HEAD' });
+    const v = await sg.client.visit('AAAAAAAA', { method: 'HEAD' });
     expect(v.status).toBe(404);
     expect(v.body).toBe('');
     expect(v.location).toBeUndefined();
@@ -65,6 +57,6 @@ it('answers HEAD for an unknown code with 404 and no body, and keeps serving', a
     expect(v.headers.connection).toBe('close');
   }
   // The same server still answers (on a new connection: the HEAD closed it).
-  expect((await client.visit(code)).status).toBe(302);
-  expect((await client.visit(code, { method: 'HEAD' })).status).toBe(302);
+  expect((await sg.client.visit(code)).status).toBe(302);
+  expect((await sg.client.visit(code, { method: 'HEAD' })).status).toBe(302);
 });

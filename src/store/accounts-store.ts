@@ -109,7 +109,10 @@ export class Keys {
 
   list(accountId: number): ApiKey[] {
     const out: ApiKey[] = [];
-    for (const { value } of this.#stores.keys.getRange()) if (value.accountId === accountId) out.push(value);
+    for (const { value: hash } of this.#stores.accountKeys.getRange({ start: [accountId], end: [accountId + 1] })) {
+      const key = this.#stores.keys.get(hash);
+      if (key) out.push(key);
+    }
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 

@@ -96,6 +96,8 @@ export interface Stores {
   keys: Database<ApiKey, string>;
   /** Key id → hash, for management by id. */
   keyIds: Database<string, string>;
+  /** [account id, key id] → hash: one account's keys without reading every account's (Keys.list). */
+  accountKeys: Database<string, [number, string]>;
   users: Database<User, string>;
   blacklist: Database<BlacklistChange, number>;
   routes: Database<Route, number>;
@@ -177,7 +179,7 @@ interface ConversionDay {
   value: number[];
 }
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 const MIGRATIONS: ((s: Stores) => void)[] = [
   // 0 → 1: the initial layout; nothing to move.
@@ -210,7 +212,29 @@ const MIGRATIONS: ((s: Stores) => void)[] = [
     for (const { value } of s.codes.getRange()) route = Math.max(route, value);
     raiseIdCounter(s, 'route', route);
   },
+  // 4 → 5: keys are listed by account (accountKeys).
+  (s) => {
+    for (const { key, value } of s.keys.getRange()) s.accountKeys.putSync([value.accountId, value.id], key);
+  },
 ];
+
+/**
+ * A key's record in each of its three databases (keys, keyIds, accountKeys),
+ * which every writer of keys keeps together through these two; inside a
+ * write transaction.
+ */
+export function putKeyRecord(s: Stores, key: ApiKey): void {
+  s.keys.put(key.hash, key);
+  s.keyIds.put(key.id, key.hash);
+  s.accountKeys.put([key.accountId, key.id], key.hash);
+}
+
+/** putKeyRecord's undoing: a key removed for good. */
+export function removeKeyRecord(s: Stores, key: ApiKey): void {
+  s.keys.remove(key.hash);
+  s.keyIds.remove(key.id);
+  s.accountKeys.remove([key.accountId, key.id]);
+}
 
 /** Raises a named id counter in `meta` to at least `id` (nextId gives the next one); inside a write transaction. */
 export function raiseIdCounter(stores: Stores, name: 'account' | 'route', id: number): void {
@@ -299,6 +323,7 @@ export const DATABASES: Readonly<Record<Exclude<keyof Stores, 'root' | 'signal'>
   accounts: { name: 'accounts' },
   keys: { name: 'keys' },
   keyIds: { name: 'key_ids' },
+  accountKeys: { name: 'account_keys' },
   users: { name: 'users' },
   blacklist: { name: 'blacklist' },
   routes: { name: 'routes' },

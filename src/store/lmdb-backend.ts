@@ -8,7 +8,7 @@ import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
 import { Hll } from '../experiments/hll.js';
-import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, nextId, type Stores, type User } from './db.js';
+import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, nextId, putKeyRecord, removeKeyRecord, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
@@ -74,17 +74,16 @@ export class LmdbBackend implements Backend {
 
   /** A key record and its id's entry, with its feed entry; inside a write transaction. */
   #putKey(key: ApiKey): void {
-    this.#stores.keys.put(key.hash, key);
-    this.#stores.keyIds.put(key.id, key.hash);
+    putKeyRecord(this.#stores, key);
     recordChange(this.#stores, 'key', key.hash);
   }
 
   deleteKeys(keys: readonly ApiKey[]): Promise<void> {
     return this.#write(() => {
       for (const k of keys) {
-        if (!this.#stores.keys.get(k.hash)?.revokedAt) continue;
-        this.#stores.keys.remove(k.hash);
-        this.#stores.keyIds.remove(k.id);
+        const stored = this.#stores.keys.get(k.hash);
+        if (!stored?.revokedAt) continue;
+        removeKeyRecord(this.#stores, stored);
         recordChange(this.#stores, 'key', k.hash);
       }
     });

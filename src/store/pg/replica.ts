@@ -25,7 +25,7 @@
 // sequence has another time takes a snapshot; so does one with changes to
 // apply when that change is no longer kept to tell.
 import { log } from '../../log.js';
-import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, raiseIdCounter, type Stores, type User } from '../db.js';
+import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, putKeyRecord, raiseIdCounter, removeKeyRecord, type Stores, type User } from '../db.js';
 import { announce, type ChangeKind, recordChange, resetFeed } from '../feed.js';
 import type { Route } from '../routes-store.js';
 import { borrow, type Pool } from './client.js';
@@ -70,13 +70,10 @@ function apply(s: Stores, c: ChangeRow): void {
       if (c.record === null) {
         // A revoked key removed for good (the key is its hash).
         const gone = s.keys.get(c.key);
-        if (gone) s.keyIds.remove(gone.id);
-        s.keys.remove(c.key);
+        if (gone) removeKeyRecord(s, gone);
         break;
       }
-      const k = c.record as ApiKey;
-      s.keys.put(k.hash, k);
-      s.keyIds.put(k.id, k.hash);
+      putKeyRecord(s, c.record as ApiKey);
       break;
     }
     case 'user':
@@ -246,15 +243,11 @@ export class Replica {
 
   #replaceAll(data: Record<string, Record<string, unknown>[]>): void {
     const s = this.#stores;
-    for (const db of [s.accounts, s.keys, s.keyIds, s.users, s.sessions, s.routes, s.codes, s.accountRoutes, s.blacklist] as const) {
+    for (const db of [s.accounts, s.keys, s.keyIds, s.accountKeys, s.users, s.sessions, s.routes, s.codes, s.accountRoutes, s.blacklist] as const) {
       for (const key of db.getKeys()) (db as { remove(k: unknown): unknown }).remove(key);
     }
     for (const r of data.accounts) s.accounts.put(r.id as number, accountOf(r));
-    for (const r of data.keys) {
-      const k = keyOf(r);
-      s.keys.put(k.hash, k);
-      s.keyIds.put(k.id, k.hash);
-    }
+    for (const r of data.keys) putKeyRecord(s, keyOf(r));
     for (const r of data.users) s.users.put(r.email as string, userOf(r));
     for (const r of data.sessions) s.sessions.put(r.hash as string, sessionOf(r));
     for (const r of data.routes) applyRoute(s, r.code as string, routeOf(r));

@@ -72,7 +72,7 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  /** A key record and its id's entry, with its feed entry; inside a write transaction. */
+  /** A key in its three databases (putKeyRecord), with its feed entry; inside a write transaction. */
   #putKey(key: ApiKey): void {
     putKeyRecord(this.#stores, key);
     recordChange(this.#stores, 'key', key.hash);

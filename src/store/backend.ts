@@ -64,6 +64,8 @@ export interface Backend {
   updateRoute(accountId: number, id: number, changes: RouteChanges, precondition: RoutePrecondition): Promise<RouteUpdate>;
   /** False when there is no such route of the account; 'changed' when its precondition failed (nothing deleted). */
   deleteRoute(accountId: number, id: number, precondition: RoutePrecondition): Promise<boolean | 'changed'>;
+  /** Removes what is left of the data of routes deleted before (a stop interrupted its removal); PostgreSQL leaves nothing. */
+  purgeDeletedRoutes(): Promise<void>;
 
   /** False when the ASN already has an entry. */
   addBlacklistEntry(change: BlacklistChange): Promise<boolean>;

@@ -221,6 +221,11 @@ export class Routes {
     return this.#backend.deleteRoute(accountId, id, precondition);
   }
 
+  /** At a start: removes the data of routes deleted before, whose removal a stop interrupted. */
+  purgeDeleted(): Promise<void> {
+    return this.#backend.purgeDeletedRoutes();
+  }
+
   /** The live route behind a short-link code. */
   byCode(code: string): Route | undefined {
     const id = this.#stores.codes.get(code);

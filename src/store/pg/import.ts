@@ -17,6 +17,7 @@
 import { AppError } from '../../errors.js';
 import { CLICK_ID_SECRET } from '../../experiments/click-id.js';
 import { openStores, type Stores } from '../db.js';
+import { LmdbBackend } from '../lmdb-backend.js';
 import { appendChanges, type NewChange } from './changes.js';
 import { createPool, inTransaction, type Pool, type PoolClient, storageError } from './client.js';
 import { type ClusterReport, clusterStatus } from './status.js';
@@ -208,6 +209,8 @@ export async function importDataDir(dataDir: string, url: string): Promise<Impor
   const stores = openStores(dataDir);
   const pool = createPool(url, 'splitguard cluster import', 2);
   try {
+    // Deleted routes whose data a stop left half removed: removed first, so none of it is carried over.
+    await new LmdbBackend(stores).purgeDeletedRoutes();
     return await importStore(pool, stores);
   } finally {
     await pool.end();

@@ -109,8 +109,22 @@ class ConsoleApi {
     const body = changes && call.method !== 'HEAD' ? readBody(exchange, call.contentLength) : undefined;
     body?.catch(() => {});
     this.#withSession(exchange, call, rest, body)
-      .catch((err: unknown) => this.fail(exchange, err))
+      .catch(async (err: unknown) => {
+        await this.#bodyRead(body);
+        this.fail(exchange, err);
+      })
       .finally(() => inflight.count--);
+  }
+
+  /**
+   * A refusal waits for the body being read to end, however it ends: once
+   * the answer is out, uWS still hands every further piece of the body to
+   * its reader, and the reader can no longer close the connection of a body
+   * sent in too many pieces (http/body.ts, BODY_PIECES; the answered
+   * response must not be touched again).
+   */
+  async #bodyRead(body: Promise<Buffer> | undefined): Promise<void> {
+    await body?.catch(() => {});
   }
 
   /** Answers a request that needs a live session (everything but the sign-in); `body` is its body being read, for a method that may carry one. */
@@ -120,6 +134,7 @@ class ConsoleApi {
     const user = live ? storage.users.get(live.session.email) : undefined;
     const account = user ? storage.accounts.get(user.accountId) : undefined;
     if (!live || !user || !account) {
+      await this.#bodyRead(body);
       this.fail(exchange, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
       return;
     }

@@ -1,7 +1,7 @@
 // Request bodies: size-capped before and while reading, parsed as JSON that
 // may not carry prototype-poisoning keys.
 import { AppError } from '../errors.js';
-import { type Exchange, watchAbort } from './respond.js';
+import { type Exchange, refuseAndClose, watchAbort } from './respond.js';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -14,9 +14,21 @@ export const isJsonType = (contentType: string): boolean => JSON_TYPE.test(conte
 export const contentTypeError = (): AppError => new AppError('invalid_parameter', 'Content-Type must be application/json', 'Content-Type');
 
 /**
+ * A body in more pieces than this is refused and its connection closed:
+ * each piece is a call from uWS into JavaScript, and a client writing its
+ * body a byte at a time made 60,000 of them a request, 80-120 ms of its
+ * thread (docs/reliability.md, finding 99). Clients write a body of 64 KiB
+ * in a few TLS records, which arrive in a few reads.
+ */
+export const BODY_PIECES = 1024;
+
+/**
  * Reads the whole body. `declared` is the Content-Length header ('' when
  * absent). Rejects with payload_too_large as soon as the cap is passed.
- * Chunks are copied: uWS reuses their memory after the callback returns.
+ * Pieces are copied into one buffer, sized by Content-Length or grown by
+ * doubling for a chunked body, so a connection holds at most the cap
+ * however its body is cut (uWS reuses a piece's memory after the callback
+ * returns; a Buffer kept per piece held 20 MiB for one of 60,000 bytes).
  * It also watches for the client going away: the promise then rejects instead of waiting forever for a
  * last chunk that will not come, so callers' in-flight counts go back down
  * and a graceful shutdown does not wait for such a request.
@@ -24,8 +36,9 @@ export const contentTypeError = (): AppError => new AppError('invalid_parameter'
 export function readBody(exchange: Exchange, declared: string, limit = BODY_LIMIT): Promise<Buffer> {
   if (declared !== '' && Number(declared) > limit) return Promise.reject(new AppError('payload_too_large'));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let body = Buffer.allocUnsafe(declared !== '' ? Number(declared) : 4096);
     let size = 0;
+    let pieces = 0;
     let failed = false;
     watchAbort(exchange, () => {
       failed = true;
@@ -33,14 +46,28 @@ export function readBody(exchange: Exchange, declared: string, limit = BODY_LIMI
     });
     exchange.res.onData((chunk, isLast) => {
       if (failed) return;
-      size += chunk.byteLength;
-      if (size > limit) {
+      const n = chunk.byteLength;
+      if (size + n > limit) {
         failed = true;
         reject(new AppError('payload_too_large'));
         return;
       }
-      chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+      if (++pieces > BODY_PIECES) {
+        failed = true;
+        const refusal = new AppError('invalid_parameter', `the body came in more than ${BODY_PIECES} pieces; send it in fewer, larger writes`, 'body');
+        // Answered here, and the connection closed: nothing more of it is read. The caller finds the exchange answered.
+        refuseAndClose(exchange, refusal);
+        reject(refusal);
+        return;
+      }
+      if (size + n > body.length) {
+        const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(2 * body.length, size + n)));
+        body.copy(grown, 0, 0, size);
+        body = grown;
+      }
+      body.set(new Uint8Array(chunk), size);
+      size += n;
+      if (isLast) resolve(size === body.length ? body : body.subarray(0, size));
     });
   });
 }

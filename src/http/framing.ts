@@ -24,7 +24,7 @@
 // can forget.
 import { AppError } from '../errors.js';
 import { type HeaderLines, headerLines } from './request.js';
-import { constantBytes, openExchange, HEADER_BYTES, STATUS_LINE, watchAbort } from './respond.js';
+import { constantBytes, openExchange, refuseAndClose } from './respond.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 const TRANSFER_ENCODING = constantBytes('transfer-encoding');
@@ -50,31 +50,6 @@ function refusal(field: string, why: string): AppError {
   return new AppError('invalid_parameter', why, field);
 }
 
-/**
- * Answers 400 and closes the connection without reading anything more from
- * it. The answer waits for the parser to finish the bytes it already holds:
- * a request pipelined behind this one finds this one still pending, and uWS
- * then closes the connection before running it. Only when nothing follows
- * does the 400 go out, written uncorked so that uWS closes right after it.
- */
-function refuseFraming(res: HttpResponse, problem: AppError): void {
-  const exchange = openExchange(res);
-  watchAbort(exchange);
-  res.pause();
-  setImmediate(() => {
-    if (exchange.aborted) return;
-    exchange.done = true;
-    res.cork(() => {
-      res
-        .writeStatus(STATUS_LINE[400])
-        .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue)
-        .writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore)
-        .writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json)
-        .end(JSON.stringify(problem.body()), true);
-    });
-  });
-}
-
 type Handler = (res: HttpResponse, req: HttpRequest) => void;
 
 /** `handler`, run only for requests whose framing is plain; `lineByLine`: every request's header lines are walked (behind a trusted proxy). */
@@ -82,7 +57,7 @@ function guard(handler: Handler, lineByLine: boolean): Handler {
   return (res, req) => {
     const problem = !lineByLine && req.getHeader(TRANSFER_ENCODING) === '' && req.getHeader(CONTENT_LENGTH) === '' ? null : framingProblem(headerLines(req));
     if (problem === null) handler(res, req);
-    else refuseFraming(res, problem);
+    else refuseAndClose(openExchange(res), problem);
   };
 }
 

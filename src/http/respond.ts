@@ -158,6 +158,35 @@ export function endBody(res: HttpResponse, body: string | Uint8Array | ArrayBuff
   res.onWritable((offset: number) => (pending.aborted ? true : res.tryEnd(bytes.subarray(offset), total)[0]));
 }
 
+/**
+ * Answers `problem` and closes the connection without reading anything more
+ * from it: a request whose framing cannot be trusted (http/framing.ts), a
+ * body sent in more pieces than anyone sends (http/body.ts). Nothing else is
+ * answered on the exchange once this is called. The answer waits for the
+ * parser to finish the bytes it already holds: a request pipelined behind
+ * this one finds this one still pending, and uWS then closes the connection
+ * before running it. Only when nothing follows does the answer go out,
+ * written uncorked so that uWS closes right after it.
+ */
+export function refuseAndClose(exchange: Exchange, problem: AppError): void {
+  if (exchange.aborted || exchange.done) return;
+  exchange.done = true;
+  watchAbort(exchange);
+  const res = exchange.res;
+  res.pause();
+  setImmediate(() => {
+    if (exchange.aborted) return;
+    res.cork(() => {
+      res
+        .writeStatus(STATUS_LINE[problem.status] ?? String(problem.status))
+        .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue)
+        .writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore)
+        .writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json)
+        .end(JSON.stringify(problem.body()), true);
+    });
+  });
+}
+
 /** A JSON answer (no body for 204), never cached by the client. */
 export function sendJson(exchange: Exchange, status: number, body: unknown, headers: Headers = {}): void {
   send(exchange, status, headers, status === 204 ? undefined : JSON.stringify(body), true);

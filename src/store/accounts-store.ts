@@ -186,6 +186,13 @@ export class Keys {
  */
 export class KeyCache {
   static readonly MAX = 10_000;
+  /**
+   * Credentials longer than this are authenticated every time and never
+   * kept: a key's header is about 60 characters, and the header's form
+   * allows any run of spaces after "Bearer", so 10,000 spellings of 50 KB
+   * each held 500 MB a thread (docs/reliability.md, finding 100).
+   */
+  static readonly MAX_CREDENTIAL = 256;
   readonly #keys: Keys;
   readonly #feed: FeedReader;
   readonly #memo = new Map<string, Authenticated>();
@@ -208,7 +215,7 @@ export class KeyCache {
   /** Authenticates the token carried by a credential cached() did not know, and remembers a success. */
   authenticate(credential: string, token: string): Authenticated | null {
     const auth = this.#keys.authenticate(token);
-    if (auth) {
+    if (auth && credential.length <= KeyCache.MAX_CREDENTIAL) {
       if (this.#memo.size >= KeyCache.MAX) this.#memo.clear();
       this.#memo.set(credential, auth);
     }

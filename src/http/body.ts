@@ -20,7 +20,7 @@ export const contentTypeError = (): AppError => new AppError('invalid_parameter'
  * thread (docs/reliability.md, finding 99). Clients write a body of 64 KiB
  * in a few TLS records, which arrive in a few reads.
  */
-export const BODY_PIECES = 1024;
+const BODY_PIECES = 1024;
 
 /**
  * Reads the whole body. `declared` is the Content-Length header ('' when

@@ -109,32 +109,24 @@ class ConsoleApi {
     const body = changes && call.method !== 'HEAD' ? readBody(exchange, call.contentLength) : undefined;
     body?.catch(() => {});
     this.#withSession(exchange, call, rest, body)
-      .catch(async (err: unknown) => {
-        await this.#bodyRead(body);
-        this.fail(exchange, err);
-      })
+      .catch((err: unknown) => this.fail(exchange, err))
       .finally(() => inflight.count--);
-  }
-
-  /**
-   * A refusal waits for the body being read to end, however it ends: once
-   * the answer is out, uWS still hands every further piece of the body to
-   * its reader, and the reader can no longer close the connection of a body
-   * sent in too many pieces (http/body.ts, BODY_PIECES; the answered
-   * response must not be touched again).
-   */
-  async #bodyRead(body: Promise<Buffer> | undefined): Promise<void> {
-    await body?.catch(() => {});
   }
 
   /** Answers a request that needs a live session (everything but the sign-in); `body` is its body being read, for a method that may carry one. */
   async #withSession(exchange: Exchange, call: Call, rest: string, body: Promise<Buffer> | undefined): Promise<void> {
+    // Nothing is answered and no handler runs while a body still arrives:
+    // uWS hands every further piece to the reader even after an answer, and
+    // the reader can then no longer close the connection of a body sent in
+    // too many pieces (http/body.ts; an answered response must not be
+    // touched again), nor undo what a handler did meanwhile. A body that
+    // failed is the answer (413, or nothing more when the reader answered).
+    if (body !== undefined) await body;
     const { storage } = this.#deps;
     const live = await this.#sessions.find(readCookie(call.cookie, COOKIE));
     const user = live ? storage.users.get(live.session.email) : undefined;
     const account = user ? storage.accounts.get(user.accountId) : undefined;
     if (!live || !user || !account) {
-      await this.#bodyRead(body);
       this.fail(exchange, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
       return;
     }

@@ -5,7 +5,7 @@
 import { AppError } from '../errors.js';
 import { createHash, randomBytes, randomUUID, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Backend } from './backend.js';
-import type { Account, ApiKey, Stores, User } from './db.js';
+import { type Account, accountKeyEntries, type ApiKey, type Stores, type User } from './db.js';
 import type { FeedReader } from './feed.js';
 
 /** A key's public id, as create() makes it. */
@@ -109,8 +109,8 @@ export class Keys {
 
   list(accountId: number): ApiKey[] {
     const out: ApiKey[] = [];
-    for (const { value: hash } of this.#stores.accountKeys.getRange({ start: [accountId], end: [accountId + 1] })) {
-      const key = this.#stores.keys.get(hash);
+    for (const { value: hash } of this.#stores.meta.getRange(accountKeyEntries(accountId))) {
+      const key = this.#stores.keys.get(hash as string);
       if (key) out.push(key);
     }
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));

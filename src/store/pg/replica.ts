@@ -25,7 +25,7 @@
 // sequence has another time takes a snapshot; so does one with changes to
 // apply when that change is no longer kept to tell.
 import { log } from '../../log.js';
-import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, putKeyRecord, raiseIdCounter, removeKeyRecord, type Stores, type User } from '../db.js';
+import { type Account, type ApiKey, type BlacklistChange, type ConsoleSession, accountKeyEntries, putKeyRecord, raiseIdCounter, removeKeyRecord, type Stores, type User } from '../db.js';
 import { announce, type ChangeKind, recordChange, resetFeed } from '../feed.js';
 import type { Route } from '../routes-store.js';
 import { borrow, type Pool } from './client.js';
@@ -243,9 +243,10 @@ export class Replica {
 
   #replaceAll(data: Record<string, Record<string, unknown>[]>): void {
     const s = this.#stores;
-    for (const db of [s.accounts, s.keys, s.keyIds, s.accountKeys, s.users, s.sessions, s.routes, s.codes, s.accountRoutes, s.blacklist] as const) {
+    for (const db of [s.accounts, s.keys, s.keyIds, s.users, s.sessions, s.routes, s.codes, s.accountRoutes, s.blacklist] as const) {
       for (const key of db.getKeys()) (db as { remove(k: unknown): unknown }).remove(key);
     }
+    for (const key of [...s.meta.getKeys(accountKeyEntries())]) s.meta.remove(key);
     for (const r of data.accounts) s.accounts.put(r.id as number, accountOf(r));
     for (const r of data.keys) putKeyRecord(s, keyOf(r));
     for (const r of data.users) s.users.put(r.email as string, userOf(r));

@@ -6,14 +6,16 @@
 // without any limit (docs/reliability.md, finding 99). The same bytes in a
 // few pieces are read as before.
 import { expect, it } from 'vitest';
+import { consoleSession } from '../../helpers/console-session.js';
 import { rawRequest } from '../../helpers/raw-http.js';
-import { useRedirectServer } from '../../helpers/routes.js';
+import { api, createRoute, useRedirectServer } from '../../helpers/routes.js';
+import { readBootstrap } from '../../helpers/server.js';
 
 const sg = useRedirectServer();
 const PIECES = 3000;
 
-/** A chunked POST whose JSON body arrives in `pieces` chunks. */
-function chunked(path: string, json: string, pieces: number, extra = ''): string {
+/** A chunked POST (or another method) whose JSON body arrives in `pieces` chunks. */
+function chunked(path: string, json: string, pieces: number, extra = '', method = 'POST'): string {
   const padded = json.padEnd(pieces, ' ');
   const size = Math.ceil(padded.length / pieces);
   let body = '';
@@ -21,7 +23,7 @@ function chunked(path: string, json: string, pieces: number, extra = ''): string
     const piece = padded.slice(at, at + size);
     body += `${piece.length.toString(16)}\r\n${piece}\r\n`;
   }
-  return `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${body}0\r\n\r\n`;
+  return `${method} ${path} HTTP/1.1\r\nHost: x\r\n${extra}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${body}0\r\n\r\n`;
 }
 
 const send = (bytes: string) => rawRequest(bytes, { port: sg.server.ports[0], ca: sg.server.ca, timeoutMs: 10_000 });
@@ -42,4 +44,19 @@ it('reads the same bodies sent in a few pieces', async () => {
   expect(check.status, check.raw.slice(0, 300)).toBe(200);
   const login = await send(chunked('/console/api/session/login', JSON.stringify({ email: 'a@b.c', password: 'wrong password' }), 8));
   expect(login.status, login.raw.slice(0, 300)).toBe(401);
+});
+
+it('refuses such a body on a signed-in console call too, and runs nothing of it', async () => {
+  const boot = readBootstrap(sg.server.dataDir);
+  const session = await consoleSession(sg.server, boot.admin_email, boot.admin_password);
+  const signedIn = `Cookie: ${session.cookie}\r\nX-CSRF-Token: ${session.csrf}\r\nOrigin: https://x\r\n`;
+  // An endpoint that does not exist: before, its 404 went out while the pieces still came, and no more was refused.
+  const missing = await send(chunked('/console/api/nope', JSON.stringify({ a: 1 }), PIECES, signedIn));
+  expect(missing.status, missing.raw.slice(0, 300)).toBe(400);
+  expect(JSON.parse(missing.body)).toMatchObject({ code: 'invalid_parameter', field: 'body' });
+  // A deletion, which takes no body: before, it ran while the pieces came, and the refusal then denied what it had done.
+  const route = await createRoute(sg.server, { intercept_level: 'off' });
+  const deletion = await send(chunked(`/console/api/v1/routes/${route.id}`, JSON.stringify({ a: 1 }), PIECES, signedIn, 'DELETE'));
+  expect(deletion.status, deletion.raw.slice(0, 300)).toBe(400);
+  expect((await api(sg.server, 'GET', `/v1/routes/${route.id}`)).status).toBe(200);
 });

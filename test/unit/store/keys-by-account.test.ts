@@ -4,6 +4,7 @@
 // removal of revoked keys past the newest 100.
 import { beforeAll, expect, it } from 'vitest';
 import { Accounts, Keys } from '../../../src/store/accounts-store.js';
+import { accountKeyEntries } from '../../../src/store/db.js';
 import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
 import { useLocalStores } from '../../helpers/local-stores.js';
 
@@ -55,5 +56,5 @@ it('follows revocation, reset and the removal of old revoked keys', async () => 
   expect(listed.filter((k) => k.revokedAt)).toHaveLength(100);
   expect(listed.map((k) => k.id)).not.toContain(first.id);
   expect(storage.keys.byId(first.id)).toBeUndefined();
-  expect([...storage.stores.accountKeys.getRange({ start: [c.id], end: [c.id + 1] })]).toHaveLength(listed.length);
+  expect([...storage.stores.meta.getRange(accountKeyEntries(c.id))]).toHaveLength(listed.length);
 });

@@ -25,8 +25,8 @@ const BODY_PIECES = 1024;
 /**
  * Reads the whole body. `declared` is the Content-Length header ('' when
  * absent). Rejects with payload_too_large as soon as the cap is passed.
- * Pieces are copied into one buffer, sized by Content-Length or grown by
- * doubling for a chunked body, so a connection holds at most the cap
+ * Pieces are copied into one buffer, grown by doubling up to Content-Length
+ * (or the cap, for a chunked body), so a connection holds at most the cap
  * however its body is cut (uWS reuses a piece's memory after the callback
  * returns; a Buffer kept per piece held 20 MiB for one of 60,000 bytes).
  * It also watches for the client going away: the promise then rejects instead of waiting forever for a
@@ -36,7 +36,9 @@ const BODY_PIECES = 1024;
 export function readBody(exchange: Exchange, declared: string, limit = BODY_LIMIT): Promise<Buffer> {
   if (declared !== '' && Number(declared) > limit) return Promise.reject(new AppError('payload_too_large'));
   return new Promise((resolve, reject) => {
-    let body = Buffer.allocUnsafe(declared !== '' ? Number(declared) : 4096);
+    // At most 4 KiB before any byte has come: a head declaring 64 KiB and sending nothing holds no more.
+    const cap = declared !== '' ? Number(declared) : limit;
+    let body = Buffer.allocUnsafe(Math.min(cap, 4096));
     let size = 0;
     let pieces = 0;
     let failed = false;
@@ -61,7 +63,8 @@ export function readBody(exchange: Exchange, declared: string, limit = BODY_LIMI
         return;
       }
       if (size + n > body.length) {
-        const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(2 * body.length, size + n)));
+        // Up to Content-Length, which uWS holds the body to (past it only the cap, should a body not be).
+        const grown = Buffer.allocUnsafe(Math.min(size + n <= cap ? cap : limit, Math.max(2 * body.length, size + n)));
         body.copy(grown, 0, 0, size);
         body = grown;
       }

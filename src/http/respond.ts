@@ -165,8 +165,8 @@ export function endBody(res: HttpResponse, body: string | Uint8Array | ArrayBuff
  * answered on the exchange once this is called. The answer waits for the
  * parser to finish the bytes it already holds: a request pipelined behind
  * this one finds this one still pending, and uWS then closes the connection
- * before running it. Only when nothing follows does the answer go out,
- * written uncorked so that uWS closes right after it.
+ * before running it. Only when nothing follows does the answer go out, in
+ * one corked write, and uWS closes the connection right after it.
  */
 export function refuseAndClose(exchange: Exchange, problem: AppError): void {
   if (exchange.aborted || exchange.done) return;

@@ -85,11 +85,19 @@ export function dispatch(
       return;
     }
     const read = body ?? readBody(exchange, call.contentLength);
-    // The admission is answered first (contract §3's order), so a body
-    // failing meanwhile waits; until then it must not count as unhandled.
-    if (admitted) read.catch(() => {});
+    // The admission's refusal is the answer (contract §3's order), before a
+    // body's own failure, and it goes out once the body has stopped
+    // arriving: sent while pieces still came, it left the reader unable to
+    // close the connection of a body refused for its pieces (http/body.ts).
+    const ready = admitted
+      ? Promise.allSettled([admitted, read]).then(([a, r]) => {
+        if (a.status === 'rejected') throw a.reason;
+        if (r.status === 'rejected') throw r.reason;
+        return r.value;
+      })
+      : read;
     settle(
-      (admitted ? admitted.then(() => read) : read).then((buf) => {
+      ready.then((buf) => {
         if (buf.length === 0 && endpoint.optionalBody) req.body = undefined;
         else if (!jsonType) throw contentTypeError();
         else req.body = parseJson(buf);

@@ -184,7 +184,7 @@ function startBackgroundWork() {
       sendingLeftBehind = false;
     }
   };
-  // The first thread also finishes removing the data of routes deleted before a stop (store/lmdb-backend.ts, purgeRoute).
+  // The first thread also finishes removing the data of routes deleted before a stop (store/lmdb-backend.ts, purgeDeletedRoutes).
   if (input.thread === 0) storage.routes.purgeDeleted().catch((err) => log('warn', 'route_data_purge_failed', { error: err }));
   const clickTimer = setInterval(() => {
     void sendLeftBehind();

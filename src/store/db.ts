@@ -227,10 +227,18 @@ const MIGRATIONS: ((s: Stores) => void)[] = [
 const ACCOUNT_KEY = 'account_key:';
 const accountKeyEntry = (accountId: number, keyId: string) => `${ACCOUNT_KEY}${accountId}:${keyId}`;
 
+/**
+ * The range of meta keys that start with `prefix`, which ends in ':': every
+ * key past the prefix sorts before the same text ending in ';', the next
+ * character (string keys compare as their UTF-8 bytes).
+ */
+export function metaPrefix(prefix: string): { start: string; end: string } {
+  return { start: prefix, end: `${prefix.slice(0, -1)};` };
+}
+
 /** The meta range holding one account's key entries (every account's when none is named). */
 export function accountKeyEntries(accountId?: number): { start: string; end: string } {
-  // ';' follows ':', so the range ends after the last entry of its prefix.
-  return accountId === undefined ? { start: ACCOUNT_KEY, end: 'account_key;' } : { start: `${ACCOUNT_KEY}${accountId}:`, end: `${ACCOUNT_KEY}${accountId};` };
+  return metaPrefix(accountId === undefined ? ACCOUNT_KEY : `${ACCOUNT_KEY}${accountId}:`);
 }
 
 /**

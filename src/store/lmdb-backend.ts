@@ -10,7 +10,7 @@ import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
 import { Hll } from '../experiments/hll.js';
-import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, nextId, putKeyRecord, removeKeyRecord, type Stores, type User } from './db.js';
+import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, metaPrefix, nextId, putKeyRecord, removeKeyRecord, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
@@ -87,7 +87,7 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  /** A key in its three databases (putKeyRecord), with its feed entry; inside a write transaction. */
+  /** A key's records (putKeyRecord), with its feed entry; inside a write transaction. */
   #putKey(key: ApiKey): void {
     putKeyRecord(this.#stores, key);
     recordChange(this.#stores, 'key', key.hash);
@@ -215,7 +215,7 @@ export class LmdbBackend implements Backend {
       this.#putAccount({ ...account, routesActive: Math.max(0, (account.routesActive ?? 1) - 1) });
       return true;
     }).then((deleted) => {
-      if (deleted === true) this.#purgeInBackground(id);
+      if (deleted === true) this.#purgeRoute(id).catch((err: unknown) => log('warn', 'route_data_purge_failed', { route_id: id, error: err }));
       return deleted;
     });
   }
@@ -229,7 +229,7 @@ export class LmdbBackend implements Backend {
    * stalled its thread and every writer for 1.7 s (docs/reliability.md,
    * finding 97).
    */
-  async purgeRoute(id: number): Promise<void> {
+  async #purgeRoute(id: number): Promise<void> {
     const { stats, variantDays, sketches, conversions, conversionDays } = this.#stores;
     for (const table of [stats, variantDays, sketches, conversions, conversionDays] as Database<unknown, Key[]>[]) {
       // Keys are gathered first: no cursor is walked while it is written.
@@ -245,13 +245,10 @@ export class LmdbBackend implements Backend {
     await this.#stores.root.transaction(() => this.#stores.meta.remove(`${PURGE_PREFIX}${id}`));
   }
 
-  #purgeInBackground(id: number): void {
-    this.purgeRoute(id).catch((err: unknown) => log('warn', 'route_data_purge_failed', { route_id: id, error: err }));
-  }
 
   purgeDeletedRoutes(): Promise<void> {
-    const ids = [...this.#stores.meta.getKeys({ start: PURGE_PREFIX, end: `${PURGE_PREFIX}~` })].map((k) => Number(String(k).slice(PURGE_PREFIX.length)));
-    return ids.reduce((done, id) => done.then(() => this.purgeRoute(id)), Promise.resolve());
+    const ids = [...this.#stores.meta.getKeys(metaPrefix(PURGE_PREFIX))].map((k) => Number(String(k).slice(PURGE_PREFIX.length)));
+    return ids.reduce((done, id) => done.then(() => this.#purgeRoute(id)), Promise.resolve());
   }
 
   addBlacklistEntry(change: BlacklistChange): Promise<boolean> {

@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "connection_guard_wrap.h"
+#include "store_check_wrap.h"
 #include "crc32c.h"
 #include "trie_reader.h"
 
@@ -290,6 +291,7 @@ Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("statuses", statuses);
   exports.Set("formatVersion", Napi::Number::New(env, kFormatVersion));
   InitConnectionGuard(env, exports);
+  InitStoreCheck(env, exports);
   return exports;
 }
 

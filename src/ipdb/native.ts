@@ -89,6 +89,12 @@ interface Binding {
   /** Raises the soft RLIMIT_NOFILE to the hard limit; returns both (Infinity for unlimited). */
   raiseFileLimit(): { soft: number; hard: number };
   connectionGuardStatuses: Record<string, string>;
+  /**
+   * Walks an LMDB data file's pages (native/store_check.h): problem null when
+   * every page reachable from its meta is sound; txnid is that meta's. Throws
+   * (with errno) when the file cannot be opened or mapped.
+   */
+  checkStoreFile(path: string): { problem: string | null; txnid: number };
 }
 
 /** Section order in the file; matches `enum Section` in native/trie_format.h. */

@@ -3,13 +3,15 @@
 // child process by `splitguard backup` and `splitguard restore` on the
 // directory holding the copy (DIR/data.mdb): LMDB trusts its file, so a
 // damaged copy can crash the process that reads it (a truncated file is a
-// SIGBUS), and that must not be the CLI itself. Exit 0 when every record of
+// SIGBUS), and that must not be the CLI itself; the page walk before the
+// open (store/lmdb-file.ts) names most such damage instead. Exit 0 when every record of
 // every database was read and the schema is one this splitguard knows; 1 with
 // the reason on stderr otherwise.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
 import { DATABASES, ENV_OPTIONS, openOptions, SCHEMA_VERSION } from '../store/db.js';
+import { storePagesProblem } from '../store/lmdb-file.js';
 
 /** The databases every splitguard store has had; the others may be missing from an older store's copy. */
 const REQUIRED = new Set(['meta', 'accounts', 'keys']);
@@ -17,6 +19,9 @@ const REQUIRED = new Set(['meta', 'accounts', 'keys']);
 function check(dir: string): { schema_version: number; records: Record<string, number> } {
   const file = path.join(dir, 'data.mdb');
   if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`${file} is missing`);
+  // Damaged pages are named here rather than found by a signal below.
+  const pages = storePagesProblem(dir);
+  if (pages !== null) throw new Error(pages);
   // noSubdir: lmdb-js would otherwise take a directory name with a dot
   // (backup.tar.123.tmp) for the data file itself.
   const root = open({ path: dir, ...ENV_OPTIONS, noSubdir: false, readOnly: true });

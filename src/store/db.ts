@@ -11,7 +11,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
 import type { VisitCounts } from './experiments-store.js';
 import type { Change } from './feed.js';
-import { storeProblem } from './lmdb-file.js';
+import { storePagesProblem, storeProblem } from './lmdb-file.js';
 import type { Route } from './routes-store.js';
 
 export interface Account {
@@ -422,9 +422,9 @@ function refuseInterruptedRestore(dataDir: string, dir: string): void {
   );
 }
 
-/** A store file LMDB would refuse is refused here, before lmdb-js crashes on it (store/lmdb-file.ts). */
+/** A store file LMDB would refuse, or whose pages would crash it, is refused here, before lmdb-js crashes on it (store/lmdb-file.ts). */
 function refuseDamagedFiles(dir: string): void {
-  const problem = storeProblem(dir);
+  const problem = storeProblem(dir) ?? storePagesProblem(dir);
   if (problem !== null) {
     throw new AppError('storage_unusable', `${problem}; the store is damaged: restore a backup (splitguard restore --from FILE), or move ${dir} away to start an empty store`);
   }

@@ -14,12 +14,13 @@
 // at 0 and of the second at the page size the first names; a short read of
 // either is MDB_INVALID. It checks the stamp of the first only, then trusts
 // whichever has the later transaction; both are stamped when LMDB creates a
-// file, so here both must be. An empty or missing file is a new store. What this
-// does not see: a file cut short after its meta pages (LMDB's last page
-// number may lie past the end of a healthy file, so its length proves
-// nothing); reading a missing page then ends the process with SIGBUS.
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+// file, so here both must be. An empty or missing file is a new store. A file
+// cut short after its meta pages passes (LMDB's last page number may lie past
+// the end of a healthy file, so its length proves nothing): the page walk
+// (storePagesProblem) finds the pages it lost.
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { binding } from '../ipdb/native.js';
 import { notARegularFile } from '../regular-file.js';
 
 /** The bytes LMDB reads of each meta page: the page header and MDB_meta. */
@@ -53,6 +54,67 @@ export function lmdbFileProblem(file: string): string | null {
     if (!isMeta(second)) return 'its second meta page is damaged';
   } finally {
     closeSync(fd);
+  }
+  return null;
+}
+
+/** The transaction of the meta page LMDB would pick (the later of the two; the file passed lmdbFileProblem). */
+function newestTxnid(file: string): bigint {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(META_READ);
+    readSync(fd, head, 0, META_READ, 0);
+    const second = Buffer.alloc(META_READ);
+    readSync(fd, second, 0, META_READ, head.readUInt32LE(48));
+    const [a, b] = [head.readBigUInt64LE(152), second.readBigUInt64LE(152)];
+    return a >= b ? a : b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Whether some process has the store open: LMDB holds a POSIX read lock on
+ * the first byte of lock.mdb for as long as an environment is open, shown in
+ * the kernel's /proc/locks as `1: POSIX  ADVISORY  READ <pid> <maj>:<min>:<inode> 0 0`.
+ * Read there rather than probed with fcntl: closing any descriptor of the
+ * file would drop the locks this process's own LMDB holds on it.
+ */
+function storeOpenSomewhere(lockFile: string): boolean {
+  const inode = statSync(lockFile, { throwIfNoEntry: false })?.ino;
+  if (inode === undefined) return false;
+  let table: string;
+  try {
+    table = readFileSync('/proc/locks', 'latin1');
+  } catch {
+    return true; // no way to tell: treat it as open, and leave the pages alone
+  }
+  return table.split('\n').some((line) => {
+    const m = /^\d+: POSIX +\S+ +\S+ +\d+ +[0-9a-f]+:[0-9a-f]+:(\d+) /.exec(line);
+    return m !== null && Number(m[1]) === inode;
+  });
+}
+
+/**
+ * Why the pages of the store in `dir` must not be handed to lmdb-js, or null:
+ * LMDB trusts every page it follows, and a few damaged bytes in one end the
+ * process with SIGSEGV or SIGBUS (docs/reliability.md, "The store's data
+ * pages"). The walk (native/store_check.h) reads every page reachable from
+ * the meta page, about 0.1-0.3 s per 400 MB here. A store some process has
+ * open is left alone: the server walked it at its start (its threads open it
+ * after its main thread), and a walk of pages another process is rewriting
+ * could report damage that is not there. A problem counts only if the store's
+ * newest transaction is still the walked one afterwards (a commit meanwhile
+ * can reuse the pages walked); after three changed walks it is left alone.
+ */
+export function storePagesProblem(dir: string): string | null {
+  const file = path.join(dir, 'data.mdb');
+  if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) === 0) return null;
+  if (storeOpenSomewhere(path.join(dir, 'lock.mdb'))) return null;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const { problem, txnid } = binding.checkStoreFile(file);
+    if (problem === null) return null;
+    if (newestTxnid(file) === BigInt(txnid)) return `${file}: ${problem}`;
   }
   return null;
 }

@@ -2,24 +2,12 @@
 # Fuzzes the trie reader: builds fuzz_trie_reader.cc with trie_reader.cc and
 # crc32c.cc under libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer,
 # writes a seed corpus with the TypeScript builder (seed.mjs), and runs for
-# FUZZ_SECONDS (default 60). Run from anywhere; everything lands in
-# native/fuzz/out/ (git-ignored): the binary, corpus/ (seeds plus whatever
-# the fuzzer keeps) and artifacts/ (reproducers).
-#
-# Exit status: 0 when the time ran out without a finding; non-zero when the
-# fuzzer found a crash, a sanitizer report, a failed harness check, a leak or
-# a timeout (reproduce with: native/fuzz/out/fuzz_trie_reader <artifact>), or
-# when the build failed.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-
-CXX="${CXX:-clang++}"
-OUT=native/fuzz/out
-mkdir -p "$OUT/corpus" "$OUT/artifacts"
-
-"$CXX" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Inative native/fuzz/fuzz_trie_reader.cc native/trie_reader.cc native/crc32c.cc \
-  -o "$OUT/fuzz_trie_reader"
+# FUZZ_SECONDS (default 60). Run from anywhere; where things land and the
+# exit status: common.sh (reproduce a finding with
+# native/fuzz/out/fuzz_trie_reader <artifact>).
+source "$(dirname "$0")/common.sh"
+mkdir -p "$OUT/corpus"
+build_fuzzer fuzz_trie_reader native/trie_reader.cc native/crc32c.cc
 
 # The seeds come from dist/ (the builder) and the addon (its CRC32C, and the
 # reader that checks each seed). dist/ is rebuilt when src/ipdb is newer; the
@@ -35,6 +23,4 @@ node native/fuzz/seed.mjs "$OUT/corpus"
 # Inputs may grow a little past the largest seed (~0.5 MiB, mostly ROOT4
 # and ROOT6), so that insertions stay possible.
 max_len=$(( $(wc -c < "$OUT/corpus/full.ipdb") + 65536 ))
-exec "$OUT/fuzz_trie_reader" "$OUT/corpus" \
-  -max_total_time="${FUZZ_SECONDS:-60}" -max_len="$max_len" -timeout=10 \
-  -artifact_prefix="$OUT/artifacts/" -print_final_stats=1
+run_fuzzer fuzz_trie_reader "$OUT/corpus" "$max_len"

@@ -3,18 +3,11 @@
 # native/connection_guard.cc) under libFuzzer + AddressSanitizer +
 # UndefinedBehaviorSanitizer for FUZZ_SECONDS (default 60), from a few seeds
 # written here: an IPv4 and an IPv6 connection with tcp_info then the end
-# marker, an error answer, and parts of another request. Everything lands in
-# native/fuzz/out/ (git-ignored); exit status as in run.sh.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-
-CXX="${CXX:-clang++}"
-OUT=native/fuzz/out
-mkdir -p "$OUT/corpus_sock_diag" "$OUT/artifacts"
-
-"$CXX" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Inative native/fuzz/fuzz_sock_diag.cc native/connection_guard.cc \
-  -o "$OUT/fuzz_sock_diag"
+# marker, an error answer, and parts of another request. Where things land
+# and the exit status: common.sh.
+source "$(dirname "$0")/common.sh"
+mkdir -p "$OUT/corpus_sock_diag"
+build_fuzzer fuzz_sock_diag native/connection_guard.cc
 
 node - "$OUT/corpus_sock_diag" <<'JS'
 const fs = require('node:fs');
@@ -55,6 +48,4 @@ const seeds = {
 for (const [name, bytes] of Object.entries(seeds)) fs.writeFileSync(path.join(dir, name), bytes);
 JS
 
-exec "$OUT/fuzz_sock_diag" "$OUT/corpus_sock_diag" \
-  -max_total_time="${FUZZ_SECONDS:-60}" -max_len=4096 -timeout=10 \
-  -artifact_prefix="$OUT/artifacts/" -print_final_stats=1
+run_fuzzer fuzz_sock_diag "$OUT/corpus_sock_diag" 4096

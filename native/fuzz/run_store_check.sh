@@ -3,17 +3,10 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer for FUZZ_SECONDS (default
 # 60), from a seed store written here through lmdb-js with the product's
 # options (records deep enough for branch pages, and an overflow run).
-# Everything lands in native/fuzz/out/ (git-ignored); exit status as in run.sh.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-
-CXX="${CXX:-clang++}"
-OUT=native/fuzz/out
-mkdir -p "$OUT/corpus_store_check" "$OUT/artifacts"
-
-"$CXX" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Inative native/fuzz/fuzz_store_check.cc native/store_check.cc \
-  -o "$OUT/fuzz_store_check"
+# Where things land and the exit status: common.sh.
+source "$(dirname "$0")/common.sh"
+mkdir -p "$OUT/corpus_store_check"
+build_fuzzer fuzz_store_check native/store_check.cc
 
 if [[ ! -f dist/store/db.js || -n $(find src/store -name '*.ts' -newer dist/store/db.js) ]]; then
   npx tsc -p tsconfig.build.json
@@ -35,6 +28,4 @@ rmSync(dir, { recursive: true, force: true });
 JS
 
 max_len=$(( $(wc -c < "$OUT/corpus_store_check/store.mdb") + 16384 ))
-exec "$OUT/fuzz_store_check" "$OUT/corpus_store_check" \
-  -max_total_time="${FUZZ_SECONDS:-60}" -max_len="$max_len" -timeout=10 \
-  -artifact_prefix="$OUT/artifacts/" -print_final_stats=1
+run_fuzzer fuzz_store_check "$OUT/corpus_store_check" "$max_len"

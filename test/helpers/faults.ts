@@ -142,3 +142,13 @@ export function fillFileSystem(file: string): void {
     closeSync(fd);
   }
 }
+
+/** Damage to a file as a failing disk or a stray write leaves it: `bytes` written over it at `offset`, its length kept. */
+export function patchFile(file: string, offset: number, bytes: Buffer): void {
+  const fd = openSync(file, 'r+');
+  try {
+    writeSync(fd, bytes, 0, bytes.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -7,13 +7,14 @@
 // lmdb-js); `serve` must exit 1 naming the page and its database. Then
 // seeded random damage: whatever the walk lets through must be read whole by
 // a separate process without a signal.
-import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStores } from '../../../src/store/db.js';
 import { storePagesProblem } from '../../../src/store/lmdb-file.js';
+import { patchFile } from '../../helpers/faults.js';
 import { ROOT } from '../../helpers/ipdb-cache.js';
 import { TEST_SEED, xorshift32 } from '../../helpers/seeded.js';
 import { serveToExit, startServer, tempDataDir } from '../../helpers/server.js';
@@ -89,15 +90,6 @@ class Layout {
   }
 }
 
-function patch(file: string, offset: number, bytes: Buffer): void {
-  const fd = openSync(file, 'r+');
-  try {
-    writeSync(fd, bytes, 0, bytes.length, offset);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 const u16 = (n: number) => Buffer.from([n & 0xff, n >> 8]);
 const u64 = (n: bigint) => {
   const b = Buffer.alloc(8);
@@ -110,33 +102,33 @@ const DAMAGE: [string, string, string, (file: string, l: Layout) => void][] = [
   ['every child of a branch page past the end of the file', 'meta', 'lies outside the file', (f, l) => {
     const { root, depth } = l.database('meta');
     expect(depth).toBeGreaterThan(1);
-    for (const node of l.nodes(root)) patch(f, node, Buffer.from([0, 0, 0, 0x40, 0, 0]));
+    for (const node of l.nodes(root)) patchFile(f, node, Buffer.from([0, 0, 0, 0x40, 0, 0]));
   }],
   ['a branch node naming its sibling\'s child', 'conversions', 'is reached twice', (f, l) => {
     const [first, second] = l.nodes(l.database('conversions').root);
-    patch(f, second, l.bytes.subarray(first, first + 6));
+    patchFile(f, second, l.bytes.subarray(first, first + 6));
   }],
   ['a node offset past its page', 'conversions', 'lies outside the page', (f, l) => {
     const { leaf } = l.firstLeaf('conversions');
-    patch(f, leaf * l.pageSize + 24, u16(0xfff0));
+    patchFile(f, leaf * l.pageSize + 24, u16(0xfff0));
   }],
   ['a value longer than its page', 'conversions', 'its value runs past the page', (f, l) => {
     const [node] = l.nodes(l.firstLeaf('conversions').leaf);
-    patch(f, node, Buffer.from([0xff, 0xff, 0x0f, 0]));
+    patchFile(f, node, Buffer.from([0xff, 0xff, 0x0f, 0]));
   }],
   ['a page holding another page\'s number', 'conversions', 'holds another page\'s number', (f, l) => {
     const { leaf } = l.firstLeaf('conversions');
-    patch(f, leaf * l.pageSize, u64(BigInt(leaf + 1)));
+    patchFile(f, leaf * l.pageSize, u64(BigInt(leaf + 1)));
   }],
   ['a page from a later transaction', 'conversions', 'belongs to a later transaction', (f, l) => {
     const { leaf } = l.firstLeaf('conversions');
-    patch(f, leaf * l.pageSize + 8, u64(2n ** 40n));
+    patchFile(f, leaf * l.pageSize + 8, u64(2n ** 40n));
   }],
   // Finding 11 left this one open: LMDB's last page number cannot tell it from a healthy file.
   ['a file cut short after its meta pages', '\\((free pages|main)\\)', 'lies outside the file', (f) => truncateSync(f, 3 * 4096)],
   ['an overflow run past the end of the file', 'sketches', 'lies outside the file', (f, l) => {
     const [node] = l.nodes(l.database('sketches').root);
-    patch(f, node + 8 + l.bytes.readUInt16LE(node + 6), u64(2n ** 30n));
+    patchFile(f, node + 8 + l.bytes.readUInt16LE(node + 6), u64(2n ** 30n));
   }],
 ];
 
@@ -167,7 +159,7 @@ it(`random damage is refused or read whole without a signal (seed ${TEST_SEED})`
     const page = 2 + (next() % (pages - 2));
     const at = page * 4096 + (next() % 4096);
     const bytes = Buffer.from(Array.from({ length: 1 + (next() % 16) }, () => next() & 0xff));
-    patch(dataFile(dataDir), at, bytes);
+    patchFile(dataFile(dataDir), at, bytes);
     if (storePagesProblem(path.join(dataDir, 'db')) !== null) {
       refused++;
       continue;

@@ -5,11 +5,12 @@
 // to a copy of a store a real server wrote; `serve` and `backup` must both
 // refuse it.
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
+import { patchFile } from '../../helpers/faults.js';
 import { serveToExit, startServer, tempDataDir } from '../../helpers/server.js';
 
 const healthy = tempDataDir();
@@ -23,22 +24,12 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Writes `bytes` over the file at `offset`, keeping its length. */
-function patch(file: string, offset: number, bytes: Buffer): void {
-  const fd = openSync(file, 'r+');
-  try {
-    writeSync(fd, bytes, 0, bytes.length, offset);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 const DAMAGE: [string, 'data.mdb' | 'lock.mdb', (file: string) => void][] = [
   ['random bytes', 'data.mdb', (f) => writeFileSync(f, randomBytes(65536))],
   ['100 random bytes', 'data.mdb', (f) => writeFileSync(f, randomBytes(100))],
   ['zeros', 'data.mdb', (f) => writeFileSync(f, Buffer.alloc(8192))],
-  ['another LMDB format', 'data.mdb', (f) => patch(f, 28, Buffer.from([1, 0]))],
-  ['a damaged second meta page', 'data.mdb', (f) => patch(f, 4096, randomBytes(168))],
+  ['another LMDB format', 'data.mdb', (f) => patchFile(f, 28, Buffer.from([1, 0]))],
+  ['a damaged second meta page', 'data.mdb', (f) => patchFile(f, 4096, randomBytes(168))],
   ['cut inside the second meta page', 'data.mdb', (f) => truncateSync(f, 4200)],
   ['a directory for a lock file', 'lock.mdb', (f) => {
     rmSync(f);

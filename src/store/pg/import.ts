@@ -22,7 +22,7 @@ import { appendChanges, type NewChange } from './changes.js';
 import { createPool, inTransaction, type Pool, type PoolClient, storageError } from './client.js';
 import { type ClusterReport, clusterStatus } from './status.js';
 import { migrate } from './migrations.js';
-import { accountOf, blacklistOf, DAY_FIELDS, keyOf, routeOf, userOf, experimentOf } from './records.js';
+import { accountOf, blacklistOf, DAY_FIELDS, keyOf, routeOf, sessionOf, userOf, experimentOf } from './records.js';
 
 interface ImportCount {
   imported: number;
@@ -30,7 +30,7 @@ interface ImportCount {
 }
 
 export type ImportCounts = Record<
-  'accounts' | 'api_keys' | 'users' | 'route_codes' | 'routes' | 'blacklist' | 'route_days' | 'variant_days' | 'sketches' | 'conversions' | 'conversion_days' | 'secrets',
+  'accounts' | 'api_keys' | 'users' | 'sessions' | 'route_codes' | 'routes' | 'blacklist' | 'route_days' | 'variant_days' | 'sketches' | 'conversions' | 'conversion_days' | 'secrets',
   ImportCount
 >;
 
@@ -105,8 +105,8 @@ async function insertJson(c: PoolClient, table: string, columns: string, rows: R
 
 const count = (total: number, imported: number): ImportCount => ({ imported, skipped: total - imported });
 
-/** The records (accounts, keys, users, codes, routes, the blacklist); each inserted one is also a change for `changes`, which the nodes replay. */
-async function importRecords(c: PoolClient, s: Stores, changes: NewChange[]): Promise<Pick<ImportCounts, 'accounts' | 'api_keys' | 'users' | 'route_codes' | 'routes' | 'blacklist'>> {
+/** The records (accounts, keys, users, console sessions, codes, routes, the blacklist); each inserted one is also a change for `changes`, which the nodes replay. */
+async function importRecords(c: PoolClient, s: Stores, changes: NewChange[]): Promise<Pick<ImportCounts, 'accounts' | 'api_keys' | 'users' | 'sessions' | 'route_codes' | 'routes' | 'blacklist'>> {
   const accounts = [...s.accounts.getRange()].map(({ value: a }) => [a.id, a.name, Boolean(a.admin), a.quota, a.routesCreated, a.routesActive ?? 0, a.createdAt]);
   const accountRows = await insert(c, 'accounts', ['id', 'name', 'admin', 'quota', 'routes_created', 'routes_active', 'created_at'],
     ['bigint', 'text', 'boolean', 'int', 'int', 'int', 'timestamptz'], accounts, 'id');
@@ -120,6 +120,11 @@ async function importRecords(c: PoolClient, s: Stores, changes: NewChange[]): Pr
   const users = [...s.users.getRange()].map(({ value: u }) => [u.email, u.passwordHash, u.admin, u.accountId, u.createdAt]);
   const userRows = await insert(c, 'users', ['email', 'password_hash', 'admin', 'account_id', 'created_at'], ['text', 'text', 'boolean', 'bigint', 'timestamptz'], users, 'email');
   for (const r of userRows) changes.push({ kind: 'user', key: r.email as string, record: userOf(r) });
+
+  // Signed-in console users stay signed in; an expired session comes along and is refused and swept as before.
+  const sessions = [...s.sessions.getRange()].map(({ key, value: v }) => [key, v.email, v.csrf, v.createdAt, v.lastSeenAt]);
+  const sessionRows = await insert(c, 'sessions', ['hash', 'email', 'csrf', 'created_at', 'last_seen_at'], ['text', 'text', 'text', 'bigint', 'bigint'], sessions, 'hash');
+  for (const r of sessionRows) changes.push({ kind: 'session', key: r.hash as string, record: sessionOf(r) });
 
   // Every code ever given out, deleted routes' included: never reused in the cluster either.
   const codes = [...s.codes.getKeys()].map((code) => [code]);
@@ -143,6 +148,7 @@ async function importRecords(c: PoolClient, s: Stores, changes: NewChange[]): Pr
     accounts: count(accounts.length, accountRows.length),
     api_keys: count(keys.length, keyRows.length),
     users: count(users.length, userRows.length),
+    sessions: count(sessions.length, sessionRows.length),
     route_codes: count(codes.length, codeRows.length),
     routes: count(routes.length, routeRows.length),
     blacklist: count(blacklist.length, blacklistRows.length),

@@ -31,9 +31,6 @@ it.skipIf(stores.skip)('a console session signed in on the single node works on 
   const env = stores.env();
   const first = await runCli(['cluster', 'import', '--data-dir', single.dataDir], nodeDir, env);
   expect(first.code, first.stderr).toBe(0);
-  expect(JSON.parse(first.stdout).sessions).toEqual({ imported: 1, skipped: 0 });
-  const again = await runCli(['cluster', 'import', '--data-dir', single.dataDir], nodeDir, env);
-  expect(JSON.parse(again.stdout).sessions).toEqual({ imported: 0, skipped: 1 });
 
   node = stores.track(await startServer({ dataDir: nodeDir, env: { ...env, SPLITGUARD_NODE_NAME: 'imported' } }));
   const onNode = (method: string, path: string, json?: unknown) =>
@@ -45,4 +42,8 @@ it.skipIf(stores.skip)('a console session signed in on the single node works on 
   // Without the cookie the same call is refused: the session, not the address, let it in.
   const anonymous = await request({ port: node.ports[0], ca: node.ca, method: 'GET', path: '/console/api/keys' });
   expect(anonymous.status).toBe(401);
+
+  expect(JSON.parse(first.stdout).sessions).toEqual({ imported: 1, skipped: 0 });
+  const again = await runCli(['cluster', 'import', '--data-dir', single.dataDir], nodeDir, env);
+  expect(JSON.parse(again.stdout).sessions).toEqual({ imported: 0, skipped: 1 });
 });

@@ -24,7 +24,9 @@ struct StoreCheck {
   uint64_t txnid = 0;
 };
 
-StoreCheck CheckLmdbFile(const uint8_t* file, size_t size);
+// `map_size` is the map the file will be opened with: a last page number
+// past it and past the file is one LMDB could not map.
+StoreCheck CheckLmdbFile(const uint8_t* file, size_t size, uint64_t map_size);
 
 }  // namespace splitguard
 

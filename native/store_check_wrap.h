@@ -7,7 +7,7 @@
 
 namespace splitguard {
 
-// Adds checkStoreFile.
+// Adds checkStoreFile and storeInUse.
 void InitStoreCheck(Napi::Env env, Napi::Object exports);
 
 }  // namespace splitguard

@@ -10,7 +10,7 @@
 #include "store_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const splitguard::StoreCheck r = splitguard::CheckLmdbFile(data, size);
+  const splitguard::StoreCheck r = splitguard::CheckLmdbFile(data, size, uint64_t{1} << 36);
   if (r.problem.empty()) {
     // Sound: both meta pages were read, and the txnid is the later one's.
     const size_t page = static_cast<size_t>(data[48]) | static_cast<size_t>(data[49]) << 8 |

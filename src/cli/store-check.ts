@@ -20,7 +20,7 @@ function check(dir: string): { schema_version: number; records: Record<string, n
   const file = path.join(dir, 'data.mdb');
   if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`${file} is missing`);
   // Damaged pages are named here rather than found by a signal below.
-  const pages = storePagesProblem(dir);
+  const pages = storePagesProblem(dir, ENV_OPTIONS.mapSize);
   if (pages !== null) throw new Error(pages);
   // noSubdir: lmdb-js would otherwise take a directory name with a dot
   // (backup.tar.123.tmp) for the data file itself.

@@ -90,11 +90,14 @@ interface Binding {
   raiseFileLimit(): { soft: number; hard: number };
   connectionGuardStatuses: Record<string, string>;
   /**
-   * Walks an LMDB data file's pages (native/store_check.h): problem null when
-   * every page reachable from its meta is sound; txnid is that meta's. Throws
-   * (with errno) when the file cannot be opened or mapped.
+   * Walks an LMDB data file's pages (native/store_check.h) for a map of
+   * `mapSize` bytes: problem null when every page reachable from its meta is
+   * sound; txnid is that meta's. Throws (with errno) when the file cannot be
+   * opened or mapped, or is not a regular file.
    */
-  checkStoreFile(path: string): { problem: string | null; txnid: number };
+  checkStoreFile(path: string, mapSize: number): { problem: string | null; txnid: bigint };
+  /** Whether some process (this one included) has the LMDB environment of this lock.mdb open; throws with errno when it cannot tell. */
+  storeInUse(lockPath: string): boolean;
 }
 
 /** Section order in the file; matches `enum Section` in native/trie_format.h. */

@@ -424,7 +424,7 @@ function refuseInterruptedRestore(dataDir: string, dir: string): void {
 
 /** A store file LMDB would refuse, or whose pages would crash it, is refused here, before lmdb-js crashes on it (store/lmdb-file.ts). */
 function refuseDamagedFiles(dir: string): void {
-  const problem = storeProblem(dir) ?? storePagesProblem(dir);
+  const problem = storeProblem(dir) ?? storePagesProblem(dir, ENV_OPTIONS.mapSize);
   if (problem !== null) {
     throw new AppError('storage_unusable', `${problem}; the store is damaged: restore a backup (splitguard restore --from FILE), or move ${dir} away to start an empty store`);
   }

@@ -18,7 +18,7 @@
 // cut short after its meta pages passes (LMDB's last page number may lie past
 // the end of a healthy file, so its length proves nothing): the page walk
 // (storePagesProblem) finds the pages it lost.
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { binding } from '../ipdb/native.js';
 import { notARegularFile } from '../regular-file.js';
@@ -74,47 +74,28 @@ function newestTxnid(file: string): bigint {
 }
 
 /**
- * Whether some process has the store open: LMDB holds a POSIX read lock on
- * the first byte of lock.mdb for as long as an environment is open, shown in
- * the kernel's /proc/locks as `1: POSIX  ADVISORY  READ <pid> <maj>:<min>:<inode> 0 0`.
- * Read there rather than probed with fcntl: closing any descriptor of the
- * file would drop the locks this process's own LMDB holds on it.
+ * Why the pages of the store in `dir` must not be handed to lmdb-js, opened
+ * with a map of `mapSize` bytes, or null: LMDB trusts every page it follows,
+ * and a few damaged bytes in one end the process with SIGSEGV or SIGBUS
+ * (docs/reliability.md, finding 101). The walk (native/store_check.h) reads
+ * every page reachable from the meta page, about 0.1-0.3 s per 400 MB here.
+ * A store some process has open is left alone (binding.storeInUse): the
+ * server walked it at its start (its threads open it after its main thread),
+ * and a walk of pages another process is rewriting could report damage that
+ * is not there. A problem counts only when the store's newest transaction was
+ * the walked one before the walk and still is after it (the walk maps the
+ * file at its size when it starts, and a commit meanwhile can name pages past
+ * that or reuse pages walked); after three such walks it is left alone.
  */
-function storeOpenSomewhere(lockFile: string): boolean {
-  const inode = statSync(lockFile, { throwIfNoEntry: false })?.ino;
-  if (inode === undefined) return false;
-  let table: string;
-  try {
-    table = readFileSync('/proc/locks', 'latin1');
-  } catch {
-    return true; // no way to tell: treat it as open, and leave the pages alone
-  }
-  return table.split('\n').some((line) => {
-    const m = /^\d+: POSIX +\S+ +\S+ +\d+ +[0-9a-f]+:[0-9a-f]+:(\d+) /.exec(line);
-    return m !== null && Number(m[1]) === inode;
-  });
-}
-
-/**
- * Why the pages of the store in `dir` must not be handed to lmdb-js, or null:
- * LMDB trusts every page it follows, and a few damaged bytes in one end the
- * process with SIGSEGV or SIGBUS (docs/reliability.md, "The store's data
- * pages"). The walk (native/store_check.h) reads every page reachable from
- * the meta page, about 0.1-0.3 s per 400 MB here. A store some process has
- * open is left alone: the server walked it at its start (its threads open it
- * after its main thread), and a walk of pages another process is rewriting
- * could report damage that is not there. A problem counts only if the store's
- * newest transaction is still the walked one afterwards (a commit meanwhile
- * can reuse the pages walked); after three changed walks it is left alone.
- */
-export function storePagesProblem(dir: string): string | null {
+export function storePagesProblem(dir: string, mapSize: number): string | null {
   const file = path.join(dir, 'data.mdb');
   if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) === 0) return null;
-  if (storeOpenSomewhere(path.join(dir, 'lock.mdb'))) return null;
+  if (binding.storeInUse(path.join(dir, 'lock.mdb'))) return null;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const { problem, txnid } = binding.checkStoreFile(file);
+    const before = newestTxnid(file);
+    const { problem, txnid } = binding.checkStoreFile(file, mapSize);
     if (problem === null) return null;
-    if (newestTxnid(file) === BigInt(txnid)) return `${file}: ${problem}`;
+    if (txnid === before && newestTxnid(file) === before) return `${file}: ${problem}`;
   }
   return null;
 }

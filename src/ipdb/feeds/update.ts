@@ -15,7 +15,7 @@ import type { StateStore } from '../../store/state-store.js';
 import { dueAfterClockStep } from '../refresh-state.js';
 import { displayUrl, type FetchLimits, fetchSource, inOrder, type SourceFailure } from '../fetch.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
-import type { FeedDefinition } from './registry.js';
+import { FEEDS, type FeedDefinition } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
 import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
 
@@ -31,6 +31,18 @@ interface UpdateOptions {
 
 /** A new download must keep at least this share of the last good data's entries. */
 const MIN_ENTRY_FRACTION = 0.5;
+
+/**
+ * Entries the feeds' downloads may hold together (their last good data; the
+ * shipped snapshots, about 220,000 entries in all, are not counted). One feed
+ * may hold FEED_MAX_ENTRIES, but ten publishers each sending that many (ten
+ * million random IPv6 addresses) made the database's build run out of memory
+ * after four minutes, the process at 5 GB, and then fail at every refresh,
+ * since the feeds stayed unchanged (attack review of 2026-11-29). A download
+ * that would pass this with the other feeds' data is refused, and its feed
+ * keeps its last good data.
+ */
+export const FEEDS_MAX_ENTRIES = 1_000_000;
 
 export interface FeedOutcome {
   feed: string;
@@ -169,6 +181,10 @@ async function fetchFrom(
   }
   if (good && entries < before.entries * MIN_ENTRY_FRACTION) {
     throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download`);
+  }
+  const others = FEEDS.reduce((sum, f) => (f.name === feed.name ? sum : sum + feedState(options.state, f.name).entries), 0);
+  if (entries + others > FEEDS_MAX_ENTRIES) {
+    throw new Error(`${entries} entries, which with the ${others} the other feeds hold pass the ${FEEDS_MAX_ENTRIES} all feeds may hold together`);
   }
   const files = installParts(options.dataDir, feed.name, fetched.parts.map((p) => p.file!));
   const recent = feed.keepDays ? installRecent(options.dataDir, feed, before, ranges, now.getTime()) : null;

@@ -36,6 +36,15 @@ Napi::Value SystemError(Napi::Env env, const char* what, const std::string& path
   return env.Undefined();
 }
 
+// open(2) read-only, retried when a signal interrupts it; -1 with errno set on failure.
+int OpenReadOnly(const std::string& path) {
+  int fd;
+  do {
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
 Napi::Value CheckStoreFileJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) {
@@ -44,10 +53,7 @@ Napi::Value CheckStoreFileJs(const Napi::CallbackInfo& info) {
   }
   const std::string path = info[0].As<Napi::String>().Utf8Value();
   const uint64_t map_size = info.Length() > 1 && info[1].IsNumber() ? static_cast<uint64_t>(info[1].As<Napi::Number>().DoubleValue()) : 0;
-  int fd;
-  do {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
+  const int fd = OpenReadOnly(path);
   if (fd < 0) return SystemError(env, "cannot open", path, errno);
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -100,10 +106,7 @@ Napi::Value StoreInUseJs(const Napi::CallbackInfo& info) {
   }
   closedir(fds);
   if (mine) return Napi::Boolean::New(env, true);
-  int fd;
-  do {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
+  const int fd = OpenReadOnly(path);
   if (fd < 0) return SystemError(env, "cannot open", path, errno);
   struct flock probe {};
   probe.l_type = F_WRLCK;

@@ -245,7 +245,6 @@ export class LmdbBackend implements Backend {
     await this.#stores.root.transaction(() => this.#stores.meta.remove(`${PURGE_PREFIX}${id}`));
   }
 
-
   purgeDeletedRoutes(): Promise<void> {
     const ids = [...this.#stores.meta.getKeys(metaPrefix(PURGE_PREFIX))].map((k) => Number(String(k).slice(PURGE_PREFIX.length)));
     return ids.reduce((done, id) => done.then(() => this.#purgeRoute(id)), Promise.resolve());

@@ -32,25 +32,28 @@ const isMeta = (page: Buffer) => (page.readUInt16LE(18) & P_META) !== 0 && page.
 /** Page sizes LMDB writes: a power of two from 512 to 64 KiB (its MAX_PAGESIZE). */
 const pageSizeOk = (n: number) => n >= 512 && n <= 65536 && (n & (n - 1)) === 0;
 
+/** The META_READ bytes of the meta page at `offset`, or null when the file ends first. */
+function readMeta(fd: number, offset: number): Buffer | null {
+  const page = Buffer.alloc(META_READ);
+  return readSync(fd, page, 0, META_READ, offset) === META_READ ? page : null;
+}
+
 /** Why LMDB would refuse the data file `file` (or could not be trusted with it), or null when it may open it. */
 export function lmdbFileProblem(file: string): string | null {
   if (notARegularFile(file)) return 'it is not a regular file';
   const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
   if (size === 0) return null;
   if (size < META_READ) return `it is ${size} bytes, shorter than LMDB's header (${META_READ})`;
-  const head = Buffer.alloc(META_READ);
-  const second = Buffer.alloc(META_READ);
   const fd = openSync(file, 'r');
   try {
-    readSync(fd, head, 0, META_READ, 0);
+    const head = readMeta(fd, 0)!; // the size was checked above
     if (!isMeta(head)) return 'it is not an LMDB file';
     const version = head.readUInt32LE(28) & 0xffff;
     if (version !== DATA_VERSION) return `it is an LMDB file of format ${version}, not ${DATA_VERSION}`;
     const pageSize = head.readUInt32LE(48);
     if (!pageSizeOk(pageSize)) return `its page size (${pageSize}) is not one LMDB writes`;
-    if (size < pageSize + META_READ || readSync(fd, second, 0, META_READ, pageSize) !== META_READ) {
-      return `it is ${size} bytes, too short for its second meta page`;
-    }
+    const second = size < pageSize + META_READ ? null : readMeta(fd, pageSize);
+    if (second === null) return `it is ${size} bytes, too short for its second meta page`;
     if (!isMeta(second)) return 'its second meta page is damaged';
   } finally {
     closeSync(fd);
@@ -62,10 +65,8 @@ export function lmdbFileProblem(file: string): string | null {
 function newestTxnid(file: string): bigint {
   const fd = openSync(file, 'r');
   try {
-    const head = Buffer.alloc(META_READ);
-    readSync(fd, head, 0, META_READ, 0);
-    const second = Buffer.alloc(META_READ);
-    readSync(fd, second, 0, META_READ, head.readUInt32LE(48));
+    const head = readMeta(fd, 0)!;
+    const second = readMeta(fd, head.readUInt32LE(48))!;
     const [a, b] = [head.readBigUInt64LE(152), second.readBigUInt64LE(152)];
     return a >= b ? a : b;
   } finally {

@@ -25,6 +25,9 @@ import type { Replica } from './replica.js';
 /** Published database files kept in ipdb_files (the newest, and one to fall back on). */
 const IPDB_FILES_KEPT = 2;
 
+/** The order every writer takes route-day rows' locks in, so that concurrent flushes wait rather than deadlock. */
+const byRouteDay = (x: { routeId: number; day: number }, y: { routeId: number; day: number }) => x.routeId - y.routeId || x.day - y.day;
+
 type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
 
 /** A new key's row; inside a transaction. */
@@ -336,9 +339,13 @@ export class PgBackend implements Backend {
   /**
    * One statement: the writer's claim on `batch.seq` in click_flushes and
    * the counters, added only when the claim succeeded (the sequence is newer
-   * than the last one taken), so a batch sent again is counted once.
+   * than the last one taken), so a batch sent again is counted once. The
+   * rows are upserted in (route, day) order: a batch comes in the order its
+   * counters were first touched, and two nodes' batches over the same route
+   * days in different orders locked them crosswise and deadlocked.
    */
-  async addClicks(days: readonly DayCounts[], batch?: { writer: string; seq: number }): Promise<void> {
+  async addClicks(batchDays: readonly DayCounts[], batch?: { writer: string; seq: number }): Promise<void> {
+    const days = [...batchDays].sort(byRouteDay);
     const columns = DAY_FIELDS.map((f) => days.map((d) => d.counts[f]));
     const add = DAY_FIELDS.map((f) => `${f} = route_days.${f} + EXCLUDED.${f}`).join(', ');
     const n = DAY_FIELDS.length + 2;
@@ -387,7 +394,7 @@ export class PgBackend implements Backend {
         );
         if (taken.rowCount === 0) return;
       }
-      const sorted = [...batch].sort((x, y) => x.routeId - y.routeId || x.day - y.day);
+      const sorted = [...batch].sort(byRouteDay);
       for (const v of sorted) {
         if (v.clicks.some((n: number) => n > 0)) {
           await c.query(

@@ -33,6 +33,15 @@ import { openStorage } from './store/storage.js';
 
 /** Connections to PostgreSQL each server thread may hold (writes, statistics). */
 const THREAD_POOL_SIZE = 4;
+/**
+ * A stop's time line, from the shutdown message, inside the 15 s the main
+ * thread gives it (DRAIN_MS, serve/threads.ts) before it ends the thread:
+ * requests in flight may finish for up to 10 s, and the last flush ends at
+ * 12 s, its connections to PostgreSQL cut if still busy. What it had not
+ * sent by then is in the local spill, for the next start.
+ */
+const INFLIGHT_WAIT_MS = 10_000;
+const LAST_FLUSH_BY_MS = 12_000;
 
 export interface WorkerInput {
   thread: number;
@@ -207,22 +216,45 @@ function startBackgroundWork() {
     clicks,
     visits,
     keyUse,
-    async stop(): Promise<void> {
+    /**
+     * The last flush. In cluster mode everything gathered goes to the local
+     * spill first, then the flush sends it, oldest first, until `until`
+     * (wall time), when storage.close cuts what is still on its way: a slow
+     * or stalled PostgreSQL (a backlog behind a flood) made the flush outlast
+     * the thread's drain time, and the thread was ended with its queues in
+     * memory. What is left waits for the next start.
+     */
+    async stop(until: number): Promise<void> {
       clearInterval(flushTimer);
       clearInterval(feedTimer);
       clearInterval(clickTimer);
-      await clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err }));
-      await visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err }));
-      // What the back end could not take waits in the local store for the next start.
+      storage.stats.finishBy(until);
+      storage.experiments.finishBy(until);
       try {
-        const kept = storage.stats.keepQueued();
+        clicks.handOver();
+        storage.stats.keepQueued();
+        visits.keepUnwritten();
+      } catch (err) {
+        log('error', 'clicks_not_kept', { error: err });
+      }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([
+          clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err })),
+          visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err })),
+          flushKeyUse(),
+        ]),
+        new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, until - Date.now())))),
+      ]);
+      clearTimeout(timer);
+      try {
+        const kept = storage.stats.keptDays();
         if (kept > 0) log('warn', 'clicks_kept_for_next_start', { routeDays: kept });
-        const keptVisits = visits.keepUnwritten();
+        const keptVisits = storage.experiments.keptVisits();
         if (keptVisits > 0) log('warn', 'visits_kept_for_next_start', { clicks: keptVisits });
       } catch (err) {
         log('error', 'clicks_not_kept', { error: err });
       }
-      await flushKeyUse();
     },
   };
 }
@@ -348,16 +380,17 @@ function answerSwap(file: string, tables: KeywordTables): void {
  * what is pending, close everything, tell the main thread.
  */
 async function closeThread(): Promise<void> {
+  const started = Date.now();
   if (listenSocket) uws.us_listen_socket_close(listenSocket);
   listenSocket = null;
-  const deadline = Date.now() + 10_000;
+  const deadline = started + INFLIGHT_WAIT_MS;
   while (inflight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   // Every connection ends before the last flush: a keep-alive client served
   // during it would count clicks that nothing writes any more.
   // close() exists in this uWS build (it ends every open connection) but not in its typings.
   (app as unknown as { close(): void }).close();
-  await background.stop();
-  await storage.close();
+  await background.stop(started + LAST_FLUSH_BY_MS);
+  await storage.close(started + LAST_FLUSH_BY_MS);
   await limits.close();
   port.postMessage({ type: 'closed', thread: input.thread } satisfies WorkerMessage);
   port.close();

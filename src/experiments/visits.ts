@@ -84,11 +84,13 @@ export class VisitRecorder {
   }
 
   /**
-   * At a stop, after the last flush: what could not be written (the store
-   * away) goes to the local spill, for the next start (cluster mode);
-   * returns the clicks kept.
+   * At a stop, before the last flush: what is not written yet goes to the
+   * local spill (cluster mode), which the last flush sends first and the
+   * next start sends what it could not; returns the clicks kept. A batch
+   * being written meanwhile goes too: taken, its kept copy counts once.
    */
   keepUnwritten(): number {
+    if (!this.#experiments.keeps) return 0;
     const batches: { seq: number | null; visits: VisitCounts[] }[] = [];
     if (this.#unsent !== null) batches.push(this.#unsent);
     this.#unsent = null;

@@ -40,10 +40,15 @@ export class ClickRecorder {
     return this.#flushing;
   }
 
-  async #write(): Promise<void> {
+  /** Hands the counters gathered so far to the statistics store as its next batch (a stop's, before it keeps its queue). */
+  handOver(): void {
     const batch = this.#pending;
     this.#pending = new Map();
     this.#stats.enqueue([...batch.values()]);
+  }
+
+  async #write(): Promise<void> {
+    this.handOver();
     await this.#stats.drain();
     this.lastFlushAt = Date.now();
   }

@@ -130,5 +130,6 @@ export interface Backend {
   /** A named secret, stored once: the first value written wins, and every call resolves with the stored one. */
   ensureSecret(name: string, value: Uint8Array): Promise<Uint8Array>;
 
-  close(): Promise<void>;
+  /** Closes the back end; connections still busy at `until` (wall time), if given, are cut. */
+  close(until?: number): Promise<void>;
 }

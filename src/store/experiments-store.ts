@@ -117,6 +117,8 @@ export class Experiments {
   readonly #visitWriter: { name: string; slot: number; stores: Stores } | null;
   readonly #visitSeq = new BatchSequence();
   #visitSeqChecked = false;
+  /** Wall time after which sendKeptVisits sends no further batch (finishBy: a stop's deadline). */
+  #until = Infinity;
 
   constructor(backend: Backend, visitWriter: { name: string; slot: number; stores: Stores } | null = null) {
     this.#backend = backend;
@@ -148,11 +150,15 @@ export class Experiments {
     return this.#backend.addVisits(batch, this.#visitWriter === null ? undefined : { writer: this.#visitWriter.name, seq });
   }
 
+  /** Whether a stop keeps batches in a local spill (cluster mode): a single node's back end is its own store. */
+  get keeps(): boolean {
+    return this.#visitWriter !== null;
+  }
+
   /**
    * At a stop: keeps `batches` (numbered, or not yet: seq null) in the local
-   * spill for the next start of this writer (cluster mode); returns the
-   * clicks kept. A single node keeps nothing: its back end is this store,
-   * which has just refused to write.
+   * spill, for the stop's last flush and, what that cannot send, the next
+   * start of this writer (cluster mode: see keeps); returns the clicks kept.
    */
   keepVisits(batches: readonly { seq: number | null; visits: readonly VisitCounts[] }[]): number {
     if (this.#visitWriter === null) return 0;
@@ -166,15 +172,30 @@ export class Experiments {
     return clicks;
   }
 
+  /** Clicks this writer keeps in the local spill (cluster mode), for the next start. */
+  keptVisits(): number {
+    if (this.#visitWriter === null) return 0;
+    const { slot, stores } = this.#visitWriter;
+    let clicks = 0;
+    for (const { value } of stores.visitSpill.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER] })) for (const v of value) for (const c of v.clicks) clicks += c;
+    return clicks;
+  }
+
+  /** A stop's deadline: from `until` (wall time) on, sendKeptVisits sends no further batch. */
+  finishBy(until: number): void {
+    this.#until = until;
+  }
+
   /**
-   * Sends what an earlier run's stop kept, oldest first, each under its
-   * number (counted once if it had been taken after all), and removes it
-   * once taken; before any new batch, whose number must be above them.
+   * Sends what a stop kept (an earlier run's, or this one's own before its
+   * last flush), oldest first, each under its number (counted once if it had
+   * been taken after all), and removes it once taken; before any new batch,
+   * whose number must be above them. Stops at finishBy's deadline.
    */
   async sendKeptVisits(): Promise<void> {
     if (this.#visitWriter === null) return;
     const { slot, stores } = this.#visitWriter;
-    for (let kept = oldestKept(stores.visitSpill, slot); kept !== undefined; kept = oldestKept(stores.visitSpill, slot)) {
+    for (let kept = oldestKept(stores.visitSpill, slot); kept !== undefined && Date.now() < this.#until; kept = oldestKept(stores.visitSpill, slot)) {
       this.#visitSeq.above(kept.seq);
       await this.#backend.addVisits(kept.value, { writer: this.#visitWriter.name, seq: kept.seq });
       await stores.visitSpill.remove([slot, kept.seq]);

@@ -56,6 +56,8 @@ export class Stats {
   readonly #seq = new BatchSequence();
   /** Whether this run has read the last batch PostgreSQL took from its writer (#afterTaken). */
   #takenChecked = false;
+  /** Wall time after which a drain sends no further batch (finishBy: a stop's deadline). */
+  #until = Infinity;
 
   /** `stores` and `writer`: cluster mode, where batches may wait (and spill) while PostgreSQL is away. */
   constructor(backend: Backend, stores: Stores | null = null, writer: ClickWriter | null = null, spillDays = SPILL_DAYS) {
@@ -99,12 +101,13 @@ export class Stats {
   }
 
   /**
-   * At a stop, after the last drain: the batches still waiting in memory
-   * (the back end is away) go to the local spill, which the next start of
-   * this writer sends, so a stop during an outage loses none of them (cluster
-   * mode; a single node's back end is its own store). A batch whose commit
-   * was taken with only its answer lost goes too, and is refused as already
-   * taken when it is sent again. Returns the route-days kept.
+   * At a stop, before the last drain: the batches waiting in memory go to
+   * the local spill, which the last drain and, for what it cannot send, the
+   * next start of this writer send, so a stop loses none of them however
+   * slow or absent the back end (cluster mode; a single node's back end is
+   * its own store). A batch being sent meanwhile goes too: if its commit is
+   * taken, its kept copy is refused as already taken when it is sent again.
+   * Returns the route-days kept.
    */
   keepQueued(): number {
     if (!this.#stores || !this.#writer) return 0;
@@ -120,22 +123,38 @@ export class Stats {
     return this.#queuedDays;
   }
 
+  /** Route-days this writer keeps in the local spill (cluster mode), for the next start. */
+  keptDays(): number {
+    if (!this.#stores || !this.#writer) return 0;
+    let days = 0;
+    for (const { value } of this.#stores.clickSpill.getRange({ start: [this.#writer.slot, 0], end: [this.#writer.slot, Number.MAX_SAFE_INTEGER] })) days += value.length;
+    return days;
+  }
+
+  /** A stop's deadline: from `until` (wall time) on, a drain sends no further batch. */
+  finishBy(until: number): void {
+    this.#until = until;
+  }
+
   /**
    * Sends every queued batch, oldest first (spilled ones included, from this
-   * run or an earlier one); rejects at the first the back end refuses,
-   * which stays queued, as it is, for the next call.
+   * run or an earlier one), until finishBy's deadline; rejects at the first
+   * the back end refuses, which stays queued, as it is, for the next call.
    */
   async drain(): Promise<void> {
     await this.#afterTaken();
-    for (;;) {
+    while (Date.now() < this.#until) {
       const spilled = this.#oldestSpilled();
       const memory = this.#queue[0];
       if (!spilled && !memory) return;
       const next = !memory || (spilled && spilled.seq < memory.seq) ? spilled! : memory;
       await this.#backend.addClicks(next.days, this.#writer ? { writer: this.#writer.name, seq: next.seq } : undefined);
       if (next === memory) {
-        this.#queue.shift();
-        this.#queuedDays -= memory.days.length;
+        // Unless keepQueued moved it to the spill meanwhile (a stop), whence it goes again.
+        if (this.#queue[0] === memory) {
+          this.#queue.shift();
+          this.#queuedDays -= memory.days.length;
+        }
       } else {
         // Taken by PostgreSQL: were this removal lost (a crash right now), the
         // batch would be sent again after the restart and refused as already taken.

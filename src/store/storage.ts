@@ -46,8 +46,8 @@ export interface Storage {
   leftBehind(threads: number): KeptWriter[];
   /** Click and visit batches kept at a stop in cluster mode (any slot), which only a cluster node sends. */
   keptBatches(): number;
-  /** Waits for pending writes and closes the back end and the local store. */
-  close(): Promise<void>;
+  /** Waits for pending writes (cutting PostgreSQL's still busy at `until`, wall time) and closes the back end and the local store. */
+  close(until?: number): Promise<void>;
 }
 
 export interface ClusterSettings {
@@ -108,8 +108,8 @@ function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | nu
     cluster,
     leftBehind: (threads) => (cluster ? slotsBeyond(stores, threads).map((slot) => ({ slot, ...slotWriters(stores, backend, cluster.config, slot) })) : []),
     keptBatches: () => stores.clickSpill.getCount() + stores.visitSpill.getCount(),
-    close: async () => {
-      await backend.close();
+    close: async (until) => {
+      await backend.close(until);
       // After a failed commit (storage read-only or full) this rejects; what
       // could not be written has been logged (commit-errors.ts), and a stop
       // must go on.

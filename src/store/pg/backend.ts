@@ -18,7 +18,7 @@ import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, D
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from '../routes-store.js';
 import { Hll } from '../../experiments/hll.js';
 import { appendChanges, type NewChange } from './changes.js';
-import { inTransaction, type Pool, type PoolClient, storageError, unavailable } from './client.js';
+import { closePool, inTransaction, type Pool, type PoolClient, storageError, unavailable } from './client.js';
 import { accountOf, blacklistOf, DAY_FIELDS, dayOf, experimentOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
 import type { Replica } from './replica.js';
 
@@ -531,7 +531,7 @@ export class PgBackend implements Backend {
     return secret;
   }
 
-  async close(): Promise<void> {
-    await this.#pool.end();
+  close(until?: number): Promise<void> {
+    return closePool(this.#pool, until);
   }
 }

@@ -51,12 +51,36 @@ const LIMITS = {
  */
 const POOL_WAIT_MS = 15_000;
 
+/** Each pool's open connections (pg-pool lists none), for closePool to end those still lent out. */
+const connections = new WeakMap<Pool, Set<PoolClient>>();
+
 export function createPool(url: string, name: string, max: number): Pool {
   const pool = new (pgModule().Pool)({ connectionString: url, application_name: name, max, idleTimeoutMillis: 30_000, ...LIMITS, connectionTimeoutMillis: POOL_WAIT_MS });
   // An idle connection that breaks (PostgreSQL restarted) is dropped from
   // the pool; the next query opens another. Unhandled, it would end the thread.
   pool.on('error', () => {});
+  const open = new Set<PoolClient>();
+  pool.on('connect', (client) => open.add(client));
+  pool.on('remove', (client) => open.delete(client));
+  connections.set(pool, open);
   return pool;
+}
+
+/**
+ * Ends a pool. pg-pool's end() waits for every connection lent out to come
+ * back, and a query stalled on a lock or a silent server holds one for up
+ * to its timeout (10 s); at `until` (wall time) those are ended, and their
+ * queries fail as PostgreSQL unavailable.
+ */
+export async function closePool(pool: Pool, until = Infinity): Promise<void> {
+  const ended = pool.end();
+  if (until === Infinity) return ended;
+  let timer: NodeJS.Timeout | undefined;
+  const late = await Promise.race([ended.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), Math.max(0, until - Date.now()))))]);
+  clearTimeout(timer);
+  if (!late) return;
+  for (const client of connections.get(pool) ?? []) void (client as unknown as Client).end().catch(() => {});
+  await ended;
 }
 
 /** One connection of its own (LISTEN, advisory locks held for a session). */

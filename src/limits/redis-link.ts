@@ -77,6 +77,7 @@ export class RedisLink {
     this.#client.on('ready', () => {
       this.#restingUntil = 0;
       this.beat();
+      if (this.#reportsNodes) void this.#checkEviction();
     });
     this.#client.on('error', (err: Error) => this.#report(false, err));
     this.#client.on('close', () => this.#report(false));
@@ -153,6 +154,29 @@ export class RedisLink {
       },
       () => {},
     );
+  }
+
+  /**
+   * A Redis that evicts keys at its maxmemory lifts the limits: under
+   * `volatile-ttl` a flood of failed authentications from many addresses
+   * evicted the accounts' rate keys first (their TTL is the shorter), and an
+   * account got 592 requests a minute. Under `noeviction` a full Redis
+   * refuses the writes, and the nodes decide with their share (the
+   * degraded mode of docs/cluster.md). Said once a connection, by the
+   * first thread; a Redis whose CONFIG is refused or renamed (managed
+   * services) is not asked.
+   */
+  async #checkEviction(): Promise<void> {
+    let policy: string;
+    let maxmemory: string;
+    try {
+      policy = ((await this.#client.config('GET', 'maxmemory-policy')) as string[])[1];
+      maxmemory = ((await this.#client.config('GET', 'maxmemory')) as string[])[1];
+    } catch {
+      return;
+    }
+    if (policy === undefined || policy === 'noeviction' || maxmemory === '0') return;
+    log('warn', 'redis_evicts_limits', { policy, maxmemory: Number(maxmemory), remedy: 'set maxmemory-policy noeviction on the limits\' Redis: an evicted key lifts its limit' });
   }
 
   #report(up: boolean, err?: Error): void {

@@ -1,4 +1,4 @@
-// splitguard ipdb build | lookup | info
+// splitguard ipdb build | lookup | info | refresh | reset-feed
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
@@ -7,6 +7,8 @@ import { ensureCurrentDatabase } from '../ipdb/current.js';
 import { IpDatabase } from '../ipdb/database.js';
 import type { Config } from '../config.js';
 import { buildFromFiles, installDatabaseFile } from '../ipdb/files.js';
+import { FEEDS } from '../ipdb/feeds/registry.js';
+import { resetFeed } from '../ipdb/feeds/state.js';
 import { Refresher } from '../ipdb/refresh.js';
 import { activeBlacklist } from '../quality/blacklist-store.js';
 import { Classifier } from '../quality/classifier.js';
@@ -19,7 +21,8 @@ export const ipdbUsage = `Usage:
   splitguard ipdb lookup [--db FILE] [--level L] --stdin  addresses from standard input, one per line
   splitguard ipdb info [FILE]                    version, build time, source, counts, size
   splitguard ipdb refresh                        fetch the sources now and install a new database
-                                                 (a running server swaps to it within a second)`;
+                                                 (a running server swaps to it within a second)
+  splitguard ipdb reset-feed NAME                drop a feed's kept data; its next download is taken whole`;
 
 function openDatabase(io: Io, file: string | undefined): IpDatabase {
   if (file === '') throw new AppError('cli_usage', 'ipdb: an empty database path (leave it out for the data directory\'s database)');
@@ -112,6 +115,24 @@ async function refresh(io: Io, args: string[], config: Config): Promise<number> 
   });
 }
 
+/**
+ * Drops a feed's last good download and recent file and marks it reset
+ * (feeds/state.ts): for a publisher's honest list that the shrink or growth
+ * rule refuses after a bad one was taken. A running server fetches the feed
+ * within a minute (it is due at once) and folds it in.
+ */
+async function resetFeedCommand(io: Io, args: string[]): Promise<number> {
+  const { positionals } = parseCommand('ipdb reset-feed', args, {}, true);
+  if (positionals.length !== 1) throw new AppError('cli_usage', 'ipdb reset-feed: one feed NAME is required');
+  const name = positionals[0]!;
+  if (!FEEDS.some((f) => f.name === name)) throw new AppError('cli_usage', `ipdb reset-feed: unknown feed "${name}" (known: ${FEEDS.map((f) => f.name).join(', ')})`);
+  return withStorage(io, async (storage) => {
+    const dropped = await resetFeed(storage.state, io.dataDir, name, new Date());
+    io.out(JSON.stringify({ feed: name, dropped }));
+    return 0;
+  });
+}
+
 export async function ipdbCommand(io: Io, args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
@@ -123,6 +144,8 @@ export async function ipdbCommand(io: Io, args: string[], config: Config): Promi
       return info(io, rest);
     case 'refresh':
       return refresh(io, rest, config);
+    case 'reset-feed':
+      return resetFeedCommand(io, rest);
     default:
       throw new AppError('cli_usage', sub ? `unknown ipdb command "${sub}"\n${ipdbUsage}` : ipdbUsage);
   }

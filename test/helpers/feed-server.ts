@@ -65,12 +65,12 @@ export function onionooDetails(relays: { or: string[]; exits?: string[]; flags?:
   return `{"version":"8.0",\n"build_revision":"89598ea",\n"relays_published":"${published}",\n"relays":[\n${lines.join(',\n')}\n],\n"bridges_published":"${published}",\n"bridges":[\n]}\n`;
 }
 
-/** An AWS ip-ranges.json with the given IPv4 prefixes. */
+/** An AWS ip-ranges.json with the given IPv4 prefixes (and one IPv6 prefix of the real list, within the feed's cap). */
 export function awsRanges(prefixes: string[], syncToken = '1763000000'): string {
   return JSON.stringify({
     syncToken,
     createDate: '2026-11-20-10-00-00',
     prefixes: prefixes.map((p) => ({ ip_prefix: p, region: 'eu-west-1', service: 'AMAZON', network_border_group: 'eu-west-1' })),
-    ipv6_prefixes: [{ ipv6_prefix: '2600:1f00::/24', region: 'us-east-1', service: 'AMAZON', network_border_group: 'us-east-1' }],
+    ipv6_prefixes: [{ ipv6_prefix: '2406:da1e::/32', region: 'us-east-1', service: 'AMAZON', network_border_group: 'us-east-1' }],
   }, null, 2);
 }

@@ -40,8 +40,13 @@ const keyOf = (family: 4 | 6, start: bigint, end: bigint) => `${family}:${start.
 
 type Kept = Map<string, { cidr: string; seen: number }>;
 
-/** Notes a range as seen at `seen`, unless it was seen later already. */
+/**
+ * Notes a range as seen at `seen`, unless it was seen later already. Only
+ * single addresses are remembered: Tor's lists hold nothing else, and a wide
+ * range that a hostile list once carried (every /8) would stay a week.
+ */
 function note(into: Kept, family: 4 | 6, start: bigint, end: bigint, seen: number): void {
+  if (start !== end) return;
   const key = keyOf(family, start, end);
   if ((into.get(key)?.seen ?? -Infinity) < seen) into.set(key, { cidr: rangeCidr(family, start, end), seen });
 }

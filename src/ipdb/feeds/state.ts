@@ -9,12 +9,14 @@
 // restored data directory reads and replaces its own files, never those of
 // the directory it came from. States written before held absolute paths;
 // their last component is the name.
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { isRegularFile } from '../../regular-file.js';
 import type { StateStore } from '../../store/state-store.js';
 import type { Validators } from '../fetch.js';
 import type { FeedLabel } from '../format.js';
 import type { HostingListSource } from '../../quality/hosting-list.js';
+import type { CoverRecord } from './limits.js';
 import type { FeedFormat } from './parse.js';
 import { type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
 
@@ -29,6 +31,13 @@ export interface FeedState {
   recent: string | null;
   /** Validators of the last good download, per URL (sent only while its files exist). */
   validators: Record<string, Validators>;
+  /** The covers of the downloads of the last week (limits.ts), for the growth rule. */
+  covers: CoverRecord[];
+  /**
+   * When `splitguard ipdb reset-feed` dropped the feed's data: the next
+   * download is taken without the shrink and growth rules (null otherwise).
+   */
+  reset_at: string | null;
   last_attempt_at: string | null;
   last_outcome: 'updated' | 'unchanged' | 'failed' | null;
   last_error: string | null;
@@ -52,7 +61,7 @@ export interface FeedFile {
 }
 
 export const EMPTY_STATE: FeedState = {
-  version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, validators: {},
+  version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, validators: {}, covers: [], reset_at: null,
   last_attempt_at: null, last_outcome: null, last_error: null, next_due_at: null,
 };
 
@@ -68,6 +77,19 @@ export function feedState(state: StateStore | null, name: string): FeedState {
 
 export function saveFeedState(store: StateStore, name: string, state: FeedState): Promise<void> {
   return store.put(key(name), state);
+}
+
+/**
+ * Drops the feed's last good data and its recent file, and marks it reset:
+ * the database folds in its snapshot from the next build, and the next
+ * download is taken whole (update.ts). Returns the names of the files dropped.
+ */
+export async function resetFeed(store: StateStore, dataDir: string, name: string, now: Date): Promise<string[]> {
+  const before = feedState(store, name);
+  const dropped = [...before.files, ...(before.recent === null ? [] : [before.recent])].map((f) => path.basename(f));
+  await saveFeedState(store, name, { ...EMPTY_STATE, reset_at: now.toISOString() });
+  for (const file of dropped) rmSync(feedPath(dataDir, file), { force: true });
+  return dropped;
 }
 
 /** Where a file the state names lies in `dataDir`. */

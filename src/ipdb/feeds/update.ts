@@ -1,6 +1,7 @@
 // Fetching feeds from their publishers: each feed's sources in order until one
 // yields a good download (failover), a conditional request while the last
-// good files exist, a size cap, the format's own checks (parse.ts) and a
+// good files exist, a size cap, the format's own checks (parse.ts), the
+// feed's cap on an entry's width and the growth rule (limits.ts), and a
 // sanity check against the last good data. A good download replaces the
 // cached files durably; a failure leaves them, and the feed keeps serving
 // its last good data and says why in its state.
@@ -14,8 +15,9 @@ import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { dueAfterClockStep } from '../refresh-state.js';
 import { displayUrl, type FetchLimits, fetchSource, inOrder, type SourceFailure } from '../fetch.js';
+import { type Cover, coverOf, coversAfter, growthError, pastCap } from './limits.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
-import { FEEDS, type FeedDefinition } from './registry.js';
+import { FEEDS, type FeedDefinition, snapshotFiles } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
 import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
 
@@ -91,21 +93,39 @@ export async function updateFeeds(
   return outcomes;
 }
 
-/**
- * Whether the feed's last good download is on disk and still parses. Only
- * then is the publisher asked conditionally: a damaged download (a bad
- * sector, a stray write) is fetched again in full, as a missing one is, or a
- * 304 would keep it, and the build its snapshot, until the publisher's list
- * changed.
- */
-function readsBack(feed: FeedDefinition, state: FeedState, dataDir: string): boolean {
-  if (!hasGoodData(state, dataDir)) return false;
+/** The ranges of a feed's files, or null when one cannot be read or parsed. */
+function rangesOf(format: Parameters<typeof parseFeed>[0], files: readonly string[], name: string) {
+  const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
   try {
-    for (const file of state.files) parseFeed(feed.format, readRegularFile(feedPath(dataDir, file)), feed.name);
-    return true;
+    for (const file of files) {
+      const parsed = parseFeed(format, readRegularFile(file), name);
+      for (const r of parsed.ranges?.v4 ?? []) ranges.v4.push(r);
+      for (const r of parsed.ranges?.v6 ?? []) ranges.v6.push(r);
+    }
   } catch {
-    return false;
+    return null;
   }
+  return ranges;
+}
+
+/**
+ * What the feed holds: `good` when its last good download is on disk, still
+ * parses and keeps within the feed's cap, and that data's cover (else its
+ * snapshot's). Only a good download is asked for conditionally: a damaged one
+ * (a bad sector, a stray write) is fetched again in full, as a missing one
+ * is, or a 304 would keep it, and the build its snapshot, until the
+ * publisher's list changed. A download taken before the caps with an entry
+ * past them (a hostile list) is not protected by the shrink rule.
+ */
+function heldData(feed: FeedDefinition, state: FeedState, dataDir: string): { good: boolean; cover: Cover } {
+  if (hasGoodData(state, dataDir)) {
+    const ranges = rangesOf(feed.format, state.files.map((f) => feedPath(dataDir, f)), feed.name);
+    const past = ranges && pastCap(feed, ranges);
+    if (past) log('warn', 'feed_kept_data_past_cap', { feed: feed.name, error: past });
+    if (ranges && !past) return { good: true, cover: coverOf(ranges) };
+  }
+  const snapshot = feed.snapshot ? rangesOf(feed.snapshot.format, snapshotFiles(feed), feed.name) : null;
+  return { good: false, cover: coverOf(snapshot ?? { v4: [], v6: [] }) };
 }
 
 async function updateFeed(
@@ -115,10 +135,10 @@ async function updateFeed(
 ): Promise<FeedOutcome> {
   const t0 = performance.now();
   const before = feedState(options.state, feed.name);
-  const good = readsBack(feed, before, options.dataDir);
+  const { good, cover: held } = heldData(feed, before, options.dataDir);
   const now = new Date();
   const next = new Date(now.getTime() + feed.refreshHours * 3_600_000).toISOString();
-  const attempt: Attempt = { feed, before, good, now, next, parsing: null };
+  const attempt: Attempt = { feed, before, good, held, now, next, parsing: null };
   const errors: string[] = [];
   const failed = ({ source, error }: SourceFailure) => {
     const message = (error as Error).message;
@@ -142,6 +162,8 @@ interface Attempt {
   before: FeedState;
   /** The last good download reads back: the publisher is asked conditionally, and the new one is checked against it. */
   good: boolean;
+  /** The cover of the last good download, else of the snapshot. */
+  held: Cover;
   now: Date;
   next: string;
   parsing: string | null;
@@ -154,7 +176,7 @@ async function fetchFrom(
   attempt: Attempt,
   options: UpdateOptions,
 ): Promise<'updated' | 'unchanged'> {
-  const { feed, before, good, now, next } = attempt;
+  const { feed, before, good, held, now, next } = attempt;
   const dir = path.join(options.work, `feed-${feed.name}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -179,8 +201,14 @@ async function fetchFrom(
     if (parsed.version) versions.push(parsed.version);
     digest.update(bytes);
   }
+  const past = pastCap(feed, ranges);
+  if (past) throw new Error(past);
+  const cover = coverOf(ranges);
+  // After `ipdb reset-feed` (no good download then) the publisher's list is taken whole.
+  const grown = before.reset_at === null ? growthError(feed, cover, held, before.covers, now.getTime()) : null;
+  if (grown) throw new Error(grown);
   if (good && entries < before.entries * MIN_ENTRY_FRACTION) {
-    throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download`);
+    throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download; if the publisher's list did shrink, \`splitguard ipdb reset-feed ${feed.name}\` takes it`);
   }
   const others = FEEDS.reduce((sum, f) => (f.name === feed.name ? sum : sum + feedState(options.state, f.name).entries), 0);
   if (entries + others > FEEDS_MAX_ENTRIES) {
@@ -196,6 +224,8 @@ async function fetchFrom(
     source,
     recent,
     validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
+    covers: coversAfter(before.reset_at === null ? before.covers : [], cover, now.getTime()),
+    reset_at: null,
     last_attempt_at: now.toISOString(),
     last_outcome: 'updated',
     last_error: null,

@@ -92,6 +92,9 @@ describe('unknown commands and flags', () => {
     { args: ['key', 'reset', '--account', '1', '--account', '2'], code: 2, stderr: /key reset: option '--account' is given more than once/ },
     { args: ['account', 'create', '--name', 'A', '--name=B'], code: 2, stderr: /account create: option '--name' is given more than once/ },
     { args: ['ipdb', 'refresh', '--now'], code: 2, stderr: /ipdb refresh: Unknown option '--now'/ },
+    { args: ['ipdb', 'reset-feed'], code: 2, stderr: /ipdb reset-feed: one feed NAME is required/ },
+    { args: ['ipdb', 'reset-feed', 'tor', 'aws'], code: 2, stderr: /ipdb reset-feed: one feed NAME is required/ },
+    { args: ['ipdb', 'reset-feed', 'Tor'], code: 2, stderr: /ipdb reset-feed: unknown feed "Tor"/ },
     { args: ['backup', '--out'], code: 2, stderr: /backup: Option '--out <value>' argument missing/ },
     { args: ['restore', '--form', 'x'], code: 2, stderr: /restore: Unknown option '--form'/ },
   ]))('%s', (_name, c) => expectRefusal(c));

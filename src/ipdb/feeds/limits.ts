@@ -1,0 +1,105 @@
+// What a feed's download may say beyond its format (parse.ts): how wide one
+// entry may be (the feed's cap, registry.ts), and how much more address space
+// it may cover than the feed's data did. A 1 MB list can otherwise label the
+// whole internet (the hostile-publisher review of 2026-11-29): a `tor` list
+// of every /8 made every carrier a Tor exit.
+//
+// Cover is the address space a download's ranges hold together, overlaps
+// counted once, per family. The feed's state keeps the cover of each download
+// taken in the last COVER_DAYS days ({at, v4, v6}, decimal strings: an IPv6
+// cover passes 2^53); a new download is measured against the smallest of
+// them and of its last good data, so that a list grown by MAX_GROWTH at every
+// refresh (Tor's is hourly) still needs a week per step.
+import { DAY_MS } from '../../days.js';
+import type { FeedDefinition } from './registry.js';
+import { rangeCidr } from './recent.js';
+
+type Ranges = { v4: readonly [bigint, bigint][]; v6: readonly [bigint, bigint][] };
+
+export interface Cover {
+  v4: bigint;
+  v6: bigint;
+}
+
+/** A download's cover as the feed's state keeps it. */
+export interface CoverRecord {
+  at: string;
+  v4: string;
+  v6: string;
+}
+
+/** A download may cover this many times what the feed's data covered at its smallest in COVER_DAYS. */
+const MAX_GROWTH = 4n;
+const COVER_DAYS = 7;
+/**
+ * Below this, growth is not counted: a list of 20 VPN servers may become
+ * 2,000. A /16 of IPv4 (no shipped host list covers a tenth of it: NordVPN's
+ * 8,468 addresses are the most) and a /48 of IPv6.
+ */
+const COVER_FLOOR: Cover = { v4: 1n << 16n, v6: 1n << 80n };
+
+/** The prefix length of an aligned range. */
+function prefixOf(family: 4 | 6, start: bigint, end: bigint): number {
+  let prefix = family === 4 ? 32 : 128;
+  for (let size = end - start + 1n; size > 1n; size >>= 1n) prefix--;
+  return prefix;
+}
+
+/**
+ * The first entry wider than the feed's cap, named with the cap, or null.
+ * One such entry refuses the whole download: the list is not what its
+ * publisher sends, and the rest of it is no more to be trusted.
+ */
+export function pastCap(feed: FeedDefinition, ranges: Ranges): string | null {
+  for (const family of [4, 6] as const) {
+    const cap = family === 4 ? feed.widest.v4 : feed.widest.v6;
+    for (const [start, end] of family === 4 ? ranges.v4 : ranges.v6) {
+      if (prefixOf(family, start, end) < cap) {
+        return `entry ${rangeCidr(family, start, end)} is wider than the /${cap} an IPv${family} entry of feed ${feed.name} may be`;
+      }
+    }
+  }
+  return null;
+}
+
+function covered(ranges: readonly [bigint, bigint][]): bigint {
+  const sorted = [...ranges].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let total = 0n;
+  let end = -1n;
+  for (const [s, e] of sorted) {
+    if (e <= end) continue;
+    total += e - (s > end ? s : end + 1n) + 1n;
+    end = e;
+  }
+  return total;
+}
+
+export function coverOf(ranges: Ranges): Cover {
+  return { v4: covered(ranges.v4), v6: covered(ranges.v6) };
+}
+
+/** The records of the last COVER_DAYS at `now`, with `cover` (taken at `now`) added. */
+export function coversAfter(records: readonly CoverRecord[], cover: Cover, now: number): CoverRecord[] {
+  const recent = records.filter((r) => Date.parse(r.at) >= now - COVER_DAYS * DAY_MS);
+  return [...recent, { at: new Date(now).toISOString(), v4: cover.v4.toString(), v6: cover.v6.toString() }];
+}
+
+/**
+ * Why a download covering `cover` is refused against the feed's data,
+ * `held` (its last good data or snapshot) and `records` (its downloads'
+ * covers), or null when it is not.
+ */
+export function growthError(feed: FeedDefinition, cover: Cover, held: Cover, records: readonly CoverRecord[], now: number): string | null {
+  const recent = records.filter((r) => Date.parse(r.at) >= now - COVER_DAYS * DAY_MS);
+  for (const family of ['v4', 'v6'] as const) {
+    const base = recent.reduce((min, r) => {
+      const v = BigInt(r[family]);
+      return v < min ? v : min;
+    }, held[family]);
+    const allowed = MAX_GROWTH * base > COVER_FLOOR[family] ? MAX_GROWTH * base : COVER_FLOOR[family];
+    if (cover[family] > allowed) {
+      return `covers ${cover[family]} IP${family} addresses, more than ${MAX_GROWTH} times the ${base} the feed's data covered at its smallest in ${COVER_DAYS} days (${allowed} allowed); if the publisher's list did grow, \`splitguard ipdb reset-feed ${feed.name}\` takes it`;
+    }
+  }
+  return null;
+}

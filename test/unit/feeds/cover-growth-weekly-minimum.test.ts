@@ -1,0 +1,31 @@
+// The growth rule (limits.ts) measures a download against the smallest cover
+// the feed's data had in the last week, not only against the last one: a list
+// grown 4 times at each of Tor's hourly refreshes would otherwise cover the
+// internet by evening. Past the week an old cover no longer counts.
+import { expect, it } from 'vitest';
+import { type CoverRecord, coversAfter, growthError } from '../../../src/ipdb/feeds/limits.js';
+import { FEEDS } from '../../../src/ipdb/feeds/registry.js';
+
+const tor = FEEDS.find((f) => f.name === 'tor')!;
+const NOW = Date.parse('2026-11-29T12:00:00Z');
+const HOUR = 3_600_000;
+const v4 = (n: number) => ({ v4: BigInt(n), v6: 0n });
+
+it('counts the smallest cover of the week, and only of the week', () => {
+  let records: CoverRecord[] = [];
+  records = coversAfter(records, v4(50_000), NOW - 2 * HOUR);
+  records = coversAfter(records, v4(200_000), NOW - HOUR);
+  // 4 times the last (200,000) but 16 times the week's smallest (50,000).
+  expect(growthError(tor, v4(800_000), v4(200_000), records, NOW)).toContain('more than 4 times the 50000');
+  expect(growthError(tor, v4(200_000), v4(200_000), records, NOW)).toBeNull();
+  // Eight days on, the 50,000 has left the week.
+  const later = NOW + 8 * 24 * HOUR;
+  records = coversAfter(records, v4(200_000), later - HOUR);
+  expect(records.map((r) => r.v4)).toEqual(['200000']);
+  expect(growthError(tor, v4(800_000), v4(200_000), records, later)).toBeNull();
+});
+
+it('lets a small list grow up to the floor', () => {
+  expect(growthError(tor, v4(65_536), v4(20), [], NOW)).toBeNull();
+  expect(growthError(tor, v4(65_537), v4(20), [], NOW)).toContain('(65536 allowed)');
+});

@@ -1,7 +1,9 @@
 // The piscina task that turns downloaded sources and feeds into a validated
 // database file, off the serving threads: parse, compile, write to `out` (a
-// temporary name: fsync, then the native reader validates it fully), and
-// compute the keyword tables the classifiers of every thread will share.
+// temporary name: fsync, then the native reader validates it fully), check
+// new ASN data against the serving database (candidate.ts), and compute the
+// keyword tables the classifiers of every thread will share.
+import { checkCandidate, checkCandidateSize } from './candidate.js';
 import { buildFromFiles, type FileBuildReport, installDatabaseFile, rebuildWithFeeds } from './files.js';
 import type { FeedFile } from './feeds/state.js';
 import { IpDatabase } from './database.js';
@@ -19,6 +21,11 @@ export interface BuildTask {
   /** The ASN data: source files, or (when only feeds changed) the database file whose ASN data is kept. */
   files?: string[];
   database?: string;
+  /**
+   * New ASN data only: the serving database to check the candidate against
+   * (a file that does not open, or none, leaves only the well-known owners).
+   */
+  compareWith?: string;
   /** The feeds to fold in, in priority order. */
   feeds: FeedFile[];
   excludeAsns: number[];
@@ -40,11 +47,27 @@ export interface BuildResult {
 export default function build(task: BuildTask): BuildResult {
   const options = { sourceName: task.sourceName, dataVersion: task.dataVersion, feeds: task.feeds, excludeAsns: task.excludeAsns };
   const { bytes, report } = task.database !== undefined ? rebuildWithFeeds(task.database, options) : buildFromFiles(task.files ?? [], options);
-  installDatabaseFile(bytes, task.out);
-  const db = IpDatabase.open(task.out);
+  const current = task.compareWith === undefined ? null : openIfValid(task.compareWith);
   try {
-    return { report, tables: keywordTablesFor(db, builtInLists(), task.cacheDir), info: db.info, idleScheduling: idle };
+    if (task.compareWith !== undefined) checkCandidateSize(bytes.length, current);
+    installDatabaseFile(bytes, task.out);
+    const db = IpDatabase.open(task.out);
+    try {
+      if (task.compareWith !== undefined) checkCandidate(db, current);
+      return { report, tables: keywordTablesFor(db, builtInLists(), task.cacheDir), info: db.info, idleScheduling: idle };
+    } finally {
+      db.close();
+    }
   } finally {
-    db.close();
+    current?.close();
+  }
+}
+
+/** The database at `file`, or null when it is missing or damaged (the refresh repairing it has nothing to compare with). */
+function openIfValid(file: string): IpDatabase | null {
+  try {
+    return IpDatabase.open(file);
+  } catch {
+    return null;
   }
 }

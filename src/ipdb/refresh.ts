@@ -1,10 +1,10 @@
 // The database refresh (contract §7): try each source in order until one
-// yields a complete, valid download; build it off the serving threads
-// (piscina); check it against the current database; install it by rename;
-// announce it (every server on the store swaps to it). Any failure leaves
-// the current database serving. The outcome of every attempt, per source, is
-// kept in the refresh state for GET /v1/ip/database, and the next due time
-// is stored so that the schedule survives restarts.
+// yields a complete, valid download; build it and check it against the
+// current database off the serving threads (piscina, candidate.ts); install
+// it by rename; announce it (every server on the store swaps to it). Any
+// failure leaves the current database serving. The outcome of every attempt,
+// per source, is kept in the refresh state for GET /v1/ip/database, and the
+// next due time is stored so that the schedule survives restarts.
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { moveDurably, processAlive } from '../durable-file.js';
 import path from 'node:path';
@@ -26,11 +26,6 @@ import { type FeedFile, feedFiles } from './feeds/state.js';
 import { dueFeeds, type FeedOutcome, updateFeeds } from './feeds/update.js';
 
 export { databaseGeneration, nextRefreshAt, type RefreshRecord } from './refresh-state.js';
-
-/** A new database must keep at least this share of the current one's ranges (per family). */
-const MIN_RANGE_FRACTION = 0.5;
-/** Addresses any complete ASN database resolves; a candidate that misses one is refused. */
-const WELL_KNOWN = ['8.8.8.8', '1.1.1.1', '9.9.9.9', '2001:4860:4860::8888', '2606:4700:4700::1111'];
 
 const WORKER_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'build.worker.js');
 
@@ -144,7 +139,7 @@ export class Refresher {
     log('info', 'ipdb_refresh_started', { trigger, scope, nodes: scope === 'all' ? this.#options.sources.map(sourceName) : [] });
     try {
       feedOutcomes = await this.#fetchFeeds(scope, work);
-      const build = (base: Pick<BuildTask, 'files' | 'database'>, source: string, version: string) =>
+      const build = (base: Pick<BuildTask, 'files' | 'database' | 'compareWith'>, source: string, version: string) =>
         this.#build({
           ...base,
           feeds: feedFiles(feeds, state, dataDir),
@@ -226,7 +221,7 @@ export class Refresher {
     work: string,
     started: Date,
     known: Record<string, Validators>,
-    build: (base: Pick<BuildTask, 'files'>, source: string, version: string) => Promise<BuildResult>,
+    build: (base: Pick<BuildTask, 'files' | 'compareWith'>, source: string, version: string) => Promise<BuildResult>,
   ): Promise<{ outcomes: SourceOutcome[]; installed: { source: string; version: string } | null }> {
     const outcomes: SourceOutcome[] = [];
     const failed = ({ source, error, ms }: SourceFailure) => {
@@ -238,8 +233,8 @@ export class Refresher {
       const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS, this.#stop.signal);
       if (fetched.unchanged) return null;
       const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
-      const result = await build({ files: fetched.parts.map((p) => p.file!) }, source, version);
-      this.#check(result);
+      // The build worker checks the candidate against the serving database (candidate.ts).
+      const result = await build({ files: fetched.parts.map((p) => p.file!), compareWith: currentDatabasePath(this.#options.dataDir) }, source, version);
       // Only the installed source's validators stay: another source's would
       // let its 304 pass for "unchanged" while this source's data serves.
       for (const url of Object.keys(known)) delete known[url];
@@ -273,36 +268,6 @@ export class Refresher {
     for (const { name, error } of result.report.feedErrors) log('warn', 'feed_unreadable', { feed: name, error });
     if (!result.idleScheduling) log('warn', 'ipdb_build_not_idle', { reason: 'the system refused SCHED_IDLE for the build thread; the build competed with serving at normal priority' });
     return result;
-  }
-
-  // Sanity of a candidate against the current database (contract §7).
-  #check(result: BuildResult): void {
-    const candidate = IpDatabase.open(result.info.path);
-    try {
-      for (const ip of WELL_KNOWN) {
-        // Resolved by the ASN data, not only by a feed's range around it.
-        if (candidate.asn(candidate.lookupText(ip)) === 0) throw new Error(`the new database does not resolve ${ip}`);
-      }
-      let current: IpDatabase | null = null;
-      try {
-        current = IpDatabase.open(currentDatabasePath(this.#options.dataDir));
-      } catch {
-        return; // nothing to compare with
-      }
-      try {
-        for (const family of ['v4', 'v6'] as const) {
-          const now = current.info.ranges[family];
-          const next = candidate.info.ranges[family];
-          if (next < now * MIN_RANGE_FRACTION) {
-            throw new Error(`the new database has ${next} ${family} ranges, under ${MIN_RANGE_FRACTION * 100}% of the current ${now}`);
-          }
-        }
-      } finally {
-        current.close();
-      }
-    } finally {
-      candidate.close();
-    }
   }
 }
 

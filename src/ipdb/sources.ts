@@ -15,6 +15,13 @@ const MAX_MALFORMED_SHARE = 0.01;
 const MAX_LINE = 4096;
 /** Decompressed size cap: the real data is ~35 MB; anything past this is refused (gzip bombs). */
 const MAX_SOURCE_BYTES = 512 * 1024 * 1024;
+/**
+ * An organization name is kept to this many UTF-16 code units (at most 768
+ * bytes of UTF-8 in the file). The package's longest of 81,276 names is 167
+ * characters, none passes 200; names of 1-3.5 KB from a hostile publisher
+ * made an 840 MB database (docs/reliability.md, finding 107).
+ */
+const MAX_ORGANIZATION = 256;
 
 export interface Row {
   start: bigint;
@@ -107,7 +114,14 @@ function parseLine(fields: string[] | null, tsv: boolean): ParsedLine | 'unroute
   if (!/^[0-9]{1,10}$/.test(asnText) || Number(asnText) > 0xffffffff) return { malformed: `invalid ASN "${clip(fields[2], 60)}"` };
   const asn = Number(asnText);
   if (asn === 0) return 'unrouted';
-  return { family: start.family, start: start.value, end: end.value, asn, org: (tsv ? fields.slice(4).join('\t') : fields[3]).trim() };
+  return { family: start.family, start: start.value, end: end.value, asn, org: capOrganization((tsv ? fields.slice(4).join('\t') : fields[3]).trim()) };
+}
+
+/** `name` cut to MAX_ORGANIZATION code units, never between the two halves of a surrogate pair. */
+function capOrganization(name: string): string {
+  if (name.length <= MAX_ORGANIZATION) return name;
+  const last = name.charCodeAt(MAX_ORGANIZATION - 1);
+  return name.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_ORGANIZATION - 1 : MAX_ORGANIZATION);
 }
 
 /**

@@ -7,9 +7,10 @@
 //   valid      the package files, with ETag and Last-Modified; a request
 //              whose If-None-Match or If-Modified-Since matches gets 304
 //   tooSmall   the first 10,000 lines of the IPv4 file and 50,000 of the
-//              IPv6 file: well-formed, resolves the well-known addresses
-//              (8.8.8.8 is line 5321, 2606:4700:: line 41539), but has far
-//              fewer ranges than the database it would replace
+//              IPv6 file, and the line of 208.67.222.222: well-formed,
+//              resolves the well-known addresses (8.8.8.8 is line 5321,
+//              2606:4700:4700:: line 41583), but has far fewer ranges than
+//              the database it would replace
 //   incomplete the first 1000 lines of each file: well-formed, but 8.8.8.8
 //              and the other well-known addresses are missing
 //   status500  500 Internal Server Error
@@ -79,6 +80,13 @@ function firstLines(data: Buffer, n: number): Buffer {
   return at > 0 ? data.subarray(0, at) : data;
 }
 
+/** The line of `data` that starts with `prefix`, with its line break. */
+function lineStarting(data: Buffer, prefix: string): Buffer {
+  const at = data.indexOf(`\n${prefix}`) + 1;
+  if (at === 0) throw new Error(`no line starts with ${prefix}`);
+  return data.subarray(at, data.indexOf(10, at) + 1);
+}
+
 /** Decompresses past the parser's 512 MiB cap: 600 gzip members of 1 MiB of zeros (RFC 1952 allows members back to back). */
 let bomb: Buffer | null = null;
 function gzipBomb(): Buffer {
@@ -144,7 +152,7 @@ export async function startSourceServer(): Promise<SourceServer> {
         return send(200, packageFile(file), { 'Content-Type': 'text/csv', ETag: etag, 'Last-Modified': modified });
       }
       case 'tooSmall':
-        return send(200, firstLines(packageFile(file), file === 'asn-ipv4.csv' ? 10_000 : 50_000), { 'Content-Type': 'text/csv' });
+        return send(200, file === 'asn-ipv4.csv' ? Buffer.concat([firstLines(packageFile(file), 10_000), lineStarting(packageFile(file), '208.67.216.0,')]) : firstLines(packageFile(file), 50_000), { 'Content-Type': 'text/csv' });
       case 'incomplete':
         return send(200, firstLines(packageFile(file), 1000), { 'Content-Type': 'text/csv' });
       case 'status500':
@@ -188,6 +196,31 @@ export async function startSourceServer(): Promise<SourceServer> {
     lastModified: () => lastModified(state.revision),
     close,
   };
+}
+
+/** One data line of the package's CSV: its fields as the file has them (`org` still quoted when it is). */
+export interface PackageLine {
+  start: string;
+  end: string;
+  asn: number;
+  org: string;
+}
+
+/**
+ * A package file with every line rewritten by `rewrite` (given its fields and
+ * its index), as a hostile publisher would serve it; the file otherwise as
+ * shipped. A line the rewrite returns unchanged keeps its bytes.
+ */
+export function rewrittenPackageFile(file: (typeof FILES)[number], rewrite: (line: PackageLine, index: number) => PackageLine): Buffer {
+  const lines = packageFile(file).toString('utf8').split('\n');
+  const out = lines.map((text, i) => {
+    if (text === '') return text;
+    const [start, end, asn] = text.split(',', 3);
+    const org = text.slice(start.length + end.length + asn.length + 3);
+    const line = rewrite({ start, end, asn: Number(asn), org }, i);
+    return `${line.start},${line.end},${line.asn},${line.org}`;
+  });
+  return Buffer.from(out.join('\n'));
 }
 
 /** A source on a loopback port that nothing listens on: connecting is refused. */

@@ -21,5 +21,5 @@ afterAll(async () => {
 });
 
 it('refuses a database that misses a well-known address and keeps the current one serving', async () => {
-  await expectFailedRefreshKeepsServing(server, sources.location('incomplete'), /the new database does not resolve 8\.8\.8\.8/);
+  await expectFailedRefreshKeepsServing(server, sources.location('incomplete'), /the new database was refused: it does not resolve 8\.8\.8\.8/);
 });

@@ -21,5 +21,5 @@ afterAll(async () => {
 });
 
 it('refuses a database with under half the current ranges and keeps the current one serving', async () => {
-  await expectFailedRefreshKeepsServing(server, sources.location('tooSmall'), /the new database has [0-9]+ v4 ranges, under 50% of the current [0-9]+/);
+  await expectFailedRefreshKeepsServing(server, sources.location('tooSmall'), /the new database was refused: it has [0-9]+ v4 ranges, under 50% of the serving database's [0-9]+/);
 });

@@ -5,21 +5,20 @@
 // store, which adds the clicks and merges the sketches.
 //
 // Lifetimes: a thread's sketch of (route, day, variant) lives as long as it
-// keeps receiving visitors. A flush writes the sketches that changed since the
-// previous flush and keeps them (merging is idempotent, so the next flush
-// may write the same registers again); a sketch with nothing new since the
-// previous flush is dropped. Memory is thus about 32 KiB per variant of the
-// routes visited in the last second or two, per thread.
-import { Hll } from './hll.js';
+// keeps receiving visitors. A flush writes the registers that grew since the
+// previous flush and keeps the sketch (merging is idempotent, so the store
+// may be sent registers it holds); a route with no visit since the previous
+// flush is dropped. A sketch takes a few bytes per register it has seen, up
+// to 32 KiB (hll.ts VisitorSketch), per variant of the routes visited in the
+// last second or two, per thread.
+import { VisitorSketch } from './hll.js';
 import type { Experiments, VisitCounts } from '../store/experiments-store.js';
 
 interface Pending {
   routeId: number;
   day: number;
   clicks: number[];
-  sketches: (Hll | null)[];
-  /** Bit v: sketch v grew since the last flush. */
-  dirty: number;
+  sketches: (VisitorSketch | null)[];
   /** Visited since the last flush. */
   touched: boolean;
 }
@@ -35,19 +34,17 @@ export class VisitRecorder {
     this.#experiments = experiments;
   }
 
-  /** One non-intercepted visit. Hot path: one Map lookup and a register update; allocates only a route's first visit of a flush period. */
+  /** One non-intercepted visit. Hot path: one Map lookup and a register update; allocates only at a route's first visit of a flush period and when a sketch's table grows. */
   record(routeId: number, day: number, variant: number, hi: number, lo: number): void {
     const key = routeId * 65536 + day;
     let p = this.#pending.get(key);
     if (p === undefined) {
-      p = { routeId, day, clicks: [0, 0, 0, 0, 0, 0, 0, 0], sketches: [null, null, null, null, null, null, null, null], dirty: 0, touched: true };
+      p = { routeId, day, clicks: [0, 0, 0, 0, 0, 0, 0, 0], sketches: [null, null, null, null, null, null, null, null], touched: true };
       this.#pending.set(key, p);
     }
     p.touched = true;
     p.clicks[variant]++;
-    let h = p.sketches[variant];
-    if (h === null) h = p.sketches[variant] = new Hll();
-    if (h.add(hi, lo)) p.dirty |= 1 << variant;
+    (p.sketches[variant] ??= new VisitorSketch()).add(hi, lo);
   }
 
   /**
@@ -109,8 +106,7 @@ export class VisitRecorder {
       p.touched = false;
       const clicks = p.clicks;
       p.clicks = [0, 0, 0, 0, 0, 0, 0, 0];
-      const sketches = p.sketches.map((h, v) => (h !== null && (p.dirty & (1 << v)) !== 0 ? h.serialize() : null));
-      p.dirty = 0;
+      const sketches = p.sketches.map((h) => h?.take() ?? null);
       visits.push({ routeId: p.routeId, day: p.day, clicks, sketches });
     }
     return visits;

@@ -9,7 +9,7 @@ import { log } from '../log.js';
 import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
-import { Hll } from '../experiments/hll.js';
+import { mergeForms } from '../experiments/hll.js';
 import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, metaPrefix, nextId, putKeyRecord, removeKeyRecord, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
@@ -354,11 +354,7 @@ export class LmdbBackend implements Backend {
   /** A single node commits or fails here, never both: no claim is needed. */
   async addVisits(batch: readonly VisitCounts[]): Promise<void> {
     const { variantDays, sketches } = this.#stores;
-    const merge = (key: [number, number, number], add: Hll) => {
-      const stored = sketches.get(key);
-      if (stored) add.merge(Hll.deserialize(stored));
-      sketches.put(key, add.serialize());
-    };
+    const merge = (key: [number, number, number], add: Uint8Array) => sketches.put(key, mergeForms(sketches.get(key), add));
     await this.#stores.root.transaction(() => {
       for (const v of batch) {
         if (this.#stores.routes.get(v.routeId) === undefined) continue;
@@ -371,8 +367,8 @@ export class LmdbBackend implements Backend {
         }
         v.sketches.forEach((bytes, variant) => {
           if (!bytes) return;
-          merge([v.routeId, v.day, variant], Hll.deserialize(bytes));
-          merge([v.routeId, 0, variant], Hll.deserialize(bytes));
+          merge([v.routeId, v.day, variant], bytes);
+          merge([v.routeId, 0, variant], bytes);
         });
       }
     });

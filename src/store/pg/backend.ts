@@ -16,7 +16,7 @@ import type { Backend, DayCounts, NewAccount } from '../backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from '../experiments-store.js';
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from '../db.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from '../routes-store.js';
-import { Hll } from '../../experiments/hll.js';
+import { mergeForms } from '../../experiments/hll.js';
 import { appendChanges, type NewChange } from './changes.js';
 import { closePool, inTransaction, type Pool, type PoolClient, storageError, unavailable } from './client.js';
 import { accountOf, blacklistOf, DAY_FIELDS, dayOf, experimentOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
@@ -27,6 +27,31 @@ const IPDB_FILES_KEPT = 2;
 
 /** The order every writer takes route-day rows' locks in, so that concurrent flushes wait rather than deadlock. */
 const byRouteDay = (x: { routeId: number; day: number }, y: { routeId: number; day: number }) => x.routeId - y.routeId || x.day - y.day;
+
+/**
+ * A batch of visits as rows, in key order: the variant days with clicks,
+ * and per sketch row (route, day, variant) the registers to merge into it.
+ * A route's days share its lifetime row (day 0), so a batch across midnight
+ * names it twice: merged here first, as one row may be written once a
+ * statement.
+ */
+function visitRows(batch: readonly VisitCounts[]) {
+  const sorted = [...batch].sort(byRouteDay);
+  const clicks = sorted.filter((v) => v.clicks.some((n) => n > 0));
+  const sketches = new Map<string, { routeId: number; day: number; variant: number; bytes: Uint8Array }>();
+  for (const v of sorted) {
+    v.sketches.forEach((bytes, variant) => {
+      if (!bytes) return;
+      for (const day of [v.day, 0]) {
+        const key = `${v.routeId}/${day}/${variant}`;
+        const had = sketches.get(key);
+        if (had) had.bytes = mergeForms(had.bytes, bytes);
+        else sketches.set(key, { routeId: v.routeId, day, variant, bytes });
+      }
+    });
+  }
+  return { clicks, sketches: [...sketches.values()].sort((x, y) => byRouteDay(x, y) || x.variant - y.variant) };
+}
 
 type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
 
@@ -379,10 +404,15 @@ export class PgBackend implements Backend {
 
   /**
    * Clicks per variant add up; sketches merge register by register into the
-   * day's and the lifetime's (day 0), rows locked in key order so that
-   * nodes flushing the same route at once wait for each other. The claim is
-   * the writer's row of click_flushes (its name is not a click writer's),
-   * taken first in the same transaction.
+   * day's and the lifetime's (day 0). Four statements a batch, whatever its
+   * size (a statement per sketch, two per row read and written, made a flush
+   * of a tenant's 1,000 routes of 8 variants 32,000 round trips): the
+   * variant days; every sketch row made to exist; the rows read and locked,
+   * in key order, so that nodes flushing the same route at once wait for each
+   * other; and the merged rows written. A row two nodes both found missing
+   * would otherwise be inserted by both, the second overwriting the first's
+   * registers. The claim is the writer's row of click_flushes (its name is
+   * not a click writer's), taken first in the same transaction.
    */
   addVisits(batch: readonly VisitCounts[], claim?: { writer: string; seq: number }): Promise<void> {
     return this.#experimentWrite(async (c) => {
@@ -394,31 +424,37 @@ export class PgBackend implements Backend {
         );
         if (taken.rowCount === 0) return;
       }
-      const sorted = [...batch].sort(byRouteDay);
-      for (const v of sorted) {
-        if (v.clicks.some((n: number) => n > 0)) {
-          await c.query(
-            `INSERT INTO variant_days (route_id, day, clicks) VALUES ($1, $2, $3::float8[])
-             ON CONFLICT (route_id, day) DO UPDATE SET clicks = ARRAY(
-               SELECT coalesce(o, 0) + coalesce(n, 0) FROM unnest(variant_days.clicks, EXCLUDED.clicks) AS t(o, n))`,
-            [v.routeId, v.day, v.clicks],
-          );
-        }
-        for (let variant = 0; variant < v.sketches.length; variant++) {
-          const bytes = v.sketches[variant];
-          if (!bytes) continue;
-          for (const day of [v.day, 0]) {
-            const { rows } = await c.query('SELECT registers FROM sketches WHERE route_id = $1 AND day = $2 AND variant = $3 FOR UPDATE', [v.routeId, day, variant]);
-            const merged = Hll.deserialize(bytes);
-            if (rows.length > 0) merged.merge(Hll.deserialize(new Uint8Array(rows[0].registers as Buffer)));
-            await c.query(
-              `INSERT INTO sketches (route_id, day, variant, registers) VALUES ($1, $2, $3, $4)
-               ON CONFLICT (route_id, day, variant) DO UPDATE SET registers = EXCLUDED.registers`,
-              [v.routeId, day, variant, Buffer.from(merged.serialize())],
-            );
-          }
-        }
+      const { clicks, sketches } = visitRows(batch);
+      if (clicks.length > 0) {
+        await c.query(
+          `INSERT INTO variant_days (route_id, day, clicks)
+           SELECT r, d, n::float8[] FROM unnest($1::bigint[], $2::int[], $3::text[]) AS u(r, d, n)
+           ON CONFLICT (route_id, day) DO UPDATE SET clicks = ARRAY(
+             SELECT coalesce(o, 0) + coalesce(n, 0) FROM unnest(variant_days.clicks, EXCLUDED.clicks) AS t(o, n))`,
+          [clicks.map((v) => v.routeId), clicks.map((v) => v.day), clicks.map((v) => `{${v.clicks.join(',')}}`)],
+        );
       }
+      if (sketches.length === 0) return;
+      const keys = [sketches.map((k) => k.routeId), sketches.map((k) => k.day), sketches.map((k) => k.variant)];
+      await c.query(
+        `INSERT INTO sketches (route_id, day, variant, registers)
+         SELECT r, d, v, '\\x02'::bytea FROM unnest($1::bigint[], $2::int[], $3::int[]) AS u(r, d, v)
+         ON CONFLICT DO NOTHING`,
+        keys,
+      );
+      const { rows } = await c.query(
+        `SELECT s.route_id, s.day, s.variant, s.registers FROM sketches s
+           JOIN unnest($1::bigint[], $2::int[], $3::int[]) AS u(r, d, v) ON s.route_id = u.r AND s.day = u.d AND s.variant = u.v
+         ORDER BY s.route_id, s.day, s.variant FOR UPDATE OF s`,
+        keys,
+      );
+      const stored = new Map(rows.map((r) => [`${r.route_id}/${r.day}/${r.variant}`, new Uint8Array(r.registers as Buffer)]));
+      const merged = sketches.map((k) => Buffer.from(mergeForms(stored.get(`${k.routeId}/${k.day}/${k.variant}`), k.bytes)));
+      await c.query(
+        `UPDATE sketches s SET registers = u.b FROM unnest($1::bigint[], $2::int[], $3::int[], $4::bytea[]) AS u(r, d, v, b)
+          WHERE s.route_id = u.r AND s.day = u.d AND s.variant = u.v`,
+        [...keys, merged],
+      );
     });
   }
 

@@ -196,6 +196,32 @@ export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
+/**
+ * Text a publisher chose (a line of a download, a redirect's Location, a
+ * parser's message that quotes the body) as a refresh's message quotes it:
+ * clipped, between “ and ”, which are taken out of the text itself (as ").
+ * Every tenant reads the refresh's messages (GET /v1/ip/database); what a
+ * publisher served, or what a redirect made this host fetch from its own
+ * network, is for admins only, and publisherTextHidden takes exactly these
+ * spans out. Text that is not the publisher's (a configured URL, a count)
+ * stays outside the quotes.
+ */
+export function quoted(text: string, max: number): string {
+  return `“${clip(text.replace(/[“”]/g, '"'), max)}”`;
+}
+
+/**
+ * `message` as a tenant reads it: every span `quoted` made is “…”. A “ or ”
+ * that is not quoted's (in a configured URL) can only hide more, never less:
+ * a span runs from an opening mark to the first closing one, and quoted text
+ * holds neither.
+ */
+export function publisherTextHidden(message: string): string;
+export function publisherTextHidden(message: string | null): string | null;
+export function publisherTextHidden(message: string | null): string | null {
+  return message === null ? null : message.replace(/“[^”]*”/g, '“…”');
+}
+
 /** An environment variable splitguard cannot use: names it, what it expected and what it got. */
 export class ConfigError extends AppError {
   readonly variable: string;

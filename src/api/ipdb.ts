@@ -2,7 +2,7 @@
 // most once an hour per account. GET /v1/ip/database: what is serving, the
 // last refresh with its per-source outcome (`nodes`, the contract's word), and the next scheduled one.
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { AppError, publisherTextHidden } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { IpDatabase } from '../ipdb/database.js';
 import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
@@ -35,9 +35,10 @@ export interface RefreshControl {
  * (feeds/state.ts); a feed the database does not hold (no snapshot, never
  * fetched) has nulls. The upstream ASN lists are compiled together into the
  * database's hosting list: they show the version of their own data and no
- * ranges.
+ * ranges. A caller without admin rights reads `last_error` without the
+ * publishers' text (publisherTextHidden).
  */
-function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore) {
+function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore, admin: boolean) {
   return config.feeds.map((def) => {
     const state = feedState(stored, def.name);
     const held = def.list === undefined ? (db?.info.feeds.find((f) => f.name === def.name) ?? null) : null;
@@ -50,7 +51,7 @@ function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore
       ranges: held?.count ?? null,
       last_attempt_at: state.last_attempt_at,
       last_outcome: state.last_outcome,
-      last_error: state.last_error,
+      last_error: admin ? state.last_error : publisherTextHidden(state.last_error),
       next_refresh_at: isoOrNull(feedDueAt(def, stored, Date.now())),
     };
   });
@@ -103,7 +104,7 @@ export function registerIpdbEndpoints(table: EndpointTable, state: StateStore, d
         refresh_running: since !== 0,
         last_refresh: refreshSeenBy(lastRefresh(state), req.account.id, req.admin),
         next_refresh_at: isoOrNull(next),
-        feeds: feedViews(config, db, state),
+        feeds: feedViews(config, db, state, req.admin),
       },
     };
   });

@@ -7,20 +7,23 @@
 // an idle timeout (for the headers, then between body chunks) and a size cap
 // that undici enforces as the body arrives. Here: up to 5 redirects, none
 // from https to anything else (a plain leg would let anyone on its path
-// supply the data), the total timeout, the refusal of a declared
+// supply the data), none to an internal address of another kind than the
+// configured host's (redirectsAllowed below), the total timeout, the refusal of a declared
 // Content-Length over the cap before any of the body is read, conditional
 // requests (If-None-Match / If-Modified-Since from the validators of the last
 // accepted download) so that an unchanged source costs one round trip, and
 // the mapping of undici's errors onto the messages a refresh records. gzip
 // bodies are written as they come; the parser detects and inflates them
 // under its own size cap. A file: source is held to the same cap by its size.
+import dns from 'node:dns';
 import { createWriteStream, statSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Dispatcher } from 'undici';
-import { AppError, catalogue, FetchError } from '../errors.js';
+import { AppError, catalogue, FetchError, quoted } from '../errors.js';
+import { type AddressKind, addressKind, kindName } from './address-kind.js';
 import { embeddedSource } from './embedded.js';
 
 export const DEFAULT_SOURCES = [
@@ -89,10 +92,68 @@ const REDIRECTS = new Set([300, 301, 302, 303, 307, 308]);
 
 type Undici = typeof import('undici');
 
-/** undici and the connections of one source download. */
+/** undici and the connections of one URL's download. */
 interface Client {
   request: Undici['request'];
-  dispatcher: Dispatcher;
+  /** The configured URL's connections (the source's other parts share them). */
+  configured: Dispatcher;
+  /** The connections of every step after a redirect: each only to an address `mayReach` takes, checked as it connects. */
+  redirected: Dispatcher;
+  /** Whether a redirect may lead to an address of this kind (redirectsAllowed). */
+  mayReach(kind: AddressKind): boolean;
+}
+
+/**
+ * Where a publisher's redirect may lead, checked on the address each
+ * redirected step connects to: a public address, or one of the kinds the
+ * configured URL's own host is (`home`: the literal's kind, or the kinds its
+ * name resolved to when it was connected). So a feed on the internet cannot
+ * send the refresh to 127.0.0.1, 10.0.0.0/8 or the cloud metadata address
+ * 169.254.169.254 and have what answered there quoted in a status every
+ * tenant reads (the hostile-publisher review of 2026-11-29), while an
+ * operator's mirror on the LAN (and every test, whose publishers listen on
+ * 127.0.0.1) still redirects within its own kind of network: a loopback
+ * host to loopback, a private one to private, neither to link-local.
+ */
+function redirectsAllowed(home: () => readonly AddressKind[]): (kind: AddressKind) => boolean {
+  return (kind) => kind === 'public' || home().includes(kind);
+}
+
+/** A redirected step's host name resolved to no address it may reach; `address` is the first it resolved to. */
+class UnreachableAddress extends Error {
+  constructor(
+    readonly address: string,
+    readonly kind: AddressKind,
+  ) {
+    super(`${address} is ${kindName(kind)}`);
+  }
+}
+
+type LookupAddress = { address: string; family: number };
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for net.connect and tls.connect (undici passes its Agent's
+ * `connect` options to them) that resolves as dns.lookup does, gives
+ * `resolved` every address for the connection to go on, and answers with
+ * those `keep` takes; none taken fails the connection with
+ * UnreachableAddress before it is made. The address connected to is one of
+ * those answered, so a name that resolves elsewhere a second time (DNS
+ * rebinding) is checked on that answer. net.connect asks no lookup for an IP
+ * literal: follow checks those itself.
+ */
+function lookupKeeping(keep: (kind: AddressKind) => boolean, resolved?: (hostname: string, kinds: AddressKind[]) => void) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const kinds = addresses.map((a) => addressKind(a.address) ?? 'reserved');
+      resolved?.(hostname, kinds);
+      const kept = addresses.filter((_, i) => keep(kinds[i]));
+      if (kept.length === 0) return callback(new UnreachableAddress(addresses[0].address, kinds[0]), []);
+      if (options.all) callback(null, kept);
+      else callback(null, kept[0].address, kept[0].family);
+    });
+  };
 }
 
 /** What a refresh records for an error of undici, node:net or node:fs; `bytes` is -1 before the body. */
@@ -115,32 +176,53 @@ function reason(err: unknown, dest: string, limits: FetchLimits, bytes: number):
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
+/** A URL's host as an address is written without brackets ([::1] is ::1); a name as it is. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/s, '$1');
+
+/** Why a redirect to an internal address is not followed (redirectsAllowed). */
+const NOT_FOLLOWED = 'not followed, as only a configured host of that kind may redirect there';
+
 /**
  * Requests `url`, following redirects (the same GET and headers, validators
  * included: they belong to the configured URL) up to MAX_REDIRECTS. Each step
  * is checked before it is requested: a step from https to any other scheme
- * is refused, as is a URL already visited (a loop). Resolves with the answer
- * that is not a redirect; the bodies of the redirects are dumped.
+ * is refused, as is a URL already visited (a loop), and an IP literal that
+ * `client.mayReach` does not take; a host name is checked on what it
+ * resolves to as the step connects (lookupKeeping). Resolves with the answer
+ * that is not a redirect; the bodies of the redirects are dumped. A URL a
+ * redirect named is the publisher's text, quoted (errors.ts quoted): tenants
+ * read the failure without it.
  */
 async function follow(url: string, headers: Record<string, string>, client: Client, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
   const visited = new Set<string>([new URL(url).href]);
   let at = url;
+  /** How a failure names the redirect that led to `at`. */
+  let named = '';
   for (let step = 1; ; step++) {
-    const res = await client.request(at, { dispatcher: client.dispatcher, headers, signal });
+    const dispatcher = step === 1 ? client.configured : client.redirected;
+    const res = await client.request(at, { dispatcher, headers, signal }).catch((err: unknown) => {
+      if (!(err instanceof UnreachableAddress)) throw err;
+      throw fetchFailed(url, `${named}, whose name resolves to ${quoted(err.address, 60)}, ${kindName(err.kind)}: ${NOT_FOLLOWED}`);
+    });
     const location = header(res.headers.location);
     if (!REDIRECTS.has(res.statusCode) || location === undefined) return res;
     void res.body.dump();
     if (step > MAX_REDIRECTS) throw fetchFailed(url, 'too many redirects');
+    const from = step === 1 ? displayUrl(url) : quoted(displayUrl(at), 200);
     let next: URL;
     try {
       next = new URL(location, at);
     } catch {
-      throw fetchFailed(url, `redirect ${step} (from ${displayUrl(at)}) is to an invalid URL`);
+      throw fetchFailed(url, `redirect ${step} (from ${from}) is to an invalid URL`);
     }
-    const to = displayUrl(next.href);
-    if (next.protocol !== 'https:' && next.protocol !== 'http:') throw fetchFailed(url, `redirect ${step} (from ${displayUrl(at)}) is to a ${next.protocol} URL: ${to}`);
-    if (new URL(at).protocol === 'https:' && next.protocol !== 'https:') throw fetchFailed(url, `redirect ${step} leaves https: ${displayUrl(at)} to ${to}`);
+    const to = quoted(displayUrl(next.href), 200);
+    named = `redirect ${step} (from ${from}) is to ${to}`;
+    if (next.protocol !== 'https:' && next.protocol !== 'http:') throw fetchFailed(url, `redirect ${step} (from ${from}) is to a ${next.protocol} URL: ${to}`);
+    if (new URL(at).protocol === 'https:' && next.protocol !== 'https:') throw fetchFailed(url, `redirect ${step} leaves https: ${from} to ${to}`);
     if (visited.has(next.href)) throw fetchFailed(url, 'too many redirects (a loop)');
+    // net.connect asks no lookup for an IP literal: its kind is checked here, before any connection.
+    const literal = addressKind(hostOf(next));
+    if (literal !== null && !client.mayReach(literal)) throw fetchFailed(url, `${named}, ${kindName(literal)}: ${NOT_FOLLOWED}`);
     visited.add(next.href);
     at = next.href;
   }
@@ -241,17 +323,34 @@ export async function fetchSource(
   const { Agent, request } = await import('undici');
   // undici runs timeouts over 1 s on a half-second tick: the idle timeout
   // ends within half a second of its value.
-  const agent = new Agent({
-    connectTimeout: limits.connectMs,
-    headersTimeout: limits.idleMs,
-    bodyTimeout: limits.idleMs,
-    maxResponseSize: limits.maxBytes,
-  });
-  const client: Client = { request, dispatcher: agent };
+  const agents: InstanceType<Undici['Agent']>[] = [];
+  const agent = (lookup: ReturnType<typeof lookupKeeping>) => {
+    const made = new Agent({
+      connectTimeout: limits.connectMs,
+      headersTimeout: limits.idleMs,
+      bodyTimeout: limits.idleMs,
+      maxResponseSize: limits.maxBytes,
+      connect: { lookup },
+    });
+    agents.push(made);
+    return made;
+  };
+  // The kinds of address each configured host name resolved to, as its connection was made.
+  const resolved = new Map<string, AddressKind[]>();
+  const configured = agent(lookupKeeping(() => true, (hostname, kinds) => resolved.set(hostname, kinds)));
   const started: Promise<Downloaded>[] = [];
   const get = (url: string, i: number, validators?: Validators) => {
     const dest = path.join(dir, `part-${i}-${path.basename(new URL(url).pathname) || 'source'}`);
-    const download = url.startsWith('file:') ? fetchFile(url, dest, validators, limits) : fetchHttp(url, dest, validators, limits, client, stop);
+    let download: Promise<Downloaded>;
+    if (url.startsWith('file:')) {
+      download = fetchFile(url, dest, validators, limits);
+    } else {
+      const host = hostOf(new URL(url));
+      const literal = addressKind(host);
+      const mayReach = redirectsAllowed(() => (literal !== null ? [literal] : (resolved.get(host) ?? [])));
+      // Made here, before any await: the finally below closes every agent made.
+      download = fetchHttp(url, dest, validators, limits, { request, configured, redirected: agent(lookupKeeping(mayReach)), mayReach }, stop);
+    }
     started.push(download);
     return download;
   };
@@ -264,7 +363,7 @@ export async function fetchSource(
     // The first failed part fails the source: the others are cut short, and
     // their files closed, before the caller removes the directory. Then no
     // socket (a kept-alive one included) outlives the download.
-    await agent.destroy();
+    await Promise.all(agents.map((a) => a.destroy()));
     await Promise.allSettled(started);
   }
 }

@@ -3,6 +3,7 @@
 // outcome, the next due time, the validators of accepted downloads, and the
 // database generation that moves whenever a new database is installed.
 import { CLOCK_SKEW_MS } from '../clock.js';
+import { publisherTextHidden } from '../errors.js';
 import type { StateStore } from '../store/state-store.js';
 import type { FeedOutcome } from './feeds/update.js';
 
@@ -46,13 +47,22 @@ const API_TRIGGER = /^api \(account ([0-9]+)\)(.*)$/s;
 
 /**
  * `record` as a caller of `accountId` may read it: another account's trigger
- * is `api (another account)`, so that a tenant learns no other tenant's id;
- * an admin reads every trigger as it was stored.
+ * is `api (another account)`, so that a tenant learns no other tenant's id,
+ * and every error is without the publishers' text (publisherTextHidden: a
+ * line a download held, a redirect's target); an admin reads the record as
+ * it was stored.
  */
 export function refreshSeenBy(record: RefreshRecord | null, accountId: number, admin: boolean): RefreshRecord | null {
-  const asker = record === null || admin ? null : API_TRIGGER.exec(record.trigger);
-  if (!asker || Number(asker[1]) === accountId) return record;
-  return { ...record!, trigger: `api (another account)${asker[2]}` };
+  if (record === null || admin) return record;
+  const asker = API_TRIGGER.exec(record.trigger);
+  return {
+    ...record,
+    trigger: asker && Number(asker[1]) !== accountId ? `api (another account)${asker[2]}` : record.trigger,
+    nodes: record.nodes.map((n) => ({ ...n, error: publisherTextHidden(n.error) })),
+    // A record written before feeds existed has none.
+    ...(record.feeds ? { feeds: record.feeds.map((f) => ({ ...f, error: publisherTextHidden(f.error) })) } : {}),
+    error: publisherTextHidden(record.error),
+  };
 }
 
 export function nextRefreshAt(state: StateStore): number | null {

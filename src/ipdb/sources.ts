@@ -7,7 +7,7 @@
 // skipped, counted and reported with their first examples.
 import { gunzipSync } from 'node:zlib';
 import { splitCsvLine } from '../csv.js';
-import { AppError, clip } from '../errors.js';
+import { AppError, quoted } from '../errors.js';
 import { bytesToBigInt, parseIPv4, parseIPv6 } from './address.js';
 
 const MAX_MALFORMED_SHARE = 0.01;
@@ -56,17 +56,17 @@ const scratch = new Uint8Array(16);
 function parseAddress(text: string): { family: 4 | 6; value: bigint } | string {
   if (text.length === 0) return 'empty address';
   if (text.indexOf(':') >= 0) {
-    if (!parseIPv6(text, scratch)) return `invalid IPv6 address "${clip(text, 60)}"`;
+    if (!parseIPv6(text, scratch)) return `invalid IPv6 address ${quoted(text, 60)}`;
     return { family: 6, value: bytesToBigInt(scratch) };
   }
   if (text.indexOf('.') >= 0) {
     const v4 = parseIPv4(text);
-    if (v4 < 0) return `invalid IPv4 address "${clip(text, 60)}"`;
+    if (v4 < 0) return `invalid IPv4 address ${quoted(text, 60)}`;
     return { family: 4, value: BigInt(v4) };
   }
-  if (!/^[0-9]{1,39}$/.test(text)) return `invalid address "${clip(text, 60)}"`;
+  if (!/^[0-9]{1,39}$/.test(text)) return `invalid address ${quoted(text, 60)}`;
   const v = BigInt(text);
-  if (v >= 1n << 128n) return `address out of range "${clip(text, 60)}"`;
+  if (v >= 1n << 128n) return `address out of range ${quoted(text, 60)}`;
   return { family: v > V4_MAX ? 6 : 4, value: v };
 }
 
@@ -111,7 +111,7 @@ function parseLine(fields: string[] | null, tsv: boolean): ParsedLine | 'unroute
   if (start.family !== end.family) return { malformed: 'start and end are of different address families' };
   if (end.value < start.value) return { malformed: 'end address is before start address' };
   const asnText = fields[2].trim().replace(/^AS/i, '');
-  if (!/^[0-9]{1,10}$/.test(asnText) || Number(asnText) > 0xffffffff) return { malformed: `invalid ASN "${clip(fields[2], 60)}"` };
+  if (!/^[0-9]{1,10}$/.test(asnText) || Number(asnText) > 0xffffffff) return { malformed: `invalid ASN ${quoted(fields[2], 60)}` };
   const asn = Number(asnText);
   if (asn === 0) return 'unrouted';
   return { family: start.family, start: start.value, end: end.value, asn, org: capOrganization((tsv ? fields.slice(4).join('\t') : fields[3]).trim()) };

@@ -28,7 +28,7 @@
 // such line would intercept a continent. Ranges inside special-purpose space
 // (private, documentation, loopback, multicast: RFC 6890) are left out,
 // unannounced by definition; lists copy them by mistake.
-import { AppError, clip } from '../../errors.js';
+import { AppError, clip, quoted } from '../../errors.js';
 import { bytesToBigInt, parseCidrText, parseIp } from '../address.js';
 import { decodeSource } from '../sources.js';
 
@@ -216,7 +216,8 @@ function json(name: string, text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new AppError('feed_invalid', `${name} is not valid JSON (${(err as Error).message})`);
+    // V8's message quotes the start of the text: the publisher's.
+    throw new AppError('feed_invalid', `${name} is not valid JSON (${quoted((err as Error).message, 200)})`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AppError('feed_invalid', `${name} is not a JSON object`);
   return value as Record<string, unknown>;
@@ -394,10 +395,10 @@ export function parseFeed(format: FeedFormat, data: Uint8Array, name: string): P
     version = READERS[format](decodeSource(name, data, FEED_MAX_BYTES), name, c);
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError('feed_invalid', `${name} could not be read as ${format}: ${(err as Error).message}`);
+    throw new AppError('feed_invalid', `${name} could not be read as ${format}: ${quoted((err as Error).message, 200)}`);
   }
   if (c.malformed > c.entries * MAX_MALFORMED_SHARE) {
-    throw new AppError('feed_invalid', `${name}: ${c.malformed} of ${c.entries} entries are malformed (e.g. "${c.examples[0]}")`);
+    throw new AppError('feed_invalid', `${name}: ${c.malformed} of ${c.entries} entries are malformed (e.g. ${quoted(c.examples[0], 80)})`);
   }
   if (c.entries - c.special === 0) throw new AppError('feed_invalid', `${name} holds no ${ASN_FORMATS.includes(format) ? 'ASN' : 'address range'} in the ${format} format`);
   return {

@@ -63,7 +63,7 @@ it('refuses a redirect from https to http and fails over to a node that stays on
   ]);
   // The first part to fail names its configured URL and the step; either part may be first.
   expect(record.nodes[0].error).toMatch(
-    new RegExp(`^${secureBase}/to-plain/(asn-ipv[46]\\.csv): redirect 1 leaves https: ${secureBase}/to-plain/\\1 to ${plain.base}/valid/\\1$`),
+    new RegExp(`^${secureBase}/to-plain/(asn-ipv[46]\\.csv): redirect 1 leaves https: ${secureBase}/to-plain/\\1 to “${plain.base}/valid/\\1”$`),
   );
   // Nothing was asked over the plain leg.
   expect(plain.requests).toEqual([]);

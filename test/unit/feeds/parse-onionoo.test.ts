@@ -75,10 +75,10 @@ describe('strictness', () => {
     ['a JSON array', '[]', /is not a JSON object/],
     ['a summary of another shape', JSON.stringify({ relays_published: 'x', relay: [] }), /has no "relays" array: not an Onionoo details document/],
     ['only relays without the Exit flag', JSON.stringify({ relays: [{ or_addresses: ['91.66.247.27:9006'], flags: ['Fast', 'Running'] }] }), /holds no address range in the onionoo-json format/],
-    ['an OR address without its port', JSON.stringify({ relays: [{ or_addresses: ['185.220.101.1'] }] }), /1 of 1 entries are malformed \(e.g. "185.220.101.1"\)/],
+    ['an OR address without its port', JSON.stringify({ relays: [{ or_addresses: ['185.220.101.1'] }] }), /1 of 1 entries are malformed \(e.g. “185.220.101.1”\)/],
     ['a bracketless IPv6 OR address', JSON.stringify({ relays: [{ or_addresses: ['2a0b:f4c2::1:9001'] }] }), /1 of 1 entries are malformed/],
-    ['a prefix where an address belongs', JSON.stringify({ relays: [{ exit_addresses: ['185.220.101.0/24'] }] }), /1 of 1 entries are malformed \(e.g. "185.220.101.0\/24"\)/],
-    ['a relay that is not an object', JSON.stringify({ relays: [null] }), /1 of 1 entries are malformed \(e.g. "null"\)/],
+    ['a prefix where an address belongs', JSON.stringify({ relays: [{ exit_addresses: ['185.220.101.0/24'] }] }), /1 of 1 entries are malformed \(e.g. “185.220.101.0\/24”\)/],
+    ['a relay that is not an object', JSON.stringify({ relays: [null] }), /1 of 1 entries are malformed \(e.g. “null”\)/],
     ['flags that are not a list', JSON.stringify({ relays: [{ or_addresses: ['185.220.101.1:9001'], flags: 'Exit' }] }), /1 of 1 entries are malformed/],
     ['a relay with no address', JSON.stringify({ relays: [{ flags: ['Exit'] }] }), /1 of 1 entries are malformed/],
   ] as const)('refuses %s', (what, text, why) => {

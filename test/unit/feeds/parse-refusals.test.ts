@@ -8,7 +8,7 @@ import { parseFeed } from '../../../src/ipdb/feeds/parse.js';
 const bytes = (s: string) => new TextEncoder().encode(s);
 
 it.each([
-  ['cidr-lines', '<!doctype html><html><body>Rate limited</body></html>\n', /1 of 1 entries are malformed \(e.g. "<!doctype/],
+  ['cidr-lines', '<!doctype html><html><body>Rate limited</body></html>\n', /1 of 1 entries are malformed \(e.g. “<!doctype/],
   ['cidr-lines', '# only comments\n\n', /holds no address range in the cidr-lines format/],
   ['aws-json', '<html>', /is not valid JSON/],
   ['google-json', '[1, 2]', /is not a JSON object/],

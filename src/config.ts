@@ -28,6 +28,8 @@ export interface Config {
   ipdbRefreshHours: number;
   /** How long a database source may stay silent (connecting, answering, between reads) before that source fails. */
   ipdbFetchTimeoutMs: number;
+  /** The database build process's heap limit, in MB (SPLITGUARD_BUILD_MEMORY_MB). */
+  buildMemoryMb: number;
   /** The feeds folded into the database (SPLITGUARD_FEEDS), in the registry's priority order. */
   feeds: readonly FeedDefinition[];
   /**
@@ -294,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ipdbSources: urls(env, 'SPLITGUARD_IPDB_SOURCES'),
     ipdbRefreshHours: positiveNumber(env, 'SPLITGUARD_IPDB_REFRESH_HOURS', 24, 24 * 365),
     ipdbFetchTimeoutMs: integer(env, 'SPLITGUARD_IPDB_FETCH_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    buildMemoryMb: integer(env, 'SPLITGUARD_BUILD_MEMORY_MB', 2048, 64, 65_536),
     feeds: feedList(env, 'SPLITGUARD_FEEDS'),
     feedSources: feedSources(env, 'SPLITGUARD_FEED_SOURCES'),
     trustProxy: cidrs(env, 'SPLITGUARD_TRUST_PROXY'),

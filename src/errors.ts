@@ -66,6 +66,7 @@ const base = {
   ipdb_source_unreadable: { status: 500, message: fixed('the database source could not be read') },
   // A refresh's candidate that fails a check against the well-known owners or the serving database (ipdb/candidate.ts).
   ipdb_candidate_refused: { status: 500, message: fixed('the new database was refused') },
+  ipdb_build_failed: { status: 500, message: fixed('the database build failed') },
   // A range or ASN feed file that cannot be used (src/ipdb/feeds/parse.ts).
   feed_invalid: { status: 500, message: fixed('the feed is invalid') },
   ipdb_missing: { status: 500, message: fixed('no IP database is installed') },

@@ -1,8 +1,10 @@
-// The piscina task that turns downloaded sources and feeds into a validated
-// database file, off the serving threads: parse, compile, write to `out` (a
-// temporary name: fsync, then the native reader validates it fully), check
-// new ASN data against the serving database (candidate.ts), and compute the
-// keyword tables the classifiers of every thread will share.
+// The database build's own process (refresh.ts runBuild): it turns
+// downloaded sources and feeds into a validated database file: parse,
+// compile, write to `out` (a temporary name: fsync, then the native reader
+// validates it fully), check new ASN data against the serving database
+// (candidate.ts), and compute the keyword tables the classifiers of every
+// thread will share. The task is the one IPC message it receives; it sends
+// back one answer, the result or the error's code and message, and exits.
 import { checkCandidate, checkCandidateSize } from './candidate.js';
 import { buildFromFiles, type FileBuildReport, installDatabaseFile, rebuildWithFeeds } from './files.js';
 import type { FeedFile } from './feeds/state.js';
@@ -12,8 +14,8 @@ import { keywordTablesFor } from '../quality/keyword-cache.js';
 import { builtInLists } from '../quality/lists.js';
 import { binding } from './native.js';
 
-// This pool thread only ever builds: under SCHED_IDLE it runs on CPU time
-// the serving threads leave idle and yields to them at once (bench:swap,
+// This process only ever builds: under SCHED_IDLE it runs on CPU time the
+// serving threads leave idle and yields to them at once (bench:swap,
 // docs/performance.md). Refusal only costs priority.
 const idle = binding.setIdleScheduling();
 
@@ -44,7 +46,20 @@ export interface BuildResult {
   idleScheduling: boolean;
 }
 
-export default function build(task: BuildTask): BuildResult {
+/** What the build process sends back: its result, or what its error says. */
+export type BuildAnswer = { result: BuildResult } | { error: { code: string | undefined; message: string } };
+
+process.once('message', (task: BuildTask) => {
+  let answer: BuildAnswer;
+  try {
+    answer = { result: build(task) };
+  } catch (err) {
+    answer = { error: { code: (err as { code?: string }).code, message: (err as Error).message } };
+  }
+  process.send!(answer, () => process.exit(0));
+});
+
+function build(task: BuildTask): BuildResult {
   const options = { sourceName: task.sourceName, dataVersion: task.dataVersion, feeds: task.feeds, excludeAsns: task.excludeAsns };
   const { bytes, report } = task.database !== undefined ? rebuildWithFeeds(task.database, options) : buildFromFiles(task.files ?? [], options);
   const current = task.compareWith === undefined ? null : openIfValid(task.compareWith);

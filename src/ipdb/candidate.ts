@@ -1,5 +1,5 @@
 // The checks a refresh's candidate database (new ASN data) passes before it
-// replaces the serving one (contract §7), run in the build worker
+// replaces the serving one (contract §7), run in the build process
 // (build.worker.ts), off the serving threads and the main thread. A
 // publisher, or whoever took over its host, decides every byte of a source;
 // these bound what one bad download can do (docs/reliability.md, findings

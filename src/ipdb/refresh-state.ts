@@ -1,5 +1,5 @@
 // The refresh's state (store/state-store.ts), readable by every thread
-// without loading the refresh machinery (piscina, the fetchers): the last
+// without loading the refresh machinery (the build process, the fetchers): the last
 // outcome, the next due time, the validators of accepted downloads, and the
 // database generation that moves whenever a new database is installed.
 import { CLOCK_SKEW_MS } from '../clock.js';

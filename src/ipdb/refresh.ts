@@ -1,6 +1,6 @@
 // The database refresh (contract §7): try each source in order until one
 // yields a complete, valid download; build it and check it against the
-// current database off the serving threads (piscina, candidate.ts); install
+// current database in a process of its own (runBuild, candidate.ts); install
 // it by rename; announce it (every server on the store swaps to it). Any
 // failure leaves the current database serving. The outcome of every attempt,
 // per source, is kept in the refresh state for GET /v1/ip/database, and the
@@ -9,11 +9,11 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { moveDurably, processAlive } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import type { StateStore } from '../store/state-store.js';
-import type { BuildResult, BuildTask } from './build.worker.js';
+import { fork } from 'node:child_process';
+import type { BuildAnswer, BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
@@ -42,6 +42,8 @@ export interface RefresherOptions {
   excludeAsns?: readonly number[];
   /** Called with the installed file's keyword tables once current.trie is replaced. */
   onInstalled?: (result: BuildResult) => Promise<void>;
+  /** The build process's heap limit (SPLITGUARD_BUILD_MEMORY_MB). */
+  buildMemoryMb: number;
 }
 
 /**
@@ -63,6 +65,7 @@ export class Refresher {
       feedSources: (feed) => sourcesFor(config.feedSources, feed),
       excludeAsns: excludedFromAsnFeeds(),
       onInstalled,
+      buildMemoryMb: config.buildMemoryMb,
     });
   }
 
@@ -72,7 +75,6 @@ export class Refresher {
   /** A full refresh asked for while a feeds-only one runs: it starts when that one ends. */
   #queuedFull: Promise<RefreshRecord> | null = null;
   #startedAt = 0;
-  #pool: Piscina | null = null;
   /** Aborted by close(): the downloads and the build under way end at once, and no other starts. */
   readonly #stop = new AbortController();
 
@@ -114,8 +116,6 @@ export class Refresher {
     this.#stop.abort();
     await this.#queuedFull?.catch(() => {});
     await this.#running?.catch(() => {});
-    await this.#pool?.destroy();
-    this.#pool = null;
   }
 
   async #run(trigger: string, requested: RefreshScope): Promise<RefreshRecord> {
@@ -171,12 +171,7 @@ export class Refresher {
       log('error', 'ipdb_refresh_failed', { error });
     } finally {
       rmSync(work, { recursive: true, force: true });
-      // The build thread ends with the refresh (a daily job; a new one
-      // starts in ~50 ms), and the C heap it grew goes back to the system:
-      // kept, it stayed as ~25 MiB of the server's RSS after a refresh
-      // under load (docs/reliability.md, the soak).
-      await this.#pool?.destroy();
-      this.#pool = null;
+      // What the refresh's downloads and parsing here grew goes back to the system.
       binding.trimMemory();
     }
     // `error` set means the refresh failed even when the feeds' refold
@@ -233,7 +228,7 @@ export class Refresher {
       const fetched = await fetchSource(location, work, known, this.#options.limits ?? DEFAULT_LIMITS, this.#stop.signal);
       if (fetched.unchanged) return null;
       const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
-      // The build worker checks the candidate against the serving database (candidate.ts).
+      // The build process checks the candidate against the serving database (candidate.ts).
       const result = await build({ files: fetched.parts.map((p) => p.file!), compareWith: currentDatabasePath(this.#options.dataDir) }, source, version);
       // Only the installed source's validators stay: another source's would
       // let its 304 pass for "unchanged" while this source's data serves.
@@ -258,17 +253,55 @@ export class Refresher {
   }
 
   async #build(task: BuildTask): Promise<BuildResult> {
-    this.#pool ??= new Piscina({ filename: WORKER_FILE, minThreads: 0, maxThreads: 1, idleTimeout: 10_000 });
-    // A stop terminates the build's thread (a large source builds for
-    // seconds, which a SIGTERM waited for) and ends the refresh as stopped;
-    // a build asked for after the stop never starts.
-    const result = (await this.#pool.run(task, { signal: this.#stop.signal }).catch((err: unknown) => {
-      throw this.#stop.signal.aborted ? new AppError('stopped') : err;
-    })) as BuildResult;
+    const result = await runBuild(task, this.#options.buildMemoryMb, this.#stop.signal);
     for (const { name, error } of result.report.feedErrors) log('warn', 'feed_unreadable', { feed: name, error });
-    if (!result.idleScheduling) log('warn', 'ipdb_build_not_idle', { reason: 'the system refused SCHED_IDLE for the build thread; the build competed with serving at normal priority' });
+    if (!result.idleScheduling) log('warn', 'ipdb_build_not_idle', { reason: 'the system refused SCHED_IDLE for the build process; the build competed with serving at normal priority' });
     return result;
   }
+}
+
+/**
+ * Runs one build in a process of its own (build.worker.ts) with a heap of
+ * `heapMb`. A process, not a thread of the server: in a worker thread a
+ * large build's full collections held a lock V8 shares across the process
+ * (cppgc, cross-thread persistents), and the serving threads waited on it
+ * 16-60 s (the hostile-publisher review of 2026-11-29); and a build that
+ * outgrows its heap ends its own process, where it took the server's down
+ * (finding 103). It starts in about 0.2 s, once per build. Aborting
+ * `signal` (a stop) kills it, and the refresh ends as stopped; a build asked
+ * for after the stop never starts.
+ */
+function runBuild(task: BuildTask, heapMb: number, signal: AbortSignal): Promise<BuildResult> {
+  if (signal.aborted) return Promise.reject(new AppError('stopped'));
+  return new Promise((resolve, reject) => {
+    const child = fork(WORKER_FILE, [], {
+      serialization: 'advanced',
+      execArgv: [`--max-old-space-size=${heapMb}`],
+      // Its logs are the server's; its stderr is kept for the reason it died.
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    });
+    let answer: BuildAnswer | undefined;
+    let stderr = '';
+    const kill = () => child.kill('SIGKILL');
+    signal.addEventListener('abort', kill, { once: true });
+    child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-4096)));
+    child.once('message', (m: BuildAnswer) => (answer = m));
+    child.once('error', (err) => {
+      signal.removeEventListener('abort', kill);
+      reject(new AppError('ipdb_build_failed', `the build process could not start: ${err.message}`));
+    });
+    child.once('exit', (code, sig) => {
+      signal.removeEventListener('abort', kill);
+      if (signal.aborted) return reject(new AppError('stopped'));
+      if (answer && 'result' in answer) return resolve(answer.result);
+      if (answer) return reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
+      const why = /heap limit|out of memory/i.test(stderr)
+        ? `it ran out of its ${heapMb} MB heap (SPLITGUARD_BUILD_MEMORY_MB)`
+        : `it ended with ${sig ?? `exit code ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' ')}` : ''}`;
+      reject(new AppError('ipdb_build_failed', why));
+    });
+    child.send(task);
+  });
 }
 
 /**

@@ -8,7 +8,7 @@
 //
 // What the process holds for itself at start: 27 descriptors plus 5 per
 // server thread (Node's event loops, LMDB, TLS, the sealed database copy;
-// docs/performance.md, "Figures behind code comments"); a refresh's build thread and downloads, and cluster
+// docs/performance.md, "Figures behind code comments"); a refresh's downloads and its build process's pipes, and cluster
 // mode's pools, take more while they run. Below the minimum a start fails
 // wherever the descriptors run out: in Node's module loader (EMFILE), or in
 // lmdb-js opening the store, whose error path then crashes the process

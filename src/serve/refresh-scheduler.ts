@@ -136,7 +136,7 @@ export class RefreshScheduler {
     clearInterval(this.#feedPoll);
   }
 
-  /** After halt(): waits for a running refresh to end and frees its build threads. */
+  /** After halt(): waits for a running refresh and its build process to end. */
   close(): Promise<void> {
     return this.#refresher.close();
   }

@@ -267,7 +267,7 @@ export class Refresher {
  * (cppgc, cross-thread persistents), and the serving threads waited on it
  * 16-60 s (the hostile-publisher review of 2026-11-29); and a build that
  * outgrows its heap ends its own process, where it took the server's down
- * (finding 103). It starts in about 0.2 s, once per build. Aborting
+ * (finding 103). It starts once per build (0.07 s to a loaded process). Aborting
  * `signal` (a stop) kills it, and the refresh ends as stopped; a build asked
  * for after the stop never starts.
  */

@@ -82,6 +82,13 @@ export async function routeStats(server: Endpoint, id: number, options: ApiOptio
   return r.json.stats as Stats;
 }
 
+/** A route's clicks counted per variant by its experiment, summed; -1 while the route cannot be read (a node restarting). */
+export async function experimentClicks(server: Endpoint, id: number): Promise<number> {
+  const r = await api(server, 'GET', `/v1/routes/${id}`);
+  if (r.status !== 200) return -1;
+  return (r.json as { experiment: { variants: { clicks: number }[] } }).experiment.variants.reduce((sum, v) => sum + v.clicks, 0);
+}
+
 /** Polls until `check` returns true or `timeoutMs` passes; returns the elapsed milliseconds or throws with the last value. */
 export async function waitUntil<T>(read: () => Promise<T>, check: (v: T) => boolean, timeoutMs: number, stepMs = 50): Promise<{ value: T; ms: number }> {
   const start = performance.now();

@@ -5,17 +5,11 @@
 // back. Before, it waited only in memory, and the stop lost it.
 import { expect, it } from 'vitest';
 import { useCluster } from '../../helpers/cluster.js';
-import { api, createRoute, NO_RATE_LIMIT, RedirectClient, routeStats, waitUntil } from '../../helpers/routes.js';
+import { createRoute, experimentClicks, NO_RATE_LIMIT, RedirectClient, routeStats, waitUntil } from '../../helpers/routes.js';
 
 const BEFORE = 5;
 const WHILE_AWAY = 20;
 const cluster = useCluster({ nodes: 1, nginx: false, env: NO_RATE_LIMIT });
-
-const experimentClicks = async (routeId: number) => {
-  const res = await api(cluster.node(0), 'GET', `/v1/routes/${routeId}`);
-  if (res.status !== 200) return -1;
-  return (res.json as { experiment: { variants: { clicks: number }[] } }).experiment.variants.reduce((sum, v) => sum + v.clicks, 0);
-};
 
 it.skipIf(cluster.skip)('adds the clicks and per-variant visits a node served while PostgreSQL was away after it was stopped and started again', async () => {
   const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
@@ -24,7 +18,7 @@ it.skipIf(cluster.skip)('adds the clicks and per-variant visits a node served wh
     await waitUntil(() => client.visit(route.code, { method: 'HEAD' }), (v) => v.status === 302, 1000, 10);
     for (let n = 0; n < BEFORE; n++) expect((await client.visit(route.code)).status).toBe(302);
     await waitUntil(() => routeStats(cluster.node(0), route.id), (s) => s.clicks.total === BEFORE, 3000, 100);
-    await waitUntil(() => experimentClicks(route.id), (n) => n === BEFORE, 3000, 100);
+    await waitUntil(() => experimentClicks(cluster.node(0), route.id), (n) => n === BEFORE, 3000, 100);
 
     cluster.pg.stop();
     for (let n = 0; n < WHILE_AWAY; n++) expect((await client.visit(route.code)).status).toBe(302);
@@ -41,5 +35,5 @@ it.skipIf(cluster.skip)('adds the clicks and per-variant visits a node served wh
   await waitUntil(() => routeStats(cluster.node(0), route.id).catch(() => null), (s) => s?.clicks.total === BEFORE + WHILE_AWAY, 15_000, 200);
   const [row] = await cluster.pg.query<{ clicks: number }>('SELECT sum(clicks)::int AS clicks FROM route_days WHERE route_id = $1', [route.id]);
   expect(row.clicks).toBe(BEFORE + WHILE_AWAY);
-  await waitUntil(() => experimentClicks(route.id), (n) => n === BEFORE + WHILE_AWAY, 10_000, 200);
+  await waitUntil(() => experimentClicks(cluster.node(0), route.id), (n) => n === BEFORE + WHILE_AWAY, 10_000, 200);
 }, 90_000);

@@ -7,17 +7,11 @@
 import { expect, it } from 'vitest';
 import pg from 'pg';
 import { useCluster } from '../../helpers/cluster.js';
-import { api, createRoute, NO_RATE_LIMIT, RedirectClient, routeStats, waitUntil } from '../../helpers/routes.js';
+import { createRoute, experimentClicks, NO_RATE_LIMIT, RedirectClient, routeStats, waitUntil } from '../../helpers/routes.js';
 
 const BEFORE = 5;
 const WHILE_STALLED = 20;
 const cluster = useCluster({ nodes: 1, nginx: false, env: NO_RATE_LIMIT });
-
-const experimentClicks = async (routeId: number) => {
-  const res = await api(cluster.node(0), 'GET', `/v1/routes/${routeId}`);
-  if (res.status !== 200) return -1;
-  return (res.json as { experiment: { variants: { clicks: number }[] } }).experiment.variants.reduce((sum, v) => sum + v.clicks, 0);
-};
 
 it.skipIf(cluster.skip)('keeps the clicks and visits of a stop whose last flush cannot reach their rows, and adds them at the next start', async () => {
   const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
@@ -29,7 +23,7 @@ it.skipIf(cluster.skip)('keeps the clicks and visits of a stop whose last flush 
     await waitUntil(() => client.visit(route.code, { method: 'HEAD' }), (v) => v.status === 302, 1000, 10);
     for (let n = 0; n < BEFORE; n++) expect((await client.visit(route.code)).status).toBe(302);
     await waitUntil(() => routeStats(cluster.node(0), route.id), (s) => s.clicks.total === BEFORE, 3000, 100);
-    await waitUntil(() => experimentClicks(route.id), (n) => n === BEFORE, 3000, 100);
+    await waitUntil(() => experimentClicks(cluster.node(0), route.id), (n) => n === BEFORE, 3000, 100);
 
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE route_days, variant_days, sketches IN EXCLUSIVE MODE');
@@ -52,5 +46,5 @@ it.skipIf(cluster.skip)('keeps the clicks and visits of a stop whose last flush 
 
   await cluster.restart(0);
   await waitUntil(() => routeStats(cluster.node(0), route.id).catch(() => null), (s) => s?.clicks.total === BEFORE + WHILE_STALLED, 15_000, 200);
-  await waitUntil(() => experimentClicks(route.id), (n) => n === BEFORE + WHILE_STALLED, 10_000, 200);
+  await waitUntil(() => experimentClicks(cluster.node(0), route.id), (n) => n === BEFORE + WHILE_STALLED, 10_000, 200);
 }, 90_000);

@@ -5,20 +5,13 @@
 // error: the experiment figures stopped for good, until a restart.
 import { expect, it } from 'vitest';
 import { useCluster, useNodeClients } from '../../helpers/cluster.js';
-import { api, createRoute, NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
+import { createRoute, experimentClicks, NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 
 const BEFORE = 20;
 const WHILE_AWAY = 30;
 const AFTER = 10;
 const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
 const clients = useNodeClients(cluster);
-
-interface Experiment { variants: { clicks: number; visitors: number }[] }
-const experimentClicks = async (routeId: number) => {
-  const res = await api(cluster.node(0), 'GET', `/v1/routes/${routeId}`);
-  if (res.status !== 200) return -1;
-  return (res.json as { experiment: Experiment }).experiment.variants.reduce((sum, v) => sum + v.clicks, 0);
-};
 
 it.skipIf(cluster.skip)('counts the visits served while PostgreSQL was stopped, and those after', async () => {
   const route = await createRoute(cluster.node(0), { intercept_level: 'off' });
@@ -28,7 +21,7 @@ it.skipIf(cluster.skip)('counts the visits served while PostgreSQL was stopped, 
   };
 
   await visit(BEFORE);
-  await waitUntil(() => experimentClicks(route.id), (n) => n === 2 * BEFORE, 3000, 100);
+  await waitUntil(() => experimentClicks(cluster.node(0), route.id), (n) => n === 2 * BEFORE, 3000, 100);
 
   cluster.pg.stop();
   await visit(WHILE_AWAY);
@@ -38,6 +31,6 @@ it.skipIf(cluster.skip)('counts the visits served while PostgreSQL was stopped, 
 
   await visit(AFTER);
   const total = 2 * (BEFORE + WHILE_AWAY + AFTER);
-  const { value } = await waitUntil(() => experimentClicks(route.id).catch(() => -1), (n) => n === total, 15_000, 200);
+  const { value } = await waitUntil(() => experimentClicks(cluster.node(0), route.id).catch(() => -1), (n) => n === total, 15_000, 200);
   expect(value).toBe(total);
 });

@@ -2,7 +2,10 @@
 // at a path, with an ETag for conditional requests, or fails in a chosen way.
 // Every request is recorded (path, If-None-Match, status).
 import http from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import { listenLoopback } from './loopback.js';
+import { NO_RATE_LIMIT } from './routes.js';
+import { startServer, type TestServer } from './server.js';
 
 type FeedReply =
   | { body: string | Buffer; etag?: string }
@@ -50,6 +53,35 @@ export async function startFeedServer(): Promise<FeedServer> {
   });
   const { base, close } = await listenLoopback(server);
   return { base, routes, requests, url: (path) => `${base}${path}`, close };
+}
+
+/**
+ * For a test file: a feed server answering `routes` (path → reply), and a
+ * server folding in only the feeds `sources` names, each fetched from its
+ * paths (`'/a,/b'`: tried in order; `'/v4|/v6'`: read together), with the
+ * ASN data from the package; started before the file's tests, closed after.
+ */
+export function useFeedServer(routes: Record<string, FeedReply>, sources: Record<string, string>, options: { threads?: number } = {}): { server: TestServer; feeds: FeedServer } {
+  const ctx = {} as { server: TestServer; feeds: FeedServer };
+  beforeAll(async () => {
+    ctx.feeds = await startFeedServer();
+    for (const [path, reply] of Object.entries(routes)) ctx.feeds.routes.set(path, reply);
+    const urls = (spec: string) => spec.replace(/\/[^,|]*/g, (path) => ctx.feeds.url(path));
+    ctx.server = await startServer({
+      threads: options.threads,
+      env: {
+        ...NO_RATE_LIMIT,
+        SPLITGUARD_IPDB_SOURCES: 'package:',
+        SPLITGUARD_FEEDS: Object.keys(sources).join(','),
+        SPLITGUARD_FEED_SOURCES: Object.entries(sources).map(([feed, spec]) => `${feed}=${urls(spec)}`).join(';'),
+      },
+    });
+  });
+  afterAll(async () => {
+    await ctx.server?.close();
+    await ctx.feeds?.close();
+  });
+  return ctx;
 }
 
 /** A Tor bulk exit list as the Tor Project serves it: one IPv4 address a line. */

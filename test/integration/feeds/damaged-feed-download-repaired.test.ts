@@ -10,56 +10,36 @@
 // treat a download it cannot read like a missing one (no conditional request).
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type FeedServer, startFeedServer, torList } from '../../helpers/feed-server.js';
-import { check, databaseStatus, newAccount, refreshNow } from '../../helpers/refresh.js';
-import { NO_RATE_LIMIT } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, it } from 'vitest';
+import { torList, useFeedServer } from '../../helpers/feed-server.js';
+import { check, newAccount, refreshNow } from '../../helpers/refresh.js';
 
-let feeds: FeedServer;
-let server: TestServer;
 // Not in the shipped Tor snapshot (feeds/snapshots/tor-*).
 const EXITS = Array.from({ length: 40 }, (_, i) => `62.210.1.${i + 1}`);
-const refresh = async (name: string) => refreshNow(server, (await newAccount(server, name)).api_key);
+const refresh = async (name: string) => refreshNow(ctx.server, (await newAccount(ctx.server, name)).api_key);
 
-beforeAll(async () => {
-  feeds = await startFeedServer();
-  feeds.routes.set('/tor', { body: torList(EXITS), etag: '"tor-1"' });
-  feeds.routes.set('/openai', { body: '4.151.71.176/28\n4.151.119.48/28\n', etag: '"openai-1"' });
-  server = await startServer({
-    env: {
-      ...NO_RATE_LIMIT,
-      SPLITGUARD_IPDB_SOURCES: 'package:',
-      SPLITGUARD_FEEDS: 'tor,openai',
-      SPLITGUARD_FEED_SOURCES: `tor=${feeds.url('/tor')};openai=${feeds.url('/openai')}`,
-    },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await feeds?.close();
-});
+const ctx = useFeedServer({ '/tor': { body: torList(EXITS), etag: '"tor-1"' }, '/openai': { body: '4.151.71.176/28\n4.151.119.48/28\n', etag: '"openai-1"' } }, { tor: '/tor', openai: '/openai' });
 
 it('fetches a damaged feed download again instead of trusting its validators', async () => {
-  const first = await refreshNow(server, server.apiKey);
+  const first = await refreshNow(ctx.server, ctx.server.apiKey);
   expect(first.last_refresh!.feeds.map((f) => f.outcome)).toEqual(['updated', 'updated']);
-  expect((await check(server, EXITS[39])).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
+  expect((await check(ctx.server, EXITS[39])).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
 
   // Damage tor's download in place; the publisher's list is unchanged.
-  const dir = path.join(server.dataDir, 'ipdb', 'feeds');
+  const dir = path.join(ctx.server.dataDir, 'ipdb', 'feeds');
   const download = readdirSync(dir).find((f) => /^tor\.[0-9a-z]+\.0$/.test(f))!;
   writeFileSync(path.join(dir, download), Buffer.alloc(4096, 0xff));
 
   // Another feed changes: the database is rebuilt.
-  feeds.routes.set('/openai', { body: '4.151.71.176/28\n4.151.119.48/28\n4.189.118.208/28\n', etag: '"openai-2"' });
+  ctx.feeds.routes.set('/openai', { body: '4.151.71.176/28\n4.151.119.48/28\n4.189.118.208/28\n', etag: '"openai-2"' });
   await refresh('openai changed');
   // Then one more refresh: the publisher still has the same tor list.
   const last = await refresh('later');
 
   const tor = last.feeds.find((f) => f.name === 'tor')!;
-  const torRequests = feeds.requests.filter((r) => r.path === '/tor');
+  const torRequests = ctx.feeds.requests.filter((r) => r.path === '/tor');
   expect(torRequests.map((r) => r.status), JSON.stringify(tor)).toContain(200);
   expect(torRequests.slice(1).some((r) => r.status === 200), `every later request was conditional: ${JSON.stringify(torRequests)}; tor now ${JSON.stringify(tor)}`).toBe(true);
   expect(tor.version).not.toMatch(/^snapshot/);
-  expect((await check(server, EXITS[39])).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
+  expect((await check(ctx.server, EXITS[39])).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
 }, 120_000);

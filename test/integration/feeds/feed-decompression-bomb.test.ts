@@ -9,14 +9,11 @@
 // again a minute after each restart. This test's 70 MiB bomb (~100 KB on the
 // wire) held the main thread for tens of seconds and ~1.5 GB.
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type FeedServer, startFeedServer, torList } from '../../helpers/feed-server.js';
+import { expect, it } from 'vitest';
+import { torList, useFeedServer } from '../../helpers/feed-server.js';
 import { databaseStatus, newAccount, triggerRefresh } from '../../helpers/refresh.js';
-import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { waitUntil } from '../../helpers/routes.js';
 
-let feeds: FeedServer;
-let server: TestServer;
 const EXITS = Array.from({ length: 40 }, (_, i) => `185.220.102.${i + 1}`);
 
 function bomb(mib: number): Buffer {
@@ -24,37 +21,26 @@ function bomb(mib: number): Buffer {
   return Buffer.concat(Array(mib).fill(member));
 }
 
-beforeAll(async () => {
-  feeds = await startFeedServer();
-  feeds.routes.set('/tor', { body: torList(EXITS), etag: '"good"' });
-  server = await startServer({
-    threads: 2,
-    env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: 'package:', SPLITGUARD_FEEDS: 'tor', SPLITGUARD_FEED_SOURCES: `tor=${feeds.url('/tor')}` },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await feeds?.close();
-});
+const ctx = useFeedServer({ '/tor': { body: torList(EXITS), etag: '"good"' } }, { tor: '/tor' }, { threads: 2 });
 
 it('refuses a feed body that inflates past the feed cap, quickly, and keeps the last good data', async () => {
   // A good download first.
-  let r = await triggerRefresh(server, server.apiKey);
+  let r = await triggerRefresh(ctx.server, ctx.server.apiKey);
   expect(r.status, r.body).toBe(202);
-  await waitUntil(() => databaseStatus(server), (s) => !s.refresh_running && s.last_refresh !== null, 60_000, 100);
-  expect((await databaseStatus(server)).feeds.find((f) => f.name === 'tor')).toMatchObject({ ranges: 40, last_outcome: 'updated' });
+  await waitUntil(() => databaseStatus(ctx.server), (s) => !s.refresh_running && s.last_refresh !== null, 60_000, 100);
+  expect((await databaseStatus(ctx.server)).feeds.find((f) => f.name === 'tor')).toMatchObject({ ranges: 40, last_outcome: 'updated' });
 
   const body = bomb(70);
   expect(body.length).toBeLessThan(1 << 20);
-  feeds.routes.set('/tor', { body, etag: '"bomb"' });
-  const before = (await databaseStatus(server)).last_refresh!.finished_at;
-  const { api_key } = await newAccount(server, 'bomb');
-  r = await triggerRefresh(server, api_key);
+  ctx.feeds.routes.set('/tor', { body, etag: '"bomb"' });
+  const before = (await databaseStatus(ctx.server)).last_refresh!.finished_at;
+  const { api_key } = await newAccount(ctx.server, 'bomb');
+  r = await triggerRefresh(ctx.server, api_key);
   expect(r.status, r.body).toBe(202);
-  const { value } = await waitUntil(() => databaseStatus(server), (s) => !s.refresh_running && s.last_refresh?.finished_at !== before, 20_000, 200);
+  const { value } = await waitUntil(() => databaseStatus(ctx.server), (s) => !s.refresh_running && s.last_refresh?.finished_at !== before, 20_000, 200);
   const tor = value.last_refresh!.feeds.find((f) => f.feed === 'tor')!;
   expect(tor.outcome).toBe('failed');
   expect(tor.error).toMatch(/decompresses to more than|larger than/);
   expect(value.feeds.find((f) => f.name === 'tor')).toMatchObject({ ranges: 40, last_outcome: 'failed' });
-  expect(server.process.exitCode).toBeNull();
+  expect(ctx.server.process.exitCode).toBeNull();
 }, 90_000);

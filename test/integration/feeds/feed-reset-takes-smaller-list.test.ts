@@ -3,54 +3,40 @@
 // publisher sends after a bad one would otherwise be refused by the shrink
 // rule (under half the entries) or the growth rule for good. Run beside the
 // server, as an operator would.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { type FeedServer, startFeedServer, torList } from '../../helpers/feed-server.js';
+import { torList, useFeedServer } from '../../helpers/feed-server.js';
 import { check, databaseStatus, newAccount, refreshNow } from '../../helpers/refresh.js';
-import { NO_RATE_LIMIT } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
 
-let feeds: FeedServer;
-let server: TestServer;
 const exits = (n: number) => Array.from({ length: n }, (_, i) => `185.220.${100 + (i >> 8)}.${i & 255}`);
-const tor = async () => (await databaseStatus(server)).feeds.find((f) => f.name === 'tor')!;
+const tor = async () => (await databaseStatus(ctx.server)).feeds.find((f) => f.name === 'tor')!;
 const torOutcome = (s: Awaited<ReturnType<typeof refreshNow>>) => s.last_refresh!.feeds.find((f) => f.feed === 'tor')!;
 
-beforeAll(async () => {
-  feeds = await startFeedServer();
-  feeds.routes.set('/tor', { body: torList(exits(1000)), etag: '"big"' });
-  server = await startServer({
-    env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: 'package:', SPLITGUARD_FEEDS: 'tor', SPLITGUARD_FEED_SOURCES: `tor=${feeds.url('/tor')}` },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await feeds?.close();
-});
+const ctx = useFeedServer({ '/tor': { body: torList(exits(1000)), etag: '"big"' } }, { tor: '/tor' });
 
 it('refuses the smaller list, then takes it whole after a reset, without the old list or its memory', async () => {
-  await refreshNow(server, server.apiKey);
+  await refreshNow(ctx.server, ctx.server.apiKey);
   expect(await tor()).toMatchObject({ last_outcome: 'updated', ranges: 1000 });
 
-  feeds.routes.set('/tor', { body: torList(exits(300)), etag: '"small"' });
-  const refused = await refreshNow(server, (await newAccount(server, 'shrink')).api_key);
+  ctx.feeds.routes.set('/tor', { body: torList(exits(300)), etag: '"small"' });
+  const refused = await refreshNow(ctx.server, (await newAccount(ctx.server, 'shrink')).api_key);
   expect(torOutcome(refused).error).toContain('300 entries, under 50% of the 1000 of the last good download; if the publisher\'s list did shrink, `splitguard ipdb reset-feed tor` takes it');
 
-  const reset = await runCli(['ipdb', 'reset-feed', 'tor'], server.dataDir);
+  const reset = await runCli(['ipdb', 'reset-feed', 'tor'], ctx.server.dataDir);
   expect(reset.code, reset.stderr).toBe(0);
   expect(JSON.parse(reset.stdout)).toMatchObject({ feed: 'tor' });
   expect(JSON.parse(reset.stdout).dropped.length).toBeGreaterThan(0);
 
-  const taken = await refreshNow(server, (await newAccount(server, 'after reset')).api_key);
+  const taken = await refreshNow(ctx.server, (await newAccount(ctx.server, 'after reset')).api_key);
   expect(torOutcome(taken)).toMatchObject({ outcome: 'updated' });
   // 300 exits and nothing remembered: the dropped data's 700 others are gone.
   expect(await tor()).toMatchObject({ last_outcome: 'updated', ranges: 300 });
-  expect((await check(server, exits(300)[299]!)).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
-  expect((await check(server, exits(1000)[999]!)).signals.range_feed).toBeNull();
+  expect((await check(ctx.server, exits(300)[299]!)).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
+  expect((await check(ctx.server, exits(1000)[999]!)).signals.range_feed).toBeNull();
 }, 180_000);
 
 it('refuses an unknown feed as a usage error', async () => {
-  const r = await runCli(['ipdb', 'reset-feed', 'no-such-feed'], server.dataDir);
+  const r = await runCli(['ipdb', 'reset-feed', 'no-such-feed'], ctx.server.dataDir);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('ipdb reset-feed: unknown feed "no-such-feed"');
 });

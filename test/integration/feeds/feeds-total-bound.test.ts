@@ -8,15 +8,12 @@
 // registry's order) is taken, the second refused.
 // Both are feeds whose data covers more than 4 times as much already, so that
 // the growth rule (limits.ts) takes them.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FEEDS_MAX_ENTRIES } from '../../../src/ipdb/feeds/update.js';
-import { type FeedServer, startFeedServer } from '../../helpers/feed-server.js';
+import { useFeedServer } from '../../helpers/feed-server.js';
 import { databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
-import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { waitUntil } from '../../helpers/routes.js';
 
-let feeds: FeedServer;
-let server: TestServer;
 
 /** `n` consecutive public IPv4 addresses from `first` (11.0.0.0 and up: no special range), one a line. */
 function addresses(first: number, n: number): string {
@@ -30,27 +27,16 @@ function addresses(first: number, n: number): string {
 
 const HALF = FEEDS_MAX_ENTRIES / 2 + 1;
 
-beforeAll(async () => {
-  feeds = await startFeedServer();
-  feeds.routes.set('/dc', { body: addresses(11 << 24, HALF) });
-  feeds.routes.set('/vpn', { body: addresses(12 << 24, HALF) });
-  server = await startServer({
-    env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: 'package:', SPLITGUARD_FEEDS: 'x4b-datacenter,x4b-vpn', SPLITGUARD_FEED_SOURCES: `x4b-datacenter=${feeds.url('/dc')};x4b-vpn=${feeds.url('/vpn')}` },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await feeds?.close();
-});
+const ctx = useFeedServer({ '/dc': { body: addresses(11 << 24, HALF) }, '/vpn': { body: addresses(12 << 24, HALF) } }, { 'x4b-datacenter': '/dc', 'x4b-vpn': '/vpn' });
 
 it('refuses the download that would pass the bound on all feeds together, and that feed keeps its data', async () => {
-  const r = await triggerRefresh(server, server.apiKey);
+  const r = await triggerRefresh(ctx.server, ctx.server.apiKey);
   expect(r.status, r.body).toBe(202);
-  const { value } = await waitUntil(() => databaseStatus(server), (s) => !s.refresh_running && s.last_refresh !== null, 120_000, 200);
+  const { value } = await waitUntil(() => databaseStatus(ctx.server), (s) => !s.refresh_running && s.last_refresh !== null, 120_000, 200);
   const outcome = (name: string) => value.last_refresh!.feeds.find((f) => f.feed === name)!;
   expect(outcome('x4b-vpn').outcome).toBe('updated');
   expect(outcome('x4b-datacenter').outcome).toBe('failed');
   expect(outcome('x4b-datacenter').error).toContain(`${HALF} entries, which with the ${HALF} the other feeds hold pass the ${FEEDS_MAX_ENTRIES} all feeds may hold together`);
   expect(value.feeds.find((f) => f.name === 'x4b-datacenter')).toMatchObject({ last_outcome: 'failed' });
-  expect(server.process.exitCode).toBeNull();
+  expect(ctx.server.process.exitCode).toBeNull();
 }, 180_000);

@@ -4,14 +4,10 @@
 // (the hostile-publisher review of 2026-11-29). Tor's lists hold single
 // addresses; its cap is /24 and /48. The feed keeps its last good data (here
 // its snapshot), the error names the entry and the cap, and carriers stay clean.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type FeedServer, startFeedServer } from '../../helpers/feed-server.js';
+import { expect, it } from 'vitest';
+import { useFeedServer } from '../../helpers/feed-server.js';
 import { check, databaseStatus, refreshNow } from '../../helpers/refresh.js';
-import { NO_RATE_LIMIT } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
 
-let feeds: FeedServer;
-let server: TestServer;
 /** Comcast (AS7922), on the carrier list. */
 const CARRIERS = ['73.1.2.3', '2601::1'];
 /** A shipped snapshot exit (feeds/snapshots/tor-exit-nodes.threatfeed.list). */
@@ -20,29 +16,19 @@ const SNAPSHOT_EXIT = '171.25.193.25';
 const v4 = Array.from({ length: 223 }, (_, i) => `${i + 1}.0.0.0/8`);
 const v6 = Array.from({ length: 0x2000 }, (_, i) => `${(0x2000 + i).toString(16)}::/16`);
 
-beforeAll(async () => {
-  feeds = await startFeedServer();
-  feeds.routes.set('/tor', { body: `${[...v4, ...v6].join('\n')}\n` });
-  server = await startServer({
-    env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: 'package:', SPLITGUARD_FEEDS: 'tor', SPLITGUARD_FEED_SOURCES: `tor=${feeds.url('/tor')}` },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await feeds?.close();
-});
+const ctx = useFeedServer({ '/tor': { body: `${[...v4, ...v6].join('\n')}\n` } }, { tor: '/tor' });
 
 it('refuses the list, naming the entry and the cap; carriers stay clean and the snapshot stays', async () => {
-  for (const ip of CARRIERS) expect((await check(server, ip)).intercept.low, ip).toBe(false);
-  const status = await refreshNow(server, server.apiKey);
+  for (const ip of CARRIERS) expect((await check(ctx.server, ip)).intercept.low, ip).toBe(false);
+  const status = await refreshNow(ctx.server, ctx.server.apiKey);
   const outcome = status.last_refresh!.feeds.find((f) => f.feed === 'tor')!;
   expect(outcome.outcome).toBe('failed');
   expect(outcome.error).toContain('entry 1.0.0.0/8 is wider than the /24 an IPv4 entry of feed tor may be');
-  expect((await databaseStatus(server)).feeds.find((f) => f.name === 'tor')).toMatchObject({ last_outcome: 'failed' });
+  expect((await databaseStatus(ctx.server)).feeds.find((f) => f.name === 'tor')).toMatchObject({ last_outcome: 'failed' });
   for (const ip of CARRIERS) {
-    const r = await check(server, ip);
+    const r = await check(ctx.server, ip);
     expect(r.signals.range_feed, ip).toBeNull();
     expect(r.intercept.low, ip).toBe(false);
   }
-  expect((await check(server, SNAPSHOT_EXIT)).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
+  expect((await check(ctx.server, SNAPSHOT_EXIT)).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
 }, 120_000);

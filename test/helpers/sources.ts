@@ -32,8 +32,12 @@ import http from 'node:http';
 import { listenLoopback } from './loopback.js';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll } from 'vitest';
+import { type FeedServer, startFeedServer } from './feed-server.js';
 import { ROOT } from './ipdb-cache.js';
 import { freePort } from './ports.js';
+import { NO_RATE_LIMIT } from './routes.js';
+import { startServer, type TestServer } from './server.js';
 
 type SourceMode = 'valid' | 'tooSmall' | 'incomplete' | 'status500' | 'truncated' | 'garbage' | 'gzipBomb' | 'hang' | 'longLine' | 'notModified';
 
@@ -227,4 +231,35 @@ export function rewrittenPackageFile(file: (typeof FILES)[number], rewrite: (lin
 export async function closedPortLocation(): Promise<string> {
   const port = await freePort();
   return FILES.map((f) => `http://127.0.0.1:${port}/${f}`).join('|');
+}
+
+/**
+ * For a test file: a publisher on loopback of ASN data whose IPv4 file is
+ * `v4()` (made before the file's tests; served gzipped with `gzip`) and
+ * whose IPv6 file is the package's, and a server refreshing from it, then,
+ * with `fallback`, from a source server's valid files. `locations` are the
+ * server's sources in order; everything is closed after the file's tests.
+ */
+export function usePublishedAsnData(v4: () => Buffer, options: { gzip?: boolean; fallback?: boolean } = {}): { server: TestServer; locations: string[] } {
+  const ctx = {} as { server: TestServer; locations: string[] };
+  let publisher: FeedServer | undefined;
+  let sources: SourceServer | undefined;
+  beforeAll(async () => {
+    publisher = await startFeedServer();
+    const v4Path = options.gzip ? '/asn-ipv4.csv.gz' : '/asn-ipv4.csv';
+    publisher.routes.set(v4Path, { body: options.gzip ? gzipSync(v4()) : v4() });
+    publisher.routes.set('/asn-ipv6.csv', { body: readFileSync(path.join(ROOT, 'node_modules', '@ip-location-db', 'asn', 'asn-ipv6.csv')) });
+    ctx.locations = [`${publisher.url(v4Path)}|${publisher.url('/asn-ipv6.csv')}`];
+    if (options.fallback) {
+      sources = await startSourceServer();
+      ctx.locations.push(sources.location('valid'));
+    }
+    ctx.server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: ctx.locations.join(',') } });
+  });
+  afterAll(async () => {
+    await ctx.server?.close();
+    await sources?.close();
+    await publisher?.close();
+  });
+  return ctx;
 }

@@ -5,38 +5,19 @@
 // serving database's announced IPv4 space to other ASNs (here nearly all of
 // it; two published versions of the package 14 months apart move 4%),
 // naming the share, and the database that was serving keeps serving.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { type FeedServer, startFeedServer } from '../../helpers/feed-server.js';
-import { ROOT } from '../../helpers/ipdb-cache.js';
+import { it } from 'vitest';
 import { expectFailedRefreshKeepsServing } from '../../helpers/refresh.js';
-import { NO_RATE_LIMIT } from '../../helpers/routes.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
-import { rewrittenPackageFile } from '../../helpers/sources.js';
+import { rewrittenPackageFile, usePublishedAsnData } from '../../helpers/sources.js';
 
 /** The owners of the well-known addresses (ipdb/candidate.ts): their ranges stay as published. */
 const KEPT = new Set([15169, 13335, 19281, 36692]);
 
-let publisher: FeedServer;
-let server: TestServer;
-let location: string;
-beforeAll(async () => {
-  publisher = await startFeedServer();
-  publisher.routes.set('/asn-ipv4.csv', { body: rewrittenPackageFile('asn-ipv4.csv', (l, i) => (KEPT.has(l.asn) ? l : { ...l, asn: i % 2 === 0 ? 16509 : 14618, org: '"Amazon.com, Inc."' })) });
-  publisher.routes.set('/asn-ipv6.csv', { body: readFileSync(path.join(ROOT, 'node_modules', '@ip-location-db', 'asn', 'asn-ipv6.csv')) });
-  location = `${publisher.url('/asn-ipv4.csv')}|${publisher.url('/asn-ipv6.csv')}`;
-  server = await startServer({ env: { ...NO_RATE_LIMIT, SPLITGUARD_IPDB_SOURCES: location } });
-});
-afterAll(async () => {
-  await server?.close();
-  await publisher?.close();
-});
+const ctx = usePublishedAsnData(() => rewrittenPackageFile('asn-ipv4.csv', (l, i) => (KEPT.has(l.asn) ? l : { ...l, asn: i % 2 === 0 ? 16509 : 14618, org: '"Amazon.com, Inc."' })));
 
 it('refuses ASN data that moves most of the announced IPv4 space and keeps the current database serving', async () => {
   await expectFailedRefreshKeepsServing(
-    server,
-    location,
+    ctx.server,
+    ctx.locations[0],
     /^the new database was refused: it gives [0-9]+ of the serving database's [0-9]+ announced IPv4 addresses \((9[0-9]|100)\.[0-9]%\) to other ASNs, more than 25%$/,
   );
 }, 120_000);

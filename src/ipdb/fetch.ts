@@ -17,7 +17,7 @@
 // under its own size cap. A file: source is held to the same cap by its size.
 import dns from 'node:dns';
 import { createWriteStream, statSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+import { copyFile, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +156,31 @@ function lookupKeeping(keep: (kind: AddressKind) => boolean, resolved?: (hostnam
   };
 }
 
+/**
+ * Downloads land in the data directory (<data>/ipdb/refresh-*), most often
+ * on the store's file system, and a publisher chooses how much it sends: up
+ * to the caps, slowly, a body could hold that file system full for minutes,
+ * and every write of the store failed meanwhile (1,165 of 1,493 route
+ * creations in the hostile-publisher review). So a download stops once its
+ * file system would have less than a reserve free: a tenth of its size,
+ * at least 32 MiB and at most 256 MiB, which is the room the store keeps to
+ * grow. Checked before the body (against its declared length), then every
+ * RESERVE_CHECK_BYTES of it (one statfs).
+ */
+const RESERVE_MIN = 32 * 2 ** 20;
+const RESERVE_MAX = 256 * 2 ** 20;
+const RESERVE_CHECK_BYTES = 2 * 2 ** 20;
+
+/** Why `dir`'s file system cannot take `more` bytes beyond the reserve, or null. */
+async function spaceShort(dir: string, more: number): Promise<string | null> {
+  const fs = await statfs(dir);
+  const reserve = Math.min(RESERVE_MAX, Math.max(RESERVE_MIN, (fs.blocks * fs.bsize) / 10));
+  const free = fs.bavail * fs.bsize;
+  if (free - Math.max(0, more) >= reserve) return null;
+  const mib = (n: number) => `${Math.floor(n / 2 ** 20)} MiB`;
+  return `the data directory's file system would keep under ${mib(reserve)} free (${mib(free)} free${more > 0 ? `, ${mib(more)} to come` : ''}): the download stops, leaving the store room to write`;
+}
+
 /** What a refresh records for an error of undici, node:net or node:fs; `bytes` is -1 before the body. */
 function reason(err: unknown, dest: string, limits: FetchLimits, bytes: number): string {
   const { code, message, path: file } = err as NodeJS.ErrnoException;
@@ -256,12 +281,23 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
       throw fetchFailed(url, `the body (${declared} bytes) is larger than the ${limits.maxBytes}-byte limit`);
     }
     bytes = 0;
+    let checkedAt = 0;
     const counted = async function* (body: AsyncIterable<Buffer>) {
       for await (const chunk of body) {
         bytes += chunk.length;
+        if (bytes - checkedAt >= RESERVE_CHECK_BYTES) {
+          checkedAt = bytes;
+          const short = await spaceShort(path.dirname(dest), 0);
+          if (short) throw fetchFailed(url, short);
+        }
         yield chunk;
       }
     };
+    const short = await spaceShort(path.dirname(dest), declared);
+    if (short) {
+      void res.body.dump();
+      throw fetchFailed(url, short);
+    }
     // On any failure pipeline destroys the file's stream too: a failed
     // download keeps no descriptor (nor the deleted file's disk space).
     await pipeline(res.body, counted, createWriteStream(dest));
@@ -290,6 +326,8 @@ async function fetchFile(url: string, dest: string, known: Validators | undefine
   if (st.size > limits.maxBytes) throw fetchFailed(url, `the file (${st.size} bytes) is larger than the ${limits.maxBytes}-byte limit`);
   const etag = `"${st.size}-${st.mtimeMs}"`;
   if (known?.etag === etag) return { url, file: null, bytes: 0, validators: known };
+  const short = await spaceShort(path.dirname(dest), st.size);
+  if (short) throw fetchFailed(url, short);
   await copyFile(file, dest);
   return { url, file: dest, bytes: st.size, validators: { etag } };
 }

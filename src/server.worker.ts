@@ -222,30 +222,38 @@ function startBackgroundWork() {
      * (wall time), when storage.close cuts what is still on its way: a slow
      * or stalled PostgreSQL (a backlog behind a flood) made the flush outlast
      * the thread's drain time, and the thread was ended with its queues in
-     * memory. What is left waits for the next start.
+     * memory. What is left waits for the next start. A single node's flush
+     * writes its own store, which is waited for whole.
      */
     async stop(until: number): Promise<void> {
       clearInterval(flushTimer);
       clearInterval(feedTimer);
       clearInterval(clickTimer);
-      storage.stats.finishBy(until);
-      storage.experiments.finishBy(until);
-      try {
-        clicks.handOver();
-        storage.stats.keepQueued();
-        visits.keepUnwritten();
-      } catch (err) {
-        log('error', 'clicks_not_kept', { error: err });
+      const cluster = storage.cluster !== null;
+      if (cluster) {
+        storage.stats.finishBy(until);
+        storage.experiments.finishBy(until);
+        // Each kept on its own: a spill that refuses the clicks (disk full) still takes the visits.
+        try {
+          clicks.handOver();
+          storage.stats.keepQueued();
+        } catch (err) {
+          log('error', 'clicks_not_kept', { error: err });
+        }
+        try {
+          visits.keepUnwritten();
+        } catch (err) {
+          log('error', 'clicks_not_kept', { error: err });
+        }
       }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all([
-          clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err })),
-          visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err })),
-          flushKeyUse(),
-        ]),
-        new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, until - Date.now())))),
+      const flushed = Promise.all([
+        clicks.flush().catch((err) => log('error', 'click_flush_failed', { error: err })),
+        visits.flush().catch((err) => log('error', 'visit_flush_failed', { error: err })),
+        flushKeyUse(),
       ]);
+      if (!cluster) return void (await flushed);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([flushed, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, until - Date.now()))))]);
       clearTimeout(timer);
       try {
         const kept = storage.stats.keptDays();

@@ -282,25 +282,34 @@ function runBuild(task: BuildTask, heapMb: number, signal: AbortSignal): Promise
     });
     let answer: BuildAnswer | undefined;
     let stderr = '';
+    let settled = false;
     const kill = () => child.kill('SIGKILL');
     signal.addEventListener('abort', kill, { once: true });
+    /** The one outcome: a process that could not start emits 'error' (and its IPC channel more) but no 'exit'. */
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', kill);
+      outcome();
+    };
     child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-4096)));
     child.once('message', (m: BuildAnswer) => (answer = m));
-    child.once('error', (err) => {
-      signal.removeEventListener('abort', kill);
-      reject(new AppError('ipdb_build_failed', `the build process could not start: ${err.message}`));
+    child.on('error', (err) => settle(() => reject(new AppError('ipdb_build_failed', `the build process could not start: ${err.message}`))));
+    child.once('exit', (code, sig) =>
+      settle(() => {
+        if (signal.aborted) return reject(new AppError('stopped'));
+        if (answer && 'result' in answer) return resolve(answer.result);
+        if (answer) return reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
+        const why = /heap limit|out of memory/i.test(stderr)
+          ? `it ran out of its ${heapMb} MB heap (SPLITGUARD_BUILD_MEMORY_MB)`
+          : `it ended with ${sig ?? `exit code ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' ')}` : ''}`;
+        reject(new AppError('ipdb_build_failed', why));
+      }),
+    );
+    // A send to a process that never started fails here, not as an unheard 'error'.
+    child.send(task, (err) => {
+      if (err) settle(() => reject(new AppError('ipdb_build_failed', `the build process could not be given its task: ${err.message}`)));
     });
-    child.once('exit', (code, sig) => {
-      signal.removeEventListener('abort', kill);
-      if (signal.aborted) return reject(new AppError('stopped'));
-      if (answer && 'result' in answer) return resolve(answer.result);
-      if (answer) return reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
-      const why = /heap limit|out of memory/i.test(stderr)
-        ? `it ran out of its ${heapMb} MB heap (SPLITGUARD_BUILD_MEMORY_MB)`
-        : `it ended with ${sig ?? `exit code ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' ')}` : ''}`;
-      reject(new AppError('ipdb_build_failed', why));
-    });
-    child.send(task);
   });
 }
 

@@ -28,6 +28,17 @@ const IPDB_FILES_KEPT = 2;
 /** The order every writer takes route-day rows' locks in, so that concurrent flushes wait rather than deadlock. */
 const byRouteDay = (x: { routeId: number; day: number }, y: { routeId: number; day: number }) => x.routeId - y.routeId || x.day - y.day;
 
+/** A sketch row's key and the registers to merge into it. */
+interface SketchRow {
+  routeId: number;
+  day: number;
+  variant: number;
+  bytes: Uint8Array;
+}
+
+/** Sketch rows a statement carries: at most 256 × 32 KiB of dense registers, 16 MiB as hex. */
+const SKETCH_ROWS = 256;
+
 /**
  * A batch of visits as rows, in key order: the variant days with clicks,
  * and per sketch row (route, day, variant) the registers to merge into it.
@@ -38,7 +49,7 @@ const byRouteDay = (x: { routeId: number; day: number }, y: { routeId: number; d
 function visitRows(batch: readonly VisitCounts[]) {
   const sorted = [...batch].sort(byRouteDay);
   const clicks = sorted.filter((v) => v.clicks.some((n) => n > 0));
-  const sketches = new Map<string, { routeId: number; day: number; variant: number; bytes: Uint8Array }>();
+  const sketches = new Map<string, SketchRow>();
   for (const v of sorted) {
     v.sketches.forEach((bytes, variant) => {
       if (!bytes) return;
@@ -51,6 +62,39 @@ function visitRows(batch: readonly VisitCounts[]) {
     });
   }
   return { clicks, sketches: [...sketches.values()].sort((x, y) => byRouteDay(x, y) || x.variant - y.variant) };
+}
+
+/**
+ * Sketch rows of a batch, SKETCH_ROWS at a time in key order, so that the
+ * lock order holds across them and nodes flushing the same route at once
+ * wait for each other: every row made to exist (a row two nodes both found
+ * missing would otherwise be inserted by both, the second overwriting the
+ * first's registers), read and locked, and written merged. A statement's
+ * bytea array travels as one string of hex, and 8,192 dense rows (a busy
+ * tenant's day and lifetime rows of 4,096 variants) passed V8's longest
+ * string: the batch failed at every try.
+ */
+async function mergeSketches(c: PoolClient, sketches: readonly SketchRow[]): Promise<void> {
+  const keys = [sketches.map((k) => k.routeId), sketches.map((k) => k.day), sketches.map((k) => k.variant)];
+  await c.query(
+    `INSERT INTO sketches (route_id, day, variant, registers)
+     SELECT r, d, v, '\\x02'::bytea FROM unnest($1::bigint[], $2::int[], $3::int[]) AS u(r, d, v)
+     ON CONFLICT DO NOTHING`,
+    keys,
+  );
+  const { rows } = await c.query(
+    `SELECT s.route_id, s.day, s.variant, s.registers FROM sketches s
+       JOIN unnest($1::bigint[], $2::int[], $3::int[]) AS u(r, d, v) ON s.route_id = u.r AND s.day = u.d AND s.variant = u.v
+     ORDER BY s.route_id, s.day, s.variant FOR UPDATE OF s`,
+    keys,
+  );
+  const stored = new Map(rows.map((r) => [`${r.route_id}/${r.day}/${r.variant}`, new Uint8Array(r.registers as Buffer)]));
+  const merged = sketches.map((k) => Buffer.from(mergeForms(stored.get(`${k.routeId}/${k.day}/${k.variant}`), k.bytes)));
+  await c.query(
+    `UPDATE sketches s SET registers = u.b FROM unnest($1::bigint[], $2::int[], $3::int[], $4::bytea[]) AS u(r, d, v, b)
+      WHERE s.route_id = u.r AND s.day = u.d AND s.variant = u.v`,
+    [...keys, merged],
+  );
 }
 
 type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
@@ -404,15 +448,12 @@ export class PgBackend implements Backend {
 
   /**
    * Clicks per variant add up; sketches merge register by register into the
-   * day's and the lifetime's (day 0). Four statements a batch, whatever its
-   * size (a statement per sketch, two per row read and written, made a flush
-   * of a tenant's 1,000 routes of 8 variants 32,000 round trips): the
-   * variant days; every sketch row made to exist; the rows read and locked,
-   * in key order, so that nodes flushing the same route at once wait for each
-   * other; and the merged rows written. A row two nodes both found missing
-   * would otherwise be inserted by both, the second overwriting the first's
-   * registers. The claim is the writer's row of click_flushes (its name is
-   * not a click writer's), taken first in the same transaction.
+   * day's and the lifetime's (day 0). A statement for the variant days, then
+   * three for each SKETCH_ROWS sketch rows (mergeSketches), whatever the
+   * batch's size: a statement per sketch, two per row read and written, made
+   * a flush of a tenant's 1,000 routes of 8 variants 32,000 round trips. The
+   * claim is the writer's row of click_flushes (its name is not a click
+   * writer's), taken first in the same transaction.
    */
   addVisits(batch: readonly VisitCounts[], claim?: { writer: string; seq: number }): Promise<void> {
     return this.#experimentWrite(async (c) => {
@@ -434,27 +475,7 @@ export class PgBackend implements Backend {
           [clicks.map((v) => v.routeId), clicks.map((v) => v.day), clicks.map((v) => `{${v.clicks.join(',')}}`)],
         );
       }
-      if (sketches.length === 0) return;
-      const keys = [sketches.map((k) => k.routeId), sketches.map((k) => k.day), sketches.map((k) => k.variant)];
-      await c.query(
-        `INSERT INTO sketches (route_id, day, variant, registers)
-         SELECT r, d, v, '\\x02'::bytea FROM unnest($1::bigint[], $2::int[], $3::int[]) AS u(r, d, v)
-         ON CONFLICT DO NOTHING`,
-        keys,
-      );
-      const { rows } = await c.query(
-        `SELECT s.route_id, s.day, s.variant, s.registers FROM sketches s
-           JOIN unnest($1::bigint[], $2::int[], $3::int[]) AS u(r, d, v) ON s.route_id = u.r AND s.day = u.d AND s.variant = u.v
-         ORDER BY s.route_id, s.day, s.variant FOR UPDATE OF s`,
-        keys,
-      );
-      const stored = new Map(rows.map((r) => [`${r.route_id}/${r.day}/${r.variant}`, new Uint8Array(r.registers as Buffer)]));
-      const merged = sketches.map((k) => Buffer.from(mergeForms(stored.get(`${k.routeId}/${k.day}/${k.variant}`), k.bytes)));
-      await c.query(
-        `UPDATE sketches s SET registers = u.b FROM unnest($1::bigint[], $2::int[], $3::int[], $4::bytea[]) AS u(r, d, v, b)
-          WHERE s.route_id = u.r AND s.day = u.d AND s.variant = u.v`,
-        [...keys, merged],
-      );
+      for (let at = 0; at < sketches.length; at += SKETCH_ROWS) await mergeSketches(c, sketches.slice(at, at + SKETCH_ROWS));
     });
   }
 

@@ -80,7 +80,10 @@ export async function closePool(pool: Pool, until = Infinity): Promise<void> {
   clearTimeout(timer);
   if (!late) return;
   for (const client of connections.get(pool) ?? []) void (client as unknown as Client).end().catch(() => {});
-  await ended;
+  // A connection still being made is not in the list yet ('connect' comes
+  // once it is made) and holds end() for up to POOL_WAIT_MS: not waited for
+  // beyond a second; it goes with the thread.
+  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
 }
 
 /** One connection of its own (LISTEN, advisory locks held for a session). */

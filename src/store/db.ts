@@ -362,9 +362,14 @@ export const DATABASES: Readonly<Record<Exclude<keyof Stores, 'root' | 'signal'>
   visitSpill: { name: 'visit_spill' },
 };
 
-/** The oldest batch a writer slot keeps in a spill database (click_spill, visit_spill: keys [slot, seq]), or undefined. */
+/** The batches a writer slot keeps in a spill database (click_spill, visit_spill: keys [slot, seq]), oldest first. */
+export function keptBatches<V>(db: Database<V, [number, number]>, slot: number, limit?: number) {
+  return db.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER], limit });
+}
+
+/** The oldest batch a writer slot keeps in a spill database, or undefined. */
 export function oldestKept<V>(db: Database<V, [number, number]>, slot: number): { seq: number; value: V } | undefined {
-  for (const { key, value } of db.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER], limit: 1 })) return { seq: key[1], value };
+  for (const { key, value } of keptBatches(db, slot, 1)) return { seq: key[1], value };
   return undefined;
 }
 

@@ -12,7 +12,7 @@
 // and the secret in meta under `secret:click_id`.
 import type { Backend } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
-import { oldestKept, type Stores } from './db.js';
+import { keptBatches, oldestKept, type Stores } from './db.js';
 
 /** One thread's visits to one route on one day since its last flush. */
 export interface VisitCounts {
@@ -177,11 +177,11 @@ export class Experiments {
     if (this.#visitWriter === null) return 0;
     const { slot, stores } = this.#visitWriter;
     let clicks = 0;
-    for (const { value } of stores.visitSpill.getRange({ start: [slot, 0], end: [slot, Number.MAX_SAFE_INTEGER] })) for (const v of value) for (const c of v.clicks) clicks += c;
+    for (const { value } of keptBatches(stores.visitSpill, slot)) for (const v of value) for (const c of v.clicks) clicks += c;
     return clicks;
   }
 
-  /** A stop's deadline: from `until` (wall time) on, sendKeptVisits sends no further batch. */
+  /** A stop's deadline (cluster mode): from `until` (wall time) on, sendKeptVisits sends no further batch. */
   finishBy(until: number): void {
     this.#until = until;
   }

@@ -12,7 +12,7 @@
 import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
-import { type DayStats, oldestKept, type SpilledDay, type Stores } from './db.js';
+import { type DayStats, keptBatches, oldestKept, type SpilledDay, type Stores } from './db.js';
 
 export const zeroDay = (): DayStats => ({
   clicks: 0, a: 0, b: 0, intercepted: 0, asn_blacklist: 0, org_keyword: 0, vpn_proxy: 0, carrier_whitelist: 0, check_failed: 0,
@@ -127,11 +127,11 @@ export class Stats {
   keptDays(): number {
     if (!this.#stores || !this.#writer) return 0;
     let days = 0;
-    for (const { value } of this.#stores.clickSpill.getRange({ start: [this.#writer.slot, 0], end: [this.#writer.slot, Number.MAX_SAFE_INTEGER] })) days += value.length;
+    for (const { value } of keptBatches(this.#stores.clickSpill, this.#writer.slot)) days += value.length;
     return days;
   }
 
-  /** A stop's deadline: from `until` (wall time) on, a drain sends no further batch. */
+  /** A stop's deadline (cluster mode): from `until` (wall time) on, a drain sends no further batch. */
   finishBy(until: number): void {
     this.#until = until;
   }

@@ -243,7 +243,7 @@ function startBackgroundWork() {
         try {
           visits.keepUnwritten();
         } catch (err) {
-          log('error', 'clicks_not_kept', { error: err });
+          log('error', 'visits_not_kept', { error: err });
         }
       }
       const flushed = Promise.all([

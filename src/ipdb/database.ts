@@ -273,6 +273,19 @@ export class IpDatabase {
     }
   }
 
+  /**
+   * A copy of a family's range starts as the file holds them, in address
+   * order: IPv4 as integers, IPv6 as 16 big-endian bytes each. The ranges
+   * tile the family from address 0; a start's record is `lookup4(start)` or
+   * `lookupBytes` of its bytes. For comparing two databases without a BigInt
+   * per range (candidate.ts). Cold path.
+   */
+  rangeStarts(family: 4): Uint32Array;
+  rangeStarts(family: 6): Uint8Array;
+  rangeStarts(family: 4 | 6): Uint32Array | Uint8Array {
+    return family === 4 ? this.#v4Starts.slice() : this.#v6Starts.slice();
+  }
+
   /** The range holding an address (16 bytes), as text. Cold path. */
   rangeOf(a: Uint8Array): { start: string; end: string } {
     const v4 = mappedIPv4(a);

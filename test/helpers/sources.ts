@@ -236,11 +236,15 @@ export async function closedPortLocation(): Promise<string> {
 /**
  * For a test file: a publisher on loopback of ASN data whose IPv4 file is
  * `v4()` (made before the file's tests; served gzipped with `gzip`) and
- * whose IPv6 file is the package's, and a server refreshing from it, then,
- * with `fallback`, from a source server's valid files. `locations` are the
- * server's sources in order; everything is closed after the file's tests.
+ * whose IPv6 file is `v6()`, by default the package's, and a server
+ * refreshing from it, then, with `fallback`, from a source server's valid
+ * files. `locations` are the server's sources in order; everything is
+ * closed after the file's tests.
  */
-export function usePublishedAsnData(v4: () => Buffer, options: { gzip?: boolean; fallback?: boolean } = {}): { server: TestServer; locations: string[] } {
+export function usePublishedAsnData(
+  v4: () => Buffer,
+  options: { gzip?: boolean; fallback?: boolean; v6?: () => Buffer } = {},
+): { server: TestServer; locations: string[] } {
   const ctx = {} as { server: TestServer; locations: string[] };
   let publisher: FeedServer | undefined;
   let sources: SourceServer | undefined;
@@ -248,7 +252,7 @@ export function usePublishedAsnData(v4: () => Buffer, options: { gzip?: boolean;
     publisher = await startFeedServer();
     const v4Path = options.gzip ? '/asn-ipv4.csv.gz' : '/asn-ipv4.csv';
     publisher.routes.set(v4Path, { body: options.gzip ? gzipSync(v4()) : v4() });
-    publisher.routes.set('/asn-ipv6.csv', { body: readFileSync(path.join(ROOT, 'node_modules', '@ip-location-db', 'asn', 'asn-ipv6.csv')) });
+    publisher.routes.set('/asn-ipv6.csv', { body: options.v6?.() ?? packageFile('asn-ipv6.csv') });
     ctx.locations = [`${publisher.url(v4Path)}|${publisher.url('/asn-ipv6.csv')}`];
     if (options.fallback) {
       sources = await startSourceServer();

@@ -4,12 +4,17 @@
 // whole internet (the hostile-publisher review of 2026-11-29): a `tor` list
 // of every /8 made every carrier a Tor exit.
 //
-// Cover is the address space a download's ranges hold together, overlaps
-// counted once, per family. The feed's state keeps the cover of each download
-// taken in the last COVER_DAYS days ({at, v4, v6}, decimal strings: an IPv6
-// cover passes 2^53); a new download is measured against the smallest of
-// them and of its last good data, so that a list grown by MAX_GROWTH at every
-// refresh (Tor's is hourly) still needs a week per step.
+// Cover is the address space a feed's data holds together, overlaps counted
+// once, per family: for a feed with keepDays (Tor's), its download and the
+// addresses its memory keeps (recent.ts), since both are folded in; a growth
+// rule on the download alone let a publisher rotating a new set of addresses
+// each hour fill the memory with a million of them (the review of finding
+// 108). The feed's state keeps the cover of each download taken in the last
+// COVER_DAYS days ({at, v4, v6}, decimal strings: an IPv6 cover passes 2^53),
+// and the cover of the snapshot a feed's first download replaced; a new
+// download is measured against the smallest of them and of its last good
+// data, so that a list grown by MAX_GROWTH at every refresh (Tor's is hourly)
+// still needs a week per step.
 import { DAY_MS } from '../../days.js';
 import type { FeedDefinition } from './registry.js';
 import { rangeCidr } from './recent.js';
@@ -32,11 +37,23 @@ export interface CoverRecord {
 const MAX_GROWTH = 4n;
 const COVER_DAYS = 7;
 /**
- * Below this, growth is not counted: a list of 20 VPN servers may become
- * 2,000. A /16 of IPv4 (no shipped host list covers a tenth of it: NordVPN's
- * 8,468 addresses are the most) and a /48 of IPv6.
+ * Below this, growth is not counted: a range list of two /24s may become a
+ * /16. A /16 of IPv4 and a /48 of IPv6.
  */
 const COVER_FLOOR: Cover = { v4: 1n << 16n, v6: 1n << 80n };
+/**
+ * The floor of a list of single addresses (FeedDefinition.hosts): 4,096
+ * addresses of each family, so a list of 20 VPN servers may become 4,096.
+ * The shipped lists hold at most 1,651 IPv4 and 973 IPv6 addresses where
+ * Tor's memory counts (`tor`: 1,372 exits and 279 remembered of a week
+ * replayed; `tor-onionoo`: 1,348 and 897, with 241 and 76 remembered), 1,469
+ * IPv4 (PIA) and 1,028 IPv6 (AirVPN) among the VPN providers', 481 among
+ * the crawlers' and probes'; NordVPN's 8,468 are past it, and grow by
+ * MAX_GROWTH of themselves, as do Tor's (MAX_GROWTH times 1,651 is 6,604).
+ * With a range list's /16, a `tor` publisher could add 65,536 addresses of
+ * its choosing at every refresh.
+ */
+const HOST_COVER_FLOOR: Cover = { v4: 4096n, v6: 4096n };
 
 /** The prefix length of an aligned range. */
 function prefixOf(family: 4 | 6, start: bigint, end: bigint): number {
@@ -85,20 +102,25 @@ export function coversAfter(records: readonly CoverRecord[], cover: Cover, now: 
 }
 
 /**
- * Why a download covering `cover` is refused against the feed's data,
- * `held` (its last good data or snapshot) and `records` (its downloads'
- * covers), or null when it is not.
+ * Why data covering `cover` is refused against the feed's data, `held` (its
+ * last good data or snapshot, with its memory) and `records` (the covers of
+ * its data taken), or null when it is not. For a feed with keepDays, `cover`
+ * is the download's with the memory it would leave, and `downloaded` the
+ * download's alone: the error names the addresses only the memory holds.
  */
-export function growthError(feed: FeedDefinition, cover: Cover, held: Cover, records: readonly CoverRecord[], now: number): string | null {
+export function growthError(feed: FeedDefinition, cover: Cover, held: Cover, records: readonly CoverRecord[], now: number, downloaded: Cover = cover): string | null {
   const recent = records.filter((r) => Date.parse(r.at) >= now - COVER_DAYS * DAY_MS);
+  const floor = feed.hosts ? HOST_COVER_FLOOR : COVER_FLOOR;
   for (const family of ['v4', 'v6'] as const) {
     const base = recent.reduce((min, r) => {
       const v = BigInt(r[family]);
       return v < min ? v : min;
     }, held[family]);
-    const allowed = MAX_GROWTH * base > COVER_FLOOR[family] ? MAX_GROWTH * base : COVER_FLOOR[family];
+    const allowed = MAX_GROWTH * base > floor[family] ? MAX_GROWTH * base : floor[family];
     if (cover[family] > allowed) {
-      return `covers ${cover[family]} IP${family} addresses, more than ${MAX_GROWTH} times the ${base} the feed's data covered at its smallest in ${COVER_DAYS} days (${allowed} allowed); if the publisher's list did grow, \`splitguard ipdb reset-feed ${feed.name}\` takes it`;
+      const remembered = cover[family] - downloaded[family];
+      const memory = remembered > 0n ? ` with the ${remembered} only its memory of the last ${feed.keepDays} days holds` : '';
+      return `covers ${cover[family]} IP${family} addresses${memory}, more than ${MAX_GROWTH} times the ${base} the feed's data covered at its smallest in ${COVER_DAYS} days (${allowed} allowed); if the publisher's list did grow, \`splitguard ipdb reset-feed ${feed.name}\` takes it`;
     }
   }
   return null;

@@ -38,7 +38,7 @@ export function rangeCidr(family: 4 | 6, start: bigint, end: bigint): string {
 
 const keyOf = (family: 4 | 6, start: bigint, end: bigint) => `${family}:${start.toString(16)}-${end.toString(16)}`;
 
-type Kept = Map<string, { cidr: string; seen: number }>;
+type Kept = Map<string, { family: 4 | 6; at: bigint; cidr: string; seen: number }>;
 
 /**
  * Notes a range as seen at `seen`, unless it was seen later already. Only
@@ -48,7 +48,7 @@ type Kept = Map<string, { cidr: string; seen: number }>;
 function note(into: Kept, family: 4 | 6, start: bigint, end: bigint, seen: number): void {
   if (start !== end) return;
   const key = keyOf(family, start, end);
-  if ((into.get(key)?.seen ?? -Infinity) < seen) into.set(key, { cidr: rangeCidr(family, start, end), seen });
+  if ((into.get(key)?.seen ?? -Infinity) < seen) into.set(key, { family, at: start, cidr: rangeCidr(family, start, end), seen });
 }
 
 /** A recent file's entries; lines that are not "<CIDR> <ISO time>" are skipped (the file is rebuilt from what is readable). */
@@ -67,9 +67,10 @@ function readRecent(file: string, into: Kept): void {
  * seen within `keepDays`, newest first, at most FEED_MAX_ENTRIES of them (the
  * oldest are dropped first: the file is read as a feed, and a publisher that
  * rotates its whole list every hour would otherwise grow it without bound).
- * `entries` is their count.
+ * `entries` is their count, `ranges` the addresses (each [a, a]), which the
+ * growth rule counts with `current` (limits.ts).
  */
-export function recentAfter(previous: PreviousData, current: Ranges, now: number, keepDays: number, feedName: string): { text: string; entries: number } {
+export function recentAfter(previous: PreviousData, current: Ranges, now: number, keepDays: number, feedName: string): { text: string; entries: number; ranges: Ranges } {
   const kept: Kept = new Map();
   if (previous.recent) {
     try {
@@ -91,12 +92,14 @@ export function recentAfter(previous: PreviousData, current: Ranges, now: number
   const now4 = new Set(current.v4.map(([s, e]) => keyOf(4, s, e)));
   const now6 = new Set(current.v6.map(([s, e]) => keyOf(6, s, e)));
   const oldest = now - keepDays * DAY_MS;
-  const lines = [...kept]
+  const chosen = [...kept]
     .filter(([key, { seen }]) => seen >= oldest && !(key.startsWith('4:') ? now4 : now6).has(key))
     .map(([, v]) => v)
     .sort((a, b) => b.seen - a.seen || (a.cidr < b.cidr ? -1 : 1))
-    .slice(0, FEED_MAX_ENTRIES)
-    .map((v) => `${v.cidr} ${new Date(v.seen).toISOString()}`);
+    .slice(0, FEED_MAX_ENTRIES);
+  const lines = chosen.map((v) => `${v.cidr} ${new Date(v.seen).toISOString()}`);
+  const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
+  for (const v of chosen) (v.family === 4 ? ranges.v4 : ranges.v6).push([v.at, v.at]);
   const header = `# ${feedName}: addresses of the last ${keepDays} days no longer in the newest download, each with when it was last seen (src/ipdb/feeds/recent.ts)\n`;
-  return { text: header + lines.map((l) => `${l}\n`).join(''), entries: lines.length };
+  return { text: header + lines.map((l) => `${l}\n`).join(''), entries: lines.length, ranges };
 }

@@ -36,6 +36,12 @@ export interface FeedDefinition {
   refreshHours: number;
   /** How wide one entry of a download may be (update.ts refuses a download with a wider one). */
   widest: EntryCap;
+  /**
+   * A list of single addresses (HOST_LIST): its entries are capped at HOSTS,
+   * and the growth rule lets it grow only to a floor sized from the real
+   * lists, not a range list's /16 (limits.ts).
+   */
+  hosts?: true;
   /** Addresses the feed's data held in the last keepDays days stay folded in (recent.ts). */
   keepDays?: number;
   /**
@@ -67,6 +73,13 @@ interface EntryCap {
 const HOSTS: EntryCap = { v4: 24, v6: 48 };
 
 /**
+ * A list of single addresses: Tor's two, the ten VPN providers', and the
+ * crawler and probe lists of a few hundred hosts (DuckDuckBot, Perplexity,
+ * Pingdom, StatusCake; a /29 at most).
+ */
+const HOST_LIST = { widest: HOSTS, hosts: true } as const;
+
+/**
  * A range list whose widest entries seen are /v4 and /v6 (null: none of the
  * family seen): its cap is 2 bits (IPv4) and 4 bits (IPv6) wider, 4 and 16
  * times the widest block, never narrower than HOSTS, never wider than the
@@ -91,7 +104,7 @@ const TOR_KEEP_DAYS = 7;
 const snap = (format: FeedFormat, date: string, ...files: string[]): FeedSnapshot => ({ files, format, date });
 const vpn = (provider: string): FeedDefinition => ({
   name: provider, label: 'vpn', format: 'cidr-lines', sources: [`${JOE}/${provider}.txt`],
-  snapshot: snap('cidr-lines', '2026-08-22', `vpn-${provider}.joe12387.txt`), refreshHours: DAY, widest: HOSTS,
+  snapshot: snap('cidr-lines', '2026-08-22', `vpn-${provider}.joe12387.txt`), refreshHours: DAY, ...HOST_LIST,
 });
 const asnList = (list: HostingListSource, format: FeedFormat, url: string, file: string, date: string): FeedDefinition => ({
   name: `asn-list-${list}`, label: list.endsWith('vpn') ? 'vpn' : 'hosting', format, sources: [url],
@@ -106,7 +119,7 @@ export const FEEDS: readonly FeedDefinition[] = [
   // feeds keep the exits of the last week (recent.ts).
   {
     name: 'tor', label: 'tor', format: 'cidr-lines', sources: ['https://check.torproject.org/torbulkexitlist'],
-    snapshot: { ...snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), recent: 'tor-exit-nodes.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS, widest: HOSTS,
+    snapshot: { ...snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), recent: 'tor-exit-nodes.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS, ...HOST_LIST,
   },
   // The bulk list is IPv4 only; Onionoo's details of the Exit-flagged relays
   // carry their IPv6 OR addresses too. Failover: a mirror of the full details
@@ -114,7 +127,7 @@ export const FEEDS: readonly FeedDefinition[] = [
   {
     name: 'tor-onionoo', label: 'tor', format: 'onionoo-json',
     sources: [ONIONOO_EXITS, `${RAW}/ValdikSS/tor-onionoo-mirror/master/details-full.json`],
-    snapshot: { ...snap('onionoo-json', '2026-08-22', 'tor-onionoo-exits.json'), recent: 'tor-onionoo-exits.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS, widest: HOSTS,
+    snapshot: { ...snap('onionoo-json', '2026-08-22', 'tor-onionoo-exits.json'), recent: 'tor-onionoo-exits.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS, ...HOST_LIST,
   },
   // VPN servers: each provider's own list (collected by Joe12387), then X4BNet's aggregate.
   ...['airvpn', 'ivpn', 'mullvad', 'nordvpn', 'ovpn', 'pia', 'protonvpn', 'riseupvpn', 'surfshark', 'windscribe'].map(vpn),
@@ -128,14 +141,14 @@ export const FEEDS: readonly FeedDefinition[] = [
   // openai.com refuses plain HTTP clients; lord-alfred's mirror merges its three lists.
   { name: 'openai', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/openai/ipv4.txt`], snapshot: snap('cidr-lines', '2026-08-20', 'openai-ipv4.txt'), refreshHours: DAY, widest: seen(17, null) },
   { name: 'applebot', label: 'crawler', format: 'google-json', sources: ['https://search.developer.apple.com/applebot.json'], snapshot: snap('google-json', '2026-09-15', 'applebot.json'), refreshHours: WEEK, widest: seen(24, null) },
-  { name: 'duckduckbot', label: 'crawler', format: 'google-json', sources: ['https://duckduckgo.com/duckduckbot.json'], snapshot: snap('cidr-lines', '2026-07-06', 'duckduckbot-ipv4.txt'), refreshHours: WEEK, widest: HOSTS },
-  { name: 'perplexity', label: 'crawler', format: 'google-json', sources: ['https://www.perplexity.ai/perplexitybot.json|https://www.perplexity.ai/perplexity-user.json'], snapshot: snap('cidr-lines', '2026-08-20', 'perplexity-ipv4.txt'), refreshHours: DAY, widest: HOSTS },
+  { name: 'duckduckbot', label: 'crawler', format: 'google-json', sources: ['https://duckduckgo.com/duckduckbot.json'], snapshot: snap('cidr-lines', '2026-07-06', 'duckduckbot-ipv4.txt'), refreshHours: WEEK, ...HOST_LIST },
+  { name: 'perplexity', label: 'crawler', format: 'google-json', sources: ['https://www.perplexity.ai/perplexitybot.json|https://www.perplexity.ai/perplexity-user.json'], snapshot: snap('cidr-lines', '2026-08-20', 'perplexity-ipv4.txt'), refreshHours: DAY, ...HOST_LIST },
   { name: 'ipverse-crawlers', label: 'crawler', format: 'ipverse-json', sources: [`${RAW}/ipverse/bot-ip-blocks/master/crawlers.json`], snapshot: snap('ipverse-json', '2026-08-22', 'ipverse-crawlers.json'), refreshHours: DAY, widest: seen(17, 56) },
   { name: 'meta-crawler', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/facebook/ipv4_merged.txt|${LORD_ALFRED}/facebook/ipv6_merged.txt`], snapshot: snap('cidr-lines', '2026-08-20', 'meta-ipv4.txt', 'meta-ipv6.txt'), refreshHours: WEEK, widest: seen(14, 29) },
   { name: 'x-crawler', label: 'crawler', format: 'cidr-lines', sources: [`${LORD_ALFRED}/twitter/ipv4_merged.txt|${LORD_ALFRED}/twitter/ipv6_merged.txt`], snapshot: snap('cidr-lines', '2026-07-28', 'x-twitter-ipv4.txt', 'x-twitter-ipv6.txt'), refreshHours: WEEK, widest: seen(18, 29) },
   { name: 'telegram-crawler', label: 'crawler', format: 'cidr-lines', sources: ['https://core.telegram.org/resources/cidr.txt'], snapshot: snap('cidr-lines', '2025-02-27', 'telegram-ipv4.txt', 'telegram-ipv6.txt'), refreshHours: WEEK, widest: seen(20, 32) },
-  { name: 'pingdom', label: 'crawler', format: 'cidr-lines', sources: ['https://my.pingdom.com/probes/ipv4|https://my.pingdom.com/probes/ipv6'], snapshot: snap('cidr-lines', '2026-08-20', 'pingdom-ipv4.txt', 'pingdom-ipv6.txt'), refreshHours: WEEK, widest: HOSTS },
-  { name: 'statuscake', label: 'crawler', format: 'cidr-lines', sources: ['https://app.statuscake.com/Workfloor/Locations.php?format=txt'], snapshot: snap('cidr-lines', '2026-08-20', 'statuscake-ipv4.txt'), refreshHours: WEEK, widest: HOSTS },
+  { name: 'pingdom', label: 'crawler', format: 'cidr-lines', sources: ['https://my.pingdom.com/probes/ipv4|https://my.pingdom.com/probes/ipv6'], snapshot: snap('cidr-lines', '2026-08-20', 'pingdom-ipv4.txt', 'pingdom-ipv6.txt'), refreshHours: WEEK, ...HOST_LIST },
+  { name: 'statuscake', label: 'crawler', format: 'cidr-lines', sources: ['https://app.statuscake.com/Workfloor/Locations.php?format=txt'], snapshot: snap('cidr-lines', '2026-08-20', 'statuscake-ipv4.txt'), refreshHours: WEEK, ...HOST_LIST },
   // Relays: real people behind them; never intercepted below high.
   { name: 'icloud-relay', label: 'relay', format: 'geofeed-csv', sources: ['https://mask-api.icloud.com/egress-ip-ranges.csv'], snapshot: snap('cidr-lines', '2026-08-17', 'icloud-private-relay-ipv4.txt', 'icloud-private-relay-ipv6.txt'), refreshHours: DAY, widest: seen(22, 34) },
   { name: 'cloudflare', label: 'relay', format: 'cidr-lines', sources: ['https://www.cloudflare.com/ips-v4|https://www.cloudflare.com/ips-v6'], snapshot: snap('cidr-lines', '2026-08-20', 'cloudflare-ips-v4.txt', 'cloudflare-ips-v6.txt'), refreshHours: WEEK, widest: seen(13, 29) },

@@ -31,7 +31,7 @@ export interface FeedState {
   recent: string | null;
   /** Validators of the last good download, per URL (sent only while its files exist). */
   validators: Record<string, Validators>;
-  /** The covers of the downloads of the last week (limits.ts), for the growth rule. */
+  /** The covers of the data taken in the last week (a download with its memory; the snapshot a first download replaced), for the growth rule (limits.ts). */
   covers: CoverRecord[];
   /**
    * When `splitguard ipdb reset-feed` dropped the feed's data: the next

@@ -1,7 +1,8 @@
 // Fetching feeds from their publishers: each feed's sources in order until one
 // yields a good download (failover), a conditional request while the last
 // good files exist, a size cap, the format's own checks (parse.ts), the
-// feed's cap on an entry's width and the growth rule (limits.ts), and a
+// feed's cap on an entry's width and the growth rule (limits.ts, on the
+// download with the memory it leaves for a feed with keepDays), and a
 // sanity check against the last good data. A good download replaces the
 // cached files durably; a failure leaves them, and the feed keeps serving
 // its last good data and says why in its state.
@@ -15,9 +16,9 @@ import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { dueAfterClockStep } from '../refresh-state.js';
 import { displayUrl, type FetchLimits, fetchSource, inOrder, type SourceFailure } from '../fetch.js';
-import { type Cover, coverOf, coversAfter, growthError, pastCap } from './limits.js';
+import { type Cover, type CoverRecord, coverOf, coversAfter, growthError, pastCap } from './limits.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
-import { FEEDS, type FeedDefinition, snapshotFiles } from './registry.js';
+import { FEEDS, type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
 import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
 
@@ -93,9 +94,11 @@ export async function updateFeeds(
   return outcomes;
 }
 
+type Ranges = { v4: [bigint, bigint][]; v6: [bigint, bigint][] };
+
 /** The ranges of a feed's files, or null when one cannot be read or parsed. */
-function rangesOf(format: Parameters<typeof parseFeed>[0], files: readonly string[], name: string) {
-  const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
+function rangesOf(format: Parameters<typeof parseFeed>[0], files: readonly string[], name: string): Ranges | null {
+  const ranges: Ranges = { v4: [], v6: [] };
   try {
     for (const file of files) {
       const parsed = parseFeed(format, readRegularFile(file), name);
@@ -108,24 +111,30 @@ function rangesOf(format: Parameters<typeof parseFeed>[0], files: readonly strin
   return ranges;
 }
 
+/** `ranges` with those of `more` (null: none). */
+const joined = (ranges: Ranges, more: Readonly<Record<'v4' | 'v6', readonly [bigint, bigint][]>> | null): Ranges => (more ? { v4: [...ranges.v4, ...more.v4], v6: [...ranges.v6, ...more.v6] } : ranges);
+
 /**
  * What the feed holds: `good` when its last good download is on disk, still
- * parses and keeps within the feed's cap, and that data's cover (else its
- * snapshot's). Only a good download is asked for conditionally: a damaged one
- * (a bad sector, a stray write) is fetched again in full, as a missing one
- * is, or a 304 would keep it, and the build its snapshot, until the
- * publisher's list changed. A download taken before the caps with an entry
- * past them (a hostile list) is not protected by the shrink rule.
+ * parses and keeps within the feed's cap, and that data's cover with its
+ * memory's (else its snapshot's, with the snapshot's memory). Only a good
+ * download is asked for conditionally: a damaged one (a bad sector, a stray
+ * write) is fetched again in full, as a missing one is, or a 304 would keep
+ * it, and the build its snapshot, until the publisher's list changed. A
+ * download taken before the caps with an entry past them (a hostile list) is
+ * not protected by the shrink rule. An unreadable memory counts as empty, as
+ * recent.ts reads it.
  */
 function heldData(feed: FeedDefinition, state: FeedState, dataDir: string): { good: boolean; cover: Cover } {
+  const memory = (file: string | null) => (feed.keepDays && file !== null ? rangesOf('cidr-lines', [file], feed.name) : null);
   if (hasGoodData(state, dataDir)) {
     const ranges = rangesOf(feed.format, state.files.map((f) => feedPath(dataDir, f)), feed.name);
     const past = ranges && pastCap(feed, ranges);
     if (past) log('warn', 'feed_kept_data_past_cap', { feed: feed.name, error: past });
-    if (ranges && !past) return { good: true, cover: coverOf(ranges) };
+    if (ranges && !past) return { good: true, cover: coverOf(joined(ranges, memory(state.recent === null ? null : feedPath(dataDir, state.recent)))) };
   }
   const snapshot = feed.snapshot ? rangesOf(feed.snapshot.format, snapshotFiles(feed), feed.name) : null;
-  return { good: false, cover: coverOf(snapshot ?? { v4: [], v6: [] }) };
+  return { good: false, cover: coverOf(joined(snapshot ?? { v4: [], v6: [] }, memory(snapshotRecent(feed)))) };
 }
 
 async function updateFeed(
@@ -162,7 +171,7 @@ interface Attempt {
   before: FeedState;
   /** The last good download reads back: the publisher is asked conditionally, and the new one is checked against it. */
   good: boolean;
-  /** The cover of the last good download, else of the snapshot. */
+  /** The cover of the last good download, else of the snapshot, each with its memory. */
   held: Cover;
   now: Date;
   next: string;
@@ -189,7 +198,7 @@ async function fetchFrom(
   let entries = 0;
   const versions: string[] = [];
   const digest = createHash('sha256');
-  const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
+  const ranges: Ranges = { v4: [], v6: [] };
   for (const part of fetched.parts) {
     const bytes = readFileSync(part.file!);
     attempt.parsing = displayUrl(part.url);
@@ -203,9 +212,11 @@ async function fetchFrom(
   }
   const past = pastCap(feed, ranges);
   if (past) throw new Error(past);
-  const cover = coverOf(ranges);
+  // What is folded in: the download and, for a feed with keepDays, the memory it leaves (recent.ts).
+  const memory = feed.keepDays ? memoryAfter(options.dataDir, feed, before, ranges, now.getTime()) : null;
+  const cover = coverOf(joined(ranges, memory?.ranges ?? null));
   // After `ipdb reset-feed` (no good download then) the publisher's list is taken whole.
-  const grown = before.reset_at === null ? growthError(feed, cover, held, before.covers, now.getTime()) : null;
+  const grown = before.reset_at === null ? growthError(feed, cover, held, before.covers, now.getTime(), coverOf(ranges)) : null;
   if (grown) throw new Error(grown);
   if (good && entries < before.entries * MIN_ENTRY_FRACTION) {
     throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download; if the publisher's list did shrink, \`splitguard ipdb reset-feed ${feed.name}\` takes it`);
@@ -215,7 +226,7 @@ async function fetchFrom(
     throw new Error(`${entries} entries, which with the ${others} the other feeds hold pass the ${FEEDS_MAX_ENTRIES} all feeds may hold together`);
   }
   const files = installParts(options.dataDir, feed.name, fetched.parts.map((p) => p.file!));
-  const recent = feed.keepDays ? installRecent(options.dataDir, feed, before, ranges, now.getTime()) : null;
+  const recent = memory ? installRecent(options.dataDir, feed, memory, now.getTime()) : null;
   const state: FeedState = {
     version: versions.length > 0 ? versions.join(' | ') : digest.digest('hex').slice(0, 12),
     fetched_at: now.toISOString(),
@@ -224,7 +235,7 @@ async function fetchFrom(
     source,
     recent,
     validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
-    covers: coversAfter(before.reset_at === null ? before.covers : [], cover, now.getTime()),
+    covers: coversAfter(coversTaken(before, good, held, now.getTime()), cover, now.getTime()),
     reset_at: null,
     last_attempt_at: now.toISOString(),
     last_outcome: 'updated',
@@ -254,18 +265,33 @@ function installParts(dataDir: string, name: string, parts: string[]): string[] 
 }
 
 /**
- * Writes the recent file of a feed with keepDays after a good download of
- * `current` (recent.ts): what the previous data held (the last good download,
- * else the snapshot) and the new one lacks. Nothing to remember writes no file.
+ * The covers the growth rule keeps before a download taken now: none after
+ * `ipdb reset-feed`; with the snapshot's (`held`) when the download replaces
+ * the snapshot, so that the feed's first week is measured against it and not
+ * against a first download up to MAX_GROWTH times larger (limits.ts).
  */
-function installRecent(dataDir: string, feed: FeedDefinition, before: FeedState, current: Parameters<typeof recentAfter>[1], now: number): string | null {
+function coversTaken(before: FeedState, good: boolean, held: Cover, now: number): CoverRecord[] {
+  if (before.reset_at !== null) return [];
+  return good ? before.covers : coversAfter(before.covers, held, now);
+}
+
+/**
+ * The memory of a feed with keepDays after a download of `current`
+ * (recent.ts): what the previous data held (the last good download, else the
+ * snapshot) and the new one lacks.
+ */
+function memoryAfter(dataDir: string, feed: FeedDefinition, before: FeedState, current: Ranges, now: number): ReturnType<typeof recentAfter> {
   const held = feedFile(feed, before, dataDir);
   // A download was last known current at its last attempt (a 304 confirms it); a snapshot at its date.
   const seenAt = hasGoodData(before, dataDir) ? Date.parse(before.last_attempt_at ?? '') || (held?.fetchedAt ?? 0) : (held?.fetchedAt ?? 0);
   const previous: PreviousData = { files: held?.files ?? [], format: held?.format ?? feed.format, seenAt, recent: held?.recent ?? null };
-  const { text, entries } = recentAfter(previous, current, now, feed.keepDays!, feed.name);
-  if (entries === 0) return null;
+  return recentAfter(previous, current, now, feed.keepDays!, feed.name);
+}
+
+/** Writes a feed's memory (memoryAfter) as its recent file; nothing to remember writes no file. */
+function installRecent(dataDir: string, feed: FeedDefinition, memory: ReturnType<typeof recentAfter>, now: number): string | null {
+  if (memory.entries === 0) return null;
   const file = `${feed.name}.recent.${now.toString(36)}`;
-  writeFileDurably(path.join(feedDir(dataDir), file), text);
+  writeFileDurably(path.join(feedDir(dataDir), file), memory.text);
   return file;
 }

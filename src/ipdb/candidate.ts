@@ -63,10 +63,13 @@ const MAX_LOST_SHARE = { 4: 0.1, 6: 0.5 } as const;
 const MAX_GROWTH = 2;
 const GROWTH_FLOOR = 64 * 1024 * 1024;
 
+/** The largest candidate a serving database of `size` bytes lets in. */
+export const candidateSizeLimit = (size: number): number => Math.max(MAX_GROWTH * size, GROWTH_FLOOR);
+
 /** Refuses a candidate of `bytes` bytes much larger than the serving database (null: none to compare with). */
 export function checkCandidateSize(bytes: number, current: IpDatabase | null): void {
   if (current === null) return;
-  const limit = Math.max(MAX_GROWTH * current.info.size, GROWTH_FLOOR);
+  const limit = candidateSizeLimit(current.info.size);
   if (bytes > limit) {
     throw new AppError('ipdb_candidate_refused', `it is ${bytes} bytes, more than ${MAX_GROWTH} times the serving database's ${current.info.size} (at most ${limit})`);
   }

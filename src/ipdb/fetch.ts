@@ -165,20 +165,21 @@ function lookupKeeping(keep: (kind: AddressKind) => boolean, resolved?: (hostnam
  * file system would have less than a reserve free: a tenth of its size,
  * at least 32 MiB and at most 256 MiB, which is the room the store keeps to
  * grow. Checked before the body (against its declared length), then every
- * RESERVE_CHECK_BYTES of it (one statfs).
+ * RESERVE_CHECK_BYTES of it (one statfs); and before a build, against the
+ * largest candidate it may write (refresh.ts).
  */
 const RESERVE_MIN = 32 * 2 ** 20;
 const RESERVE_MAX = 256 * 2 ** 20;
 const RESERVE_CHECK_BYTES = 2 * 2 ** 20;
 
 /** Why `dir`'s file system cannot take `more` bytes beyond the reserve, or null. */
-async function spaceShort(dir: string, more: number): Promise<string | null> {
+export async function spaceShort(dir: string, more: number): Promise<string | null> {
   const fs = await statfs(dir);
   const reserve = Math.min(RESERVE_MAX, Math.max(RESERVE_MIN, (fs.blocks * fs.bsize) / 10));
   const free = fs.bavail * fs.bsize;
   if (free - Math.max(0, more) >= reserve) return null;
   const mib = (n: number) => `${Math.floor(n / 2 ** 20)} MiB`;
-  return `the data directory's file system would keep under ${mib(reserve)} free (${mib(free)} free${more > 0 ? `, ${mib(more)} to come` : ''}): the download stops, leaving the store room to write`;
+  return `the data directory's file system would keep under ${mib(reserve)} free (${mib(free)} free${more > 0 ? `, up to ${mib(more)} to come` : ''}): stopped, leaving the store room to write`;
 }
 
 /** What a refresh records for an error of undici, node:net or node:fs; `bytes` is -1 before the body. */

@@ -5,7 +5,7 @@
 // failure leaves the current database serving. The outcome of every attempt,
 // per source, is kept in the refresh state for GET /v1/ip/database, and the
 // next due time is stored so that the schedule survives restarts.
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { moveDurably, processAlive } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,8 @@ import type { BuildAnswer, BuildResult, BuildTask } from './build.worker.js';
 import { binding } from './native.js';
 import { currentDatabasePath } from './current.js';
 import { IpDatabase } from './database.js';
-import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, inOrder, limitsFor, type SourceFailure, sourceName, type Validators } from './fetch.js';
+import { DEFAULT_LIMITS, DEFAULT_SOURCES, type FetchLimits, fetchSource, inOrder, limitsFor, type SourceFailure, sourceName, spaceShort, type Validators } from './fetch.js';
+import { candidateSizeLimit } from './candidate.js';
 import { dueAfterClockStep, META_LAST, META_NEXT, META_VALIDATORS, nextRefreshAt, type SourceOutcome, type RefreshRecord } from './refresh-state.js';
 import type { Config } from '../config.js';
 import { excludedFromAsnFeeds } from '../quality/lists.js';
@@ -229,7 +230,12 @@ export class Refresher {
       if (fetched.unchanged) return null;
       const version = location === 'package:' ? source.replace(/^package .*@/, '') : started.toISOString().slice(0, 16).replace('T', ' ');
       // The build process checks the candidate against the serving database (candidate.ts).
-      const result = await build({ files: fetched.parts.map((p) => p.file!), compareWith: currentDatabasePath(this.#options.dataDir) }, source, version);
+      const files = fetched.parts.map((p) => p.file!);
+      const result = await build({ files, compareWith: currentDatabasePath(this.#options.dataDir) }, source, version).catch((err: unknown) => {
+        // A refused source's downloads (and candidate) go before the next source is tried, not with the refresh.
+        for (const file of [...files, path.join(work, 'candidate.trie')]) if (path.dirname(file) === work) rmSync(file, { force: true });
+        throw err;
+      });
       // Only the installed source's validators stay: another source's would
       // let its 304 pass for "unchanged" while this source's data serves.
       for (const url of Object.keys(known)) delete known[url];
@@ -253,6 +259,11 @@ export class Refresher {
   }
 
   async #build(task: BuildTask): Promise<BuildResult> {
+    // The candidate goes beside the downloads, which may have taken the file
+    // system down to its reserve: the build may not write into it either.
+    const serving = existsSync(currentDatabasePath(this.#options.dataDir)) ? statSync(currentDatabasePath(this.#options.dataDir)).size : 0;
+    const short = await spaceShort(path.dirname(task.out), candidateSizeLimit(serving));
+    if (short) throw new AppError('ipdb_build_failed', short);
     const result = await runBuild(task, this.#options.buildMemoryMb, this.#stop.signal);
     for (const { name, error } of result.report.feedErrors) log('warn', 'feed_unreadable', { feed: name, error });
     if (!result.idleScheduling) log('warn', 'ipdb_build_not_idle', { reason: 'the system refused SCHED_IDLE for the build process; the build competed with serving at normal priority' });

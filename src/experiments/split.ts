@@ -39,7 +39,8 @@ export function initialLayout(weights: readonly number[]): number[] {
   for (let i = 0; i < s.length; i++) if (s[i] > 0) last = i;
   for (let i = 0; i < s.length; i++) {
     if (s[i] <= 0) continue;
-    end = i === last ? 1 : end + s[i];
+    // The running sum may pass 1 by a rounding before the last share: held at 1.
+    end = i === last ? 1 : Math.min(1, end + s[i]);
     out.push(end, i);
   }
   return out;
@@ -80,10 +81,14 @@ export function nextLayout(layout: readonly number[], weights: readonly number[]
   const held = new Array<number>(Math.max(target.length, 8)).fill(0);
   for (const s of segs) held[s.owner] += s.end - s.start;
 
-  // Shrinking variants free their highest buckets (owner -1).
+  // Shrinking variants free their highest buckets (owner -1); one whose
+  // target is 0 (weight 0, or dropped from the list) frees all of them,
+  // however little: a sliver kept by a variant a shorter list no longer has
+  // sent its visitors to a page that does not exist (and the redirect
+  // threw, ending the process).
   for (let v = 0; v < held.length; v++) {
     let give = held[v] - (target[v] ?? 0);
-    if (give <= 1e-15) continue;
+    if (give <= 1e-15 && (target[v] ?? 0) > 0) continue;
     for (let i = segs.length - 1; i >= 0 && give > 0; i--) {
       const s = segs[i];
       if (s.owner !== v) continue;
@@ -136,7 +141,26 @@ export function nextLayout(layout: readonly number[], weights: readonly number[]
     else out.push(s.end, s.owner);
   }
   out[out.length - 2] = 1;
-  return out;
+  return layoutFits(out, weights) ? out : initialLayout(weights);
+}
+
+/**
+ * Whether `layout` is well formed for `weights`: ends not descending, up to
+ * exactly 1 (a share below a double's resolution next to a large one makes
+ * an empty segment, which no bucket reaches), and every segment owned by a
+ * variant of the list whose weight is above 0. A stored layout that is not
+ * (written before the fix above) is replaced by the cumulative one when
+ * the route is read (layoutOf).
+ */
+export function layoutFits(layout: readonly number[], weights: readonly number[]): boolean {
+  if (layout.length < 2 || layout.length % 2 !== 0 || layout[layout.length - 2] !== 1) return false;
+  let end = 0;
+  for (let i = 0; i < layout.length; i += 2) {
+    const owner = layout[i + 1];
+    if (!(layout[i] >= end) || !Number.isInteger(owner) || !(weights[owner] > 0)) return false;
+    end = layout[i];
+  }
+  return true;
 }
 
 /** The variant a bucket u in [0, 1) falls to. Hot path: a scan of at most MAX_SEGMENTS numbers, no allocation. */

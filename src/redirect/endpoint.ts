@@ -3,7 +3,7 @@
 import type { AppDeps } from '../app.js';
 import type { Endpoints } from '../http/framing.js';
 import { COOKIE, forwardedFor, USER_AGENT } from '../http/request.js';
-import { endBody, endHead, openExchange, HEADER_BYTES, type Headers, REDIRECT_BODY, send, STATUS_LINE } from '../http/respond.js';
+import { endBody, endHead, openExchange, HEADER_BYTES, type Headers, publicError, REDIRECT_BODY, send, sendJson, STATUS_LINE } from '../http/respond.js';
 import type { HttpRequest, HttpResponse } from '../http/uws.js';
 import { NOT_FOUND_PAGE } from './redirect.js';
 
@@ -19,15 +19,24 @@ export function registerRedirect(endpoints: Endpoints, deps: Pick<AppDeps, 'conf
   // socket's state (endHead in respond.ts). The 404 goes through send().
   const redirect = (res: HttpResponse, req: HttpRequest, count: boolean) => {
     const r = deps.redirector;
-    const status = r.visit(
-      req.getParameter(0) ?? '',
-      res.getRemoteAddress(),
-      trustProxy ? forwardedFor(req) : '',
-      req.getHeader(COOKIE),
-      req.getHeader(USER_AGENT),
-      req.getQuery() ?? '',
-      count,
-    );
+    let status: number;
+    try {
+      status = r.visit(
+        req.getParameter(0) ?? '',
+        res.getRemoteAddress(),
+        trustProxy ? forwardedFor(req) : '',
+        req.getHeader(COOKIE),
+        req.getHeader(USER_AGENT),
+        req.getQuery() ?? '',
+        count,
+      );
+    } catch (err) {
+      // A handler that returns without answering ends the process (uWS):
+      // one route the decision cannot handle (finding 114's layout) took
+      // every thread down, at every start. Answered 500, logged.
+      sendJson(openExchange(res, !count), 500, publicError(err).body());
+      return;
+    }
     if (status === 302) {
       res.writeStatus(STATUS_LINE[302]).writeHeader(HEADER_BYTES.location, r.location).writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.privateNoStore)
         .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue);

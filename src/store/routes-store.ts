@@ -7,7 +7,7 @@
 // creation, update and deletion go to the back end (backend.ts).
 import { randomBytes } from 'node:crypto';
 import { AppError, invalidParameter } from '../errors.js';
-import { initialLayout, nextLayout, shares } from '../experiments/split.js';
+import { initialLayout, layoutFits, nextLayout, shares } from '../experiments/split.js';
 import type { Backend } from './backend.js';
 import type { Account, Stores } from './db.js';
 
@@ -70,7 +70,8 @@ export function variantsOf(r: Pick<Route, 'pageA' | 'pageB' | 'splitRatio' | 'va
 }
 
 export function layoutOf(r: Pick<Route, 'pageA' | 'pageB' | 'splitRatio' | 'variants' | 'layout'>): number[] {
-  return r.layout ?? initialLayout(variantsOf(r).map((v) => v.weight));
+  const weights = variantsOf(r).map((v) => v.weight);
+  return r.layout && layoutFits(r.layout, weights) ? r.layout : initialLayout(weights);
 }
 
 /**

@@ -120,6 +120,20 @@ function redirectsAllowed(home: () => readonly AddressKind[]): (kind: AddressKin
 }
 
 /** A redirected step's host name resolved to no address it may reach; `address` is the first it resolved to. */
+/**
+ * A request that failed after a redirect: its error's text may carry what the
+ * publisher chose (the host name of an ENOTFOUND, the names of a certificate
+ * that does not match), so fetchHttp quotes it whole, as tenants read it hidden.
+ */
+class AfterRedirect extends Error {
+  constructor(
+    readonly named: string,
+    readonly failure: unknown,
+  ) {
+    super(named);
+  }
+}
+
 class UnreachableAddress extends Error {
   constructor(
     readonly address: string,
@@ -227,8 +241,8 @@ async function follow(url: string, headers: Record<string, string>, client: Clie
   for (let step = 1; ; step++) {
     const dispatcher = step === 1 ? client.configured : client.redirected;
     const res = await client.request(at, { dispatcher, headers, signal }).catch((err: unknown) => {
-      if (!(err instanceof UnreachableAddress)) throw err;
-      throw fetchFailed(url, `${named}, whose name resolves to ${quoted(err.address, 60)}, ${kindName(err.kind)}: ${NOT_FOLLOWED}`);
+      if (err instanceof UnreachableAddress) throw fetchFailed(url, `${named}, whose name resolves to ${quoted(err.address, 60)}, ${kindName(err.kind)}: ${NOT_FOLLOWED}`);
+      throw step > 1 ? new AfterRedirect(named, err) : err;
     });
     const location = header(res.headers.location);
     if (!REDIRECTS.has(res.statusCode) || location === undefined) return res;
@@ -306,6 +320,7 @@ async function fetchHttp(url: string, dest: string, known: Validators | undefine
     return { url, file: dest, bytes, validators };
   } catch (err) {
     if (stop?.aborted) throw fetchFailed(url, catalogue.stopped.message(''));
+    if (err instanceof AfterRedirect) throw fetchFailed(url, `${err.named}: ${quoted(reason(err.failure, dest, limits, bytes), 200)}`);
     throw err instanceof FetchError ? err : fetchFailed(url, reason(err, dest, limits, bytes));
   } finally {
     clearTimeout(timer);

@@ -35,7 +35,8 @@ export interface Backend {
   createAccount(input: NewAccount): Promise<Account>;
   /** Renames an account or sets its quota; undefined when it does not exist. */
   updateAccount(id: number, change: Partial<Pick<Account, 'name' | 'quota'>>): Promise<Account | undefined>;
-  createKey(key: ApiKey): Promise<void>;
+  /** Stores a key unless its account already has `liveLimit` keys not revoked (counted in the write's own transaction); false when refused. */
+  createKey(key: ApiKey, liveLimit: number): Promise<boolean>;
   /** The key as revoked (or as it was, if already revoked); undefined when unknown. */
   revokeKey(id: string, at: string): Promise<ApiKey | undefined>;
   /**

@@ -241,6 +241,16 @@ export function accountKeyEntries(accountId?: number): { start: string; end: str
   return metaPrefix(accountId === undefined ? ACCOUNT_KEY : `${ACCOUNT_KEY}${accountId}:`);
 }
 
+/** An account's keys not revoked, as the store holds them (inside a write transaction: its own writes count). */
+export function liveKeyCount(stores: Stores, accountId: number): number {
+  let live = 0;
+  for (const { value: hash } of stores.meta.getRange(accountKeyEntries(accountId))) {
+    const key = stores.keys.get(hash as string);
+    if (key && !key.revokedAt) live++;
+  }
+  return live;
+}
+
 /**
  * A key's records: keys, keyIds and its account's entry (accountKeyEntries),
  * which every writer of keys keeps together through these two; inside a

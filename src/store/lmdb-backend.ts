@@ -10,7 +10,7 @@ import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
 import { mergeForms } from '../experiments/hll.js';
-import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, metaPrefix, nextId, putKeyRecord, removeKeyRecord, type Stores, type User } from './db.js';
+import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, liveKeyCount, metaPrefix, nextId, putKeyRecord, removeKeyRecord, type Stores, type User } from './db.js';
 import { announce, recordChange } from './feed.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
@@ -72,8 +72,12 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  createKey(key: ApiKey): Promise<void> {
-    return this.#write(() => this.#putKey(key));
+  createKey(key: ApiKey, liveLimit: number): Promise<boolean> {
+    return this.#write(() => {
+      if (liveKeyCount(this.#stores, key.accountId) >= liveLimit) return false;
+      this.#putKey(key);
+      return true;
+    });
   }
 
   revokeKey(id: string, at: string): Promise<ApiKey | undefined> {

@@ -164,10 +164,14 @@ export class PgBackend implements Backend {
     });
   }
 
-  createKey(key: ApiKey): Promise<void> {
+  /** The account's row is locked first: keys created at once for one account count one after another. */
+  createKey(key: ApiKey, liveLimit: number): Promise<boolean> {
     return this.#write(async (c) => {
+      await c.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [key.accountId]);
+      const { rows } = await c.query('SELECT count(*)::int AS live FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL', [key.accountId]);
+      if (rows[0].live >= liveLimit) return { out: false, changes: [] };
       await insertKey(c, key);
-      return { out: undefined, changes: [{ kind: 'key', key: key.hash, record: key }] };
+      return { out: true, changes: [{ kind: 'key', key: key.hash, record: key }] };
     });
   }
 

@@ -65,6 +65,8 @@ export interface Config {
   redisTimeoutMs: number;
   /** This node's name in logs, metrics and `cluster status` (default: the host name). */
   nodeName: string;
+  /** Cluster mode: the change log's bound in MB (SPLITGUARD_CHANGE_LOG_MB; pg/node.ts). */
+  changeLogMb: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -309,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     redisUrl,
     nodeName: nodeName(env, 'SPLITGUARD_NODE_NAME'),
+    changeLogMb: integer(env, 'SPLITGUARD_CHANGE_LOG_MB', 256, 1, 65_536),
     redisTimeoutMs: integer(env, 'SPLITGUARD_REDIS_TIMEOUT_MS', 50, 1, 10_000),
   });
 }

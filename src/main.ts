@@ -313,7 +313,7 @@ async function openNodeStorage(
     await bootstrapOnce(storage, config.dataDir, announce);
     return { storage, node: null };
   }
-  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, { instance: prepared.instance, dataDir: config.dataDir });
+  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, { instance: prepared.instance, dataDir: config.dataDir }, config.changeLogMb * 2 ** 20);
   try {
     await node.start(() => bootstrapOnce(storage, config.dataDir, announce));
   } catch (err) {

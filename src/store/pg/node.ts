@@ -60,6 +60,16 @@ function previousHolder(dataDir: string): string | null {
  * long while) takes a snapshot instead (replica.ts).
  */
 const CHANGES_KEPT = 100_000;
+/**
+ * The log is bounded in bytes too (SPLITGUARD_CHANGE_LOG_MB): a change holds
+ * its whole record, a route up to about 21 KB (8 variants of 2,048-character
+ * URLs), and a tenant rewriting one within its budgets held 100,000 of them,
+ * 2.1 GB, which a node back from an hour away read to catch up (the cluster
+ * tenant review of 2026-11-29). The newest changes within the bound are
+ * kept; as with the count, a node behind them takes a snapshot. Measuring
+ * is a scan of the log, so it runs every BYTES_TRIM_BEATS heartbeats.
+ */
+const BYTES_TRIM_BEATS = 15;
 export interface NodeReport {
   /** The IP database this node serves: version and SHA-256, or nulls. */
   ipdb(): { version: string | null; sha256: string | null };
@@ -95,12 +105,16 @@ export class ClusterNode {
   /** The beat under way, awaited by stop(). */
   #beating: Promise<void> | null = null;
 
-  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport, identity: { instance: string; dataDir: string }) {
+  readonly #changeLogBytes: number;
+  #beats = 0;
+
+  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport, identity: { instance: string; dataDir: string }, changeLogBytes: number) {
     this.#storage = storage;
     this.#status = new Float64Array(status);
     this.#report = report;
     this.#instance = identity.instance;
     this.#dataDir = identity.dataDir;
+    this.#changeLogBytes = changeLogBytes;
   }
 
   /**
@@ -234,6 +248,15 @@ export class ClusterNode {
       }
       // Every node trims; the primary key makes it a short range delete.
       await this.#link.pool.query('DELETE FROM changes WHERE seq <= (SELECT seq FROM change_head) - $1', [CHANGES_KEPT]);
+      if (this.#beats++ % BYTES_TRIM_BEATS === 0) {
+        // The newest change past the bound, counted from the head down, and every older one.
+        await this.#link.pool.query(
+          `DELETE FROM changes WHERE seq <= (
+             SELECT seq FROM (SELECT seq, sum(pg_column_size(changes.*)) OVER (ORDER BY seq DESC) AS newer FROM changes) t
+              WHERE newer > $1 ORDER BY seq DESC LIMIT 1)`,
+          [this.#changeLogBytes],
+        );
+      }
     } catch (err) {
       if (!isUnavailable(err)) log('warn', 'cluster_heartbeat_failed', { error: err });
       // PostgreSQL unreachable though the listening connection has not

@@ -18,6 +18,7 @@ it.each([
   ['SPLITGUARD_BASE_URL', 'ftp://x'],
   ['SPLITGUARD_RATE_LIMIT_PER_MIN', '-1'],
   ['SPLITGUARD_BUILD_MEMORY_MB', '32'],
+  ['SPLITGUARD_CHANGE_LOG_MB', '0'],
   ['HOST', 'not-an-address'],
 ])('%s=%s: exit 2 and a message naming the variable', async (variable, value) => {
   const dataDir = path.join(scratch, `${variable}-${value.replace(/\W/g, '_')}`);

@@ -55,8 +55,9 @@ export function identity(s: DatabaseStatus): Pick<DatabaseStatus, 'version' | 'b
   return { version: s.version, built_at: s.built_at, checksum: s.checksum, ranges: s.ranges, size: s.size };
 }
 
-export async function databaseStatus(server: TestServer, thread = 0): Promise<DatabaseStatus> {
-  const r = await call(server.ports[thread], server.ca, 'GET', '/v1/ip/database', server.apiKey).catch((err: Error) => {
+/** GET /v1/ip/database on a thread, with the server's (admin) key or another account's `key` (200 expected). */
+export async function databaseStatus(server: TestServer, thread = 0, key = server.apiKey): Promise<DatabaseStatus> {
+  const r = await call(server.ports[thread], server.ca, 'GET', '/v1/ip/database', key).catch((err: Error) => {
     throw new Error(`GET /v1/ip/database on thread ${thread} failed at ${new Date().toISOString()}: ${err.message}`);
   });
   if (r.status !== 200) throw new Error(`GET /v1/ip/database answered ${r.status}: ${r.body}`);

@@ -6,9 +6,8 @@
 // line, whatever a redirect had made the refresh fetch.
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { call } from '../../helpers/client.js';
 import { listenLoopback, type Loopback } from '../../helpers/loopback.js';
-import { type DatabaseStatus, newAccount, refreshNow } from '../../helpers/refresh.js';
+import { databaseStatus, newAccount, refreshNow } from '../../helpers/refresh.js';
 import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
@@ -39,9 +38,8 @@ afterAll(async () => {
 });
 
 const status = async (key: string) => {
-  const r = await call(server.ports[0], server.ca, 'GET', '/v1/ip/database', key);
-  expect(r.status, r.body).toBe(200);
-  return { text: r.body, json: r.json as DatabaseStatus };
+  const json = await databaseStatus(server, 0, key);
+  return { text: JSON.stringify(json), json };
 };
 
 it("shows the publisher's text in refresh errors to admins only", async () => {

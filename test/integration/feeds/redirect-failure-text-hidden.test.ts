@@ -5,9 +5,8 @@
 // out unquoted, the host name with it, to every tenant.
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { call } from '../../helpers/client.js';
 import { listenLoopback, type Loopback } from '../../helpers/loopback.js';
-import { type DatabaseStatus, newAccount, refreshNow } from '../../helpers/refresh.js';
+import { databaseStatus, newAccount, refreshNow } from '../../helpers/refresh.js';
 import { NO_RATE_LIMIT } from '../../helpers/routes.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
@@ -22,11 +21,7 @@ afterAll(async () => {
   await publisher?.close();
 });
 
-const torError = async (key: string) => {
-  const r = await call(server.ports[0], server.ca, 'GET', '/v1/ip/database', key);
-  expect(r.status, r.body).toBe(200);
-  return (r.json as DatabaseStatus).feeds.find((f) => f.name === 'tor')!.last_error ?? '';
-};
+const torError = async (key: string) => (await databaseStatus(server, 0, key)).feeds.find((f) => f.name === 'tor')!.last_error ?? '';
 
 it('hides the failure after a redirect from tenants, and shows it to admins', async () => {
   const tenant = await newAccount(server, 'tenant');

@@ -261,7 +261,7 @@ export class Refresher {
   async #build(task: BuildTask): Promise<BuildResult> {
     // The candidate goes beside the downloads, which may have taken the file
     // system down to its reserve: the build may not write into it either.
-    const serving = existsSync(currentDatabasePath(this.#options.dataDir)) ? statSync(currentDatabasePath(this.#options.dataDir)).size : 0;
+    const serving = statSync(currentDatabasePath(this.#options.dataDir), { throwIfNoEntry: false })?.size ?? 0;
     const short = await spaceShort(path.dirname(task.out), candidateSizeLimit(serving));
     if (short) throw new AppError('ipdb_build_failed', short);
     const result = await runBuild(task, this.#options.buildMemoryMb, this.#stop.signal);

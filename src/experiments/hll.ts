@@ -101,16 +101,10 @@ export class Hll {
       out.set(this.registers, 1);
       return out;
     }
-    const out = new Uint8Array(1 + 4 * used);
-    const view = new DataView(out.buffer);
-    out[0] = SPARSE;
-    let at = 1;
-    for (let i = 0; i < REGISTERS; i++) {
-      if (this.registers[i] === 0) continue;
-      view.setUint32(at, (i << 6) | this.registers[i], true);
-      at += 4;
-    }
-    return out;
+    const entries = new Uint32Array(used);
+    let n = 0;
+    for (let i = 0; i < REGISTERS; i++) if (this.registers[i] !== 0) entries[n++] = (i << 6) | this.registers[i];
+    return sparseForm(entries, n);
   }
 
   /**

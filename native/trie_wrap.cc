@@ -9,15 +9,24 @@
 // the file is unmapped after the last reader is gone.
 #include <napi.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/file.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "connection_guard_wrap.h"
 #include "store_check_wrap.h"
@@ -215,19 +224,69 @@ Napi::Value Crc32cJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, Crc32c(seed, a.Data(), a.ElementLength()));
 }
 
-// setIdleScheduling() -> boolean: puts the calling thread (not the process:
-// on Linux, pid 0 names the calling thread) under SCHED_IDLE, so any normal
-// thread that becomes runnable preempts it at once. For the database build
-// workers: a refresh then uses only CPU time that serving leaves idle.
-// False where the system refuses or has no such policy.
-Napi::Value SetIdleScheduling(const Napi::CallbackInfo& info) {
+// setIdleScheduling() -> boolean: puts every thread of the process under
+// SCHED_IDLE, so any normal thread of the machine that becomes runnable
+// preempts them at once: the database build's process then uses only CPU
+// time that serving leaves idle. Every thread, not only the caller: V8's
+// collector and compiler threads started with the process and do much of a
+// large build's work. A thread started later inherits its creator's policy,
+// and the creators are these threads; a pass repeats while it finds a thread
+// it had not seen (one started during the pass). On Linux a tid names one
+// thread (/proc/self/task). False where the system refuses or has no such
+// policy for any thread.
 #ifdef SCHED_IDLE
+bool SetThreadIdle(pid_t tid) {
   sched_param param{};
   param.sched_priority = 0;
-  return Napi::Boolean::New(info.Env(), sched_setscheduler(0, SCHED_IDLE, &param) == 0);
+  return sched_setscheduler(tid, SCHED_IDLE, &param) == 0;
+}
+#endif
+
+Napi::Value SetIdleScheduling(const Napi::CallbackInfo& info) {
+#if defined(SCHED_IDLE) && defined(__linux__)
+  bool all = true;
+  std::vector<pid_t> done;
+  for (int pass = 0; pass < 4; pass++) {
+    DIR* dir = opendir("/proc/self/task");
+    if (dir == nullptr) return Napi::Boolean::New(info.Env(), SetThreadIdle(0));
+    bool found_new = false;
+    while (dirent* entry = readdir(dir)) {
+      char* end = nullptr;
+      long tid = strtol(entry->d_name, &end, 10);
+      if (entry->d_name[0] == '.' || *end != '\0' || tid <= 0) continue;
+      if (std::find(done.begin(), done.end(), static_cast<pid_t>(tid)) != done.end()) continue;
+      found_new = true;
+      done.push_back(static_cast<pid_t>(tid));
+      // A thread that ended since the listing (ESRCH) needs nothing.
+      if (!SetThreadIdle(static_cast<pid_t>(tid)) && errno != ESRCH) all = false;
+    }
+    closedir(dir);
+    if (!found_new) break;
+  }
+  return Napi::Boolean::New(info.Env(), all);
+#elif defined(SCHED_IDLE)
+  return Napi::Boolean::New(info.Env(), SetThreadIdle(0));
 #else
   return Napi::Boolean::New(info.Env(), false);
 #endif
+}
+
+// endWithParent(parentPid: number) -> boolean: has the kernel kill this
+// process (SIGKILL) when its parent ends, however it ends: a database build
+// whose server died must not go on using CPU, memory and disk for a result
+// nobody will read. On Linux the "parent" is the thread that forked this
+// process, which for the build is the server's main thread, alive as long as
+// the server. False when the parent had already gone before the call (this
+// process then has another parent, and no signal would come): the caller
+// ends at once. Elsewhere only that check is made.
+Napi::Value EndWithParent(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) return ArgError(env, "endWithParent(parentPid) expects a process id");
+  pid_t parent = static_cast<pid_t>(info[0].As<Napi::Number>().Int32Value());
+#if defined(__linux__)
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  return Napi::Boolean::New(env, getppid() == parent);
 }
 
 // trimMemory() -> boolean: returns the C heap's free memory to the system
@@ -280,6 +339,7 @@ Napi::Object InitModule(Napi::Env env, Napi::Object exports) {
   exports.Set("IpTrie", IpTrieWrap::Init(env));
   exports.Set("crc32c", Napi::Function::New(env, Crc32cJs, "crc32c"));
   exports.Set("setIdleScheduling", Napi::Function::New(env, SetIdleScheduling, "setIdleScheduling"));
+  exports.Set("endWithParent", Napi::Function::New(env, EndWithParent, "endWithParent"));
   exports.Set("trimMemory", Napi::Function::New(env, TrimMemory, "trimMemory"));
   exports.Set("sealedCopy", Napi::Function::New(env, SealedCopyJs, "sealedCopy"));
   exports.Set("lockExclusive", Napi::Function::New(env, LockExclusive, "lockExclusive"));

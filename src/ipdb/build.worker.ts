@@ -14,9 +14,14 @@ import { keywordTablesFor } from '../quality/keyword-cache.js';
 import { builtInLists } from '../quality/lists.js';
 import { binding } from './native.js';
 
-// This process only ever builds: under SCHED_IDLE it runs on CPU time the
-// serving threads leave idle and yields to them at once (bench:swap,
-// docs/performance.md). Refusal only costs priority.
+// Its parent's pid is its one argument: a build whose server died ends with
+// it (the kernel's signal), and one whose server is already gone never starts.
+if (!binding.endWithParent(Number(process.argv[2]))) process.exit(1);
+
+// This process only ever builds: under SCHED_IDLE, every thread of it (V8's
+// collector threads too), it runs on CPU time the serving threads leave idle
+// and yields to them at once (bench:swap, docs/performance.md). Refusal only
+// costs priority.
 const idle = binding.setIdleScheduling();
 
 export interface BuildTask {

@@ -74,8 +74,10 @@ export interface NativeConnectionGuard {
 interface Binding {
   IpTrie: new (file: string, verifyChecksum: boolean) => NativeTrie;
   crc32c(bytes: Uint8Array, seed?: number): number;
-  /** SCHED_IDLE for the calling thread only; false if refused. */
+  /** SCHED_IDLE for every thread of the process (threads they start inherit it); false if refused for any. */
   setIdleScheduling(): boolean;
+  /** The kernel kills this process when its parent ends (Linux); false when the parent had already gone (then end). */
+  endWithParent(parentPid: number): boolean;
   /** malloc_trim(0): the C heap's free memory back to the system; true if any was released. */
   trimMemory(): boolean;
   /** A sealed, unshrinkable memory copy of a file (memfd); returns its descriptor, which the caller closes. */

@@ -285,7 +285,7 @@ export class Refresher {
 function runBuild(task: BuildTask, heapMb: number, signal: AbortSignal): Promise<BuildResult> {
   if (signal.aborted) return Promise.reject(new AppError('stopped'));
   return new Promise((resolve, reject) => {
-    const child = fork(WORKER_FILE, [], {
+    const child = fork(WORKER_FILE, [String(process.pid)], {
       serialization: 'advanced',
       execArgv: [`--max-old-space-size=${heapMb}`],
       // Its logs are the server's; its stderr is kept for the reason it died.

@@ -90,7 +90,7 @@ export async function experimentClicks(server: Endpoint, id: number): Promise<nu
 }
 
 /** Polls until `check` returns true or `timeoutMs` passes; returns the elapsed milliseconds or throws with the last value. */
-export async function waitUntil<T>(read: () => Promise<T>, check: (v: T) => boolean, timeoutMs: number, stepMs = 50): Promise<{ value: T; ms: number }> {
+export async function waitUntil<T>(read: () => T | Promise<T>, check: (v: T) => boolean, timeoutMs: number, stepMs = 50): Promise<{ value: T; ms: number }> {
   const start = performance.now();
   for (;;) {
     const value = await read();

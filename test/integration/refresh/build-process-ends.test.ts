@@ -4,8 +4,9 @@
 // waited on it for seconds), and the memory it grew goes back to the system.
 // During an updated refresh the server has a child process; after it, none,
 // and the server runs the same threads as before.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { expect, it } from 'vitest';
+import { childProcesses } from '../../helpers/proc.js';
 import { databaseStatus, serverWithValidSource, triggerRefresh } from '../../helpers/refresh.js';
 import { waitUntil } from '../../helpers/routes.js';
 
@@ -13,22 +14,15 @@ const ctx = serverWithValidSource();
 
 const pid = () => ctx.server.process.pid!;
 const threads = () => readdirSync(`/proc/${pid()}/task`).length;
-/** The server's child processes, from every one of its threads' lists. */
-const children = () =>
-  readdirSync(`/proc/${pid()}/task`).flatMap((t) => {
-    try {
-      return readFileSync(`/proc/${pid()}/task/${t}/children`, 'utf8').split(' ').filter(Boolean);
-    } catch {
-      return [];
-    }
-  });
+/** The server's child processes. */
+const children = () => childProcesses(pid());
 
 it('builds in a child process that ends with the refresh', async () => {
   const before = threads();
   expect(children()).toEqual([]);
   const started = await triggerRefresh(ctx.server, ctx.server.apiKey, 0);
   expect(started.status, started.body).toBe(202);
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   const { value: done } = await waitUntil(
     () => {
       for (const c of children()) seen.add(c);

@@ -9,6 +9,15 @@
 // until the back end has taken it. While the back end is away, batches wait in memory,
 // and past SPILL_DAYS route-days in the local LMDB (click_spill, under
 // [slot, seq]), where they also outlive a restart of the node.
+//
+// What waits is bounded by the route-days visited, not by the seconds the
+// back end is away: a hand-over is added into the last batch in memory as
+// long as that batch has never been sent (an unsent batch's number promises
+// nothing yet), so an outage keeps one entry per route and day. Each second
+// its own batch, 50 routes visited for 12 s kept 650 route-days, and a
+// stranger visiting 1,000 public links added 1,000 route-days a second and
+// thread to the spill (single node, a failing disk: to memory) for as long
+// as the outage lasted (docs/reliability.md, finding 117).
 import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
@@ -53,6 +62,16 @@ export class Stats {
   readonly #spillDays: number;
   readonly #queue: ClickBatch[] = [];
   #queuedDays = 0;
+  /**
+   * The last batch in memory while it has never been handed to the back end,
+   * its days by route-day (routeId * 65536 + day, as ClickRecorder keys
+   * them): later hand-overs are added into it. Closed (null) once drain
+   * starts sending it or keepQueued moves it to the spill: a batch that may
+   * have been taken is never changed. The index is made at the first
+   * hand-over added in: with the back end answering, drain closes the batch
+   * first, so the flush of every second makes none.
+   */
+  #open: { batch: ClickBatch; days: DayCounts[]; byKey: Map<number, DayCounts> | null } | null = null;
   readonly #seq = new BatchSequence();
   /** Whether this run has read the last batch PostgreSQL took from its writer (#afterTaken). */
   #takenChecked = false;
@@ -68,18 +87,43 @@ export class Stats {
   }
 
   /**
-   * Queues counters as the next batch (synchronous: the caller's memory is
-   * free once this returns).
+   * Queues counters: added into the open batch (see #open), or as the next
+   * batch (synchronous; the counters become the queue's, and a later
+   * hand-over may be added into them).
    */
   enqueue(days: readonly DayCounts[]): void {
     if (days.length === 0) return;
+    const open = this.#open;
+    const spills = (more: number) => this.#stores !== null && this.#writer !== null && this.#queuedDays + more > this.#spillDays;
+    if (open !== null) {
+      const byKey = (open.byKey ??= new Map(open.days.map((d) => [d.routeId * 65536 + d.day, d])));
+      let added = 0;
+      for (const d of days) if (!byKey.has(d.routeId * 65536 + d.day)) added++;
+      if (!spills(added)) {
+        for (const d of days) {
+          const key = d.routeId * 65536 + d.day;
+          const into = byKey.get(key);
+          if (into) {
+            addDay(into.counts, d.counts);
+          } else {
+            byKey.set(key, d);
+            open.days.push(d);
+          }
+        }
+        this.#queuedDays += added;
+        return;
+      }
+    }
     const seq = this.#seq.next();
-    if (this.#stores && this.#writer && this.#queuedDays + days.length > this.#spillDays) {
+    if (spills(days.length)) {
       this.#spill(seq, days);
       return;
     }
-    this.#queue.push({ seq, days });
-    this.#queuedDays += days.length;
+    const own = Array.from(days);
+    const batch = { seq, days: own };
+    this.#queue.push(batch);
+    this.#queuedDays += own.length;
+    this.#open = { batch, days: own, byKey: null };
   }
 
   /**
@@ -114,6 +158,7 @@ export class Stats {
     const kept = this.#queuedDays;
     for (const batch of this.#queue) this.#spill(batch.seq, batch.days);
     this.#queue.length = 0;
+    this.#open = null;
     this.#queuedDays = 0;
     return kept;
   }
@@ -148,6 +193,7 @@ export class Stats {
       const memory = this.#queue[0];
       if (!spilled && !memory) return;
       const next = !memory || (spilled && spilled.seq < memory.seq) ? spilled! : memory;
+      if (next === this.#open?.batch) this.#open = null;
       await this.#backend.addClicks(next.days, this.#writer ? { writer: this.#writer.name, seq: next.seq } : undefined);
       if (next === memory) {
         // Unless keepQueued moved it to the spill meanwhile (a stop), whence it goes again.

@@ -16,6 +16,8 @@ const backend = () => fixture.backend();
 const day = (routeId: number, clicks: number): DayCounts => ({ routeId, day: 20_000, counts: { ...zeroDay(), clicks, a: clicks } });
 const stored = async (routeId: number) =>
   Number((await fixture.pg.query<{ clicks: string }>('SELECT clicks FROM route_days WHERE route_id = $1', [routeId]))[0]?.clicks ?? 0);
+const storedFrom = async (routeId: number) =>
+  Number((await fixture.pg.query<{ clicks: string }>('SELECT sum(clicks) AS clicks FROM route_days WHERE route_id >= $1', [routeId]))[0]?.clicks ?? 0);
 
 it.skipIf(fixture.skip)('a batch sent twice is counted once; batches kept and spilled while PostgreSQL is away are each counted once when it returns', async () => {
   const b = backend();
@@ -31,9 +33,11 @@ it.skipIf(fixture.skip)('a batch sent twice is counted once; batches kept and sp
   const writer = { name: 'n/3', slot: 3 };
   let stats = new Stats(b, fixture.stores, writer, 4);
   fixture.pg.stop();
-  // Ten batches of one route-day each: 4 fit in memory, 6 spill to LMDB.
+  // Ten hand-overs of one route-day each, each route its own (one route-day
+  // handed over again is added into the batch that was never sent): 4 fit
+  // in memory, 6 spill to LMDB.
   for (let i = 0; i < 10; i++) {
-    stats.enqueue([day(2, 1)]);
+    stats.enqueue([day(2 + i, 1)]);
     await expect(stats.drain()).rejects.toMatchObject({ code: 'storage_unavailable' });
   }
   expect(stats.queuedDays).toBe(4);
@@ -43,8 +47,8 @@ it.skipIf(fixture.skip)('a batch sent twice is counted once; batches kept and sp
   stats = new Stats(backend(), fixture.stores, writer, 4);
   fixture.pg.start();
   await stats.drain();
-  expect(await stored(2)).toBe(6);
+  expect(await storedFrom(2)).toBe(6);
   expect(fixture.stores.clickSpill.getCount({ start: [3, 0], end: [3, Number.MAX_SAFE_INTEGER] })).toBe(0);
   await stats.drain();
-  expect(await stored(2)).toBe(6);
+  expect(await storedFrom(2)).toBe(6);
 });

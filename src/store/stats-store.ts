@@ -17,7 +17,7 @@
 // its own batch, 50 routes visited for 12 s kept 650 route-days, and a
 // stranger visiting 1,000 public links added 1,000 route-days a second and
 // thread to the spill (single node, a failing disk: to memory) for as long
-// as the outage lasted (docs/reliability.md, finding 117).
+// as the outage lasted (docs/reliability.md, finding 118).
 import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';

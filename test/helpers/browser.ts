@@ -31,8 +31,18 @@ const SHOTS = process.env.SPLITGUARD_SCREENSHOTS === 'docs' ? path.join(ROOT, 'd
 const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+/**
+ * `backForwardCache`: keep the cache that Playwright turns off
+ * (--disable-back-forward-cache), so that Back shows a page left as it was,
+ * as a user's Chromium does.
+ */
+export function launchChromium(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    ...(options.backForwardCache ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}),
+  });
 }
 
 export function origin(server: TestServer, thread = 0): string {

@@ -1032,7 +1032,8 @@ window.addEventListener('hashchange', () => {
   if (state.me) render({ focus: true });
 });
 
-(async () => {
+/** Draws the page for the cookie's session, or the sign-in. */
+async function start() {
   try {
     const me = await api('GET', '/session');
     state.me = me;
@@ -1042,4 +1043,23 @@ window.addEventListener('hashchange', () => {
   } catch (err) {
     if (err.status !== 401) showLogin(`The console could not reach the server: ${err.message}`);
   }
-})();
+}
+
+// A page the tab leaves may be kept whole in the browser's back-forward
+// cache, and Back shows it again as it was: a key's secret, shown once, came
+// back with it, and so did the account's pages after their session had
+// ended (signed out in another tab, or expired). Leaving forgets what the
+// page showed; coming back asks for the session again and draws the page
+// afresh, or the sign-in.
+window.addEventListener('pagehide', () => {
+  stopTimers();
+  main.replaceChildren();
+  document.getElementById('top').hidden = true;
+  document.getElementById('toast').textContent = '';
+  for (const d of document.querySelectorAll('dialog')) d.remove();
+});
+window.addEventListener('pageshow', (e) => {
+  if (e.persisted) start();
+});
+
+start();

@@ -284,11 +284,32 @@ function signedIn(me) {
   else window.location.hash = target;
 }
 
-async function logout() {
+/**
+ * Ends the session the cookie names, which need not be the one this page
+ * signed in with: after a sign-out and sign-in in another tab it is a new
+ * one, whose CSRF token the page reads before asking again.
+ */
+async function endSession() {
   try {
     await api('POST', '/session/logout');
-  } catch {
-    // an ended session is as good as a closed one
+  } catch (err) {
+    if (err.code !== 'csrf_failed') throw err;
+    state.csrf = (await api('GET', '/session')).csrf_token;
+    await api('POST', '/session/logout');
+  }
+}
+
+async function logout() {
+  document.getElementById('logout-error')?.remove();
+  try {
+    await endSession();
+  } catch (err) {
+    // 401: there is no session left to end. Anything else: the session may
+    // still be live, and the page must not say otherwise.
+    if (err.status !== 401) {
+      main.prepend(h('p', { class: 'form-error', role: 'alert', id: 'logout-error' }, `Signing out failed (${err.message}): you are still signed in. Try again.`));
+      return;
+    }
   }
   state.returnTo = '';
   window.location.hash = '';

@@ -56,6 +56,8 @@ export interface WorkerInput {
     loginAddresses: SharedArrayBuffer;
     loginEmailAtAddress: SharedArrayBuffer;
     loginEmails: SharedArrayBuffer;
+    /** FailureLimiter: successful console sign-ins per email (console/login.ts). */
+    signIns: SharedArrayBuffer;
     /** PasswordWork: password hashes running, process-wide. */
     passwordWork: SharedArrayBuffer;
     metrics: SharedArrayBuffer;
@@ -301,6 +303,7 @@ async function buildThreadApp() {
         addresses: limits.loginAddresses,
         emailAtAddress: limits.loginEmailAtAddress,
         emails: limits.loginEmails,
+        signIns: limits.signIns,
         work: new PasswordWork(input.shared.passwordWork),
       },
       inflight,

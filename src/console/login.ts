@@ -9,7 +9,16 @@
 //   out: the owner's own address has its own count);
 // - per email from anywhere: past 5 failures every attempt for that email is
 //   answered EMAIL_DELAY_MS later: it slows a spread-out attacker and never
-//   refuses the owner.
+//   refuses the owner;
+// - per email: SIGN_INS_PER_EMAIL successful sign-ins. Each stores a session
+//   that lives until it has been idle SPLITGUARD_SESSION_IDLE_MINUTES (up to
+//   720) or is 12 hours old, so this bounds the sessions one user can hold
+//   (300 at the default idle time) and the password work one user's script
+//   can take from the others: signing in again and again, one user stored
+//   about 24 sessions a second, some 43,000 in half an hour, each swept by a
+//   scan of them all (docs/reliability.md, finding 119). Only a right
+//   password counts, so nobody else can use it to lock the owner out; once
+//   it is reached an attempt is refused before its password is hashed.
 // An attempt is counted before its password is checked, so concurrent
 // attempts cannot all pass the check, and taken back when it succeeds.
 // Password hashing is bounded process-wide (PasswordWork), so a burst of
@@ -28,6 +37,8 @@ const FAILURES_PER_ADDRESS = 20;
 const FAILURES_PER_EMAIL_AT_ADDRESS = 5;
 /** Failures of one email, from anywhere, after which its sign-ins are slowed. */
 const EMAIL_SLOWDOWN_AFTER = 5;
+/** Successful sign-ins of one email a minute (see above). */
+const SIGN_INS_PER_EMAIL = 10;
 export const EMAIL_DELAY_MS = 1000;
 const UNCAPPED = 0x7fffffff;
 
@@ -38,6 +49,8 @@ export interface LoginLimits {
   emailAtAddress: FailureLimit;
   /** Keyed by failureKey(email). */
   emails: FailureLimit;
+  /** Successful sign-ins, keyed by failureKey(email). */
+  signIns: FailureLimit;
   work: PasswordWork;
 }
 
@@ -57,6 +70,10 @@ export function credentials(body: unknown): Credentials {
 
 function tooMany(retryAfter: number): AppError {
   return new AppError('rate_limited', 'too many failed sign-ins; wait a minute and try again', null, { headers: { 'Retry-After': String(retryAfter) } });
+}
+
+function tooManySignIns(retryAfter: number): AppError {
+  return new AppError('rate_limited', `this user signed in ${SIGN_INS_PER_EMAIL} times in the last minute; wait a minute and try again`, null, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
 /** Takes back the attempt counted up front at `at` by address and by email at the address. */
@@ -86,6 +103,12 @@ export async function login(users: Users, limits: LoginLimits, address: Uint8Arr
     throw tooMany(byPair.retryAfter);
   }
   const email = failureKey(given.email);
+  // Refused unchecked, before the password work: not a failure either.
+  const signedIn = await limits.signIns.hit(email, SIGN_INS_PER_EMAIL, now, false);
+  if (!signedIn.allowed) {
+    await release(limits, ip, atAddress, now);
+    throw tooManySignIns(signedIn.retryAfter);
+  }
   if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
   const user = users.get(given.email);
   // An unknown email is checked against a hash no password matches, so that
@@ -101,6 +124,10 @@ export async function login(users: Users, limits: LoginLimits, address: Uint8Arr
   }
   if (user && ok) {
     await release(limits, ip, atAddress, now);
+    // Counted here, atomically: sign-ins that passed the check above together
+    // (each waited for the password work) cannot all get a session.
+    const counted = await limits.signIns.hit(email, SIGN_INS_PER_EMAIL, Date.now());
+    if (!counted.allowed) throw tooManySignIns(counted.retryAfter);
     return user;
   }
   await limits.emails.hit(email, UNCAPPED, Date.now());

@@ -1,7 +1,7 @@
 // The one seam in front of every limit a caller can run into: the account's
 // rolling-minute request limit, failed API authentications per address and
 // the console's failed sign-ins (per address, per email at an address, per
-// email). The API and the console call these interfaces and never know which
+// email) and its successful ones (per email). The API and the console call these interfaces and never know which
 // implementation runs:
 //   - local (single node): the SharedArrayBuffer tables of http/rate-limit.ts
 //     and http/failure-limiter.ts, shared by this process's threads; every
@@ -44,6 +44,8 @@ export interface Limits {
   loginEmailAtAddress: FailureLimit;
   /** Keyed by failureKey(email). */
   loginEmails: FailureLimit;
+  /** Successful sign-ins, keyed by failureKey(email). */
+  signIns: FailureLimit;
   /** Ends what the limits hold open (the Redis connection); the local ones hold nothing. */
   close(): Promise<void>;
 }
@@ -55,6 +57,7 @@ export interface LocalTables {
   loginAddresses: FailureLimiter;
   loginEmailAtAddress: FailureLimiter;
   loginEmails: FailureLimiter;
+  signIns: FailureLimiter;
 }
 
 export function localTables(shared: WorkerInput['shared']): LocalTables {
@@ -64,6 +67,7 @@ export function localTables(shared: WorkerInput['shared']): LocalTables {
     loginAddresses: new FailureLimiter(shared.loginAddresses),
     loginEmailAtAddress: new FailureLimiter(shared.loginEmailAtAddress),
     loginEmails: new FailureLimiter(shared.loginEmails),
+    signIns: new FailureLimiter(shared.signIns),
   };
 }
 

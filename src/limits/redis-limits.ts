@@ -119,6 +119,7 @@ const KEY_PREFIXES = {
   loginAddresses: 'sg:fail:login-address:',
   loginEmailAtAddress: 'sg:fail:login-email-address:',
   loginEmails: 'sg:fail:login-email:',
+  signIns: 'sg:fail:sign-ins:',
 } as const;
 
 /** The cluster's limits over `link`, with this process's tables as the insurance. */
@@ -129,6 +130,7 @@ export function redisLimits(link: RedisLink, local: LocalTables): Limits {
     loginAddresses: new RedisFailureLimit(link, local.loginAddresses, KEY_PREFIXES.loginAddresses),
     loginEmailAtAddress: new RedisFailureLimit(link, local.loginEmailAtAddress, KEY_PREFIXES.loginEmailAtAddress),
     loginEmails: new RedisFailureLimit(link, local.loginEmails, KEY_PREFIXES.loginEmails),
+    signIns: new RedisFailureLimit(link, local.signIns, KEY_PREFIXES.signIns),
     close: () => link.close(),
   };
 }

@@ -22,6 +22,8 @@ export function allocateSharedMemory(config: Config): SharedMemory {
     loginAddresses: FailureLimiter.allocate(1 << 10),
     loginEmailAtAddress: FailureLimiter.allocate(1 << 10),
     loginEmails: FailureLimiter.allocate(1 << 8),
+    // Successful sign-ins per email: only a user with the password adds one.
+    signIns: FailureLimiter.allocate(1 << 8),
     passwordWork: PasswordWork.allocate(),
     // One region per server thread plus one for the main thread.
     metrics: Metrics.allocate(config.threads + 1),

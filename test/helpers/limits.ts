@@ -14,6 +14,7 @@ export function tables() {
     loginAddresses: FailureLimiter.allocate(16),
     loginEmailAtAddress: FailureLimiter.allocate(16),
     loginEmails: FailureLimiter.allocate(16),
+    signIns: FailureLimiter.allocate(16),
   };
 }
 

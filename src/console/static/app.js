@@ -204,8 +204,24 @@ function stopTimers() {
   state.timers = [];
 }
 
+// A page's own refreshes (a route's figures every second, the database's
+// every two) are requests like any other: they kept the session alive, so a
+// console left open on an unattended screen never reached the idle limit
+// and stayed signed in for the session's 12 hours. They pause once the user
+// has done nothing (a key, the pointer, the wheel) for half that limit, so
+// the session ends within 1.5 times the limit of the last action; the next
+// action brings them back, or the sign-in.
+let lastInput = Date.now();
+for (const type of ['keydown', 'pointerdown', 'pointermove', 'wheel']) {
+  window.addEventListener(type, () => { lastInput = Date.now(); }, { capture: true, passive: true });
+}
+const unattended = () => state.me !== null && Date.now() - lastInput > (state.me.idle_minutes * 60_000) / 2;
+
+/** Runs `fn` every `ms` while the user is there (see above). */
 function every(ms, fn) {
-  state.timers.push(setInterval(fn, ms));
+  state.timers.push(setInterval(() => {
+    if (!unattended()) fn();
+  }, ms));
 }
 
 function renderChrome() {

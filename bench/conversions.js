@@ -33,6 +33,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 64);
 const TOKENS = 200_000;
 if (!haveWrk()) throw new Error('bench:conversions needs wrk (apt-get install wrk)');
 
+// The account's conversion quota (SPLITGUARD_CONVERSION_QUOTA) stays at its default of
+// 10,000,000: the arms can store at most 2 × TOKENS × GOALS (7.2 M) and the probe, all
+// in the bootstrap account, so no conversion is refused and the quota's count is measured
+// as every deployment pays it.
 const sg = await startSplitguard('sg-bench-conversions-', { SPLITGUARD_RATE_LIMIT_PER_MIN: '10000000', ...(process.env.SG_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SG_SERVER_NODE_OPTIONS } : {}) });
 const port = sg.proc.ports[0];
 // A set-up call; retried when the connection is cut before the answer (seen on a loaded machine).

@@ -59,14 +59,14 @@ for (let id = 1; id <= ROUTES; id++) {
         // Each goal converts 2-9 % of a variant's visitors, a different share per goal and variant.
         for (let g = 0; g < GOALS; g++) {
           if (rand() % 1000 < 20 + 10 * ((g + v) % 8)) {
-            conversions.push({ routeId: id, goal: `goal-${g}`, visitor: `${hi.toString(16).padStart(8, '0')}${lo.toString(16).padStart(8, '0')}`, variant: v, day, at: day * DAY_MS, value: null });
+            conversions.push({ routeId: id, accountId: 1, goal: `goal-${g}`, visitor: `${hi.toString(16).padStart(8, '0')}${lo.toString(16).padStart(8, '0')}`, variant: v, day, at: day * DAY_MS, value: null });
           }
         }
       }
     }
     await experiments.addVisits([{ routeId: id, day, clicks: sketches.map(() => 150), sketches: sketches.map((s) => s.serialize()) }]);
   }
-  for (let i = 0; i < conversions.length; i += 100) await experiments.addConversions(conversions.slice(i, i + 100));
+  for (let i = 0; i < conversions.length; i += 100) await experiments.addConversions(conversions.slice(i, i + 100), 0); // 0: no quota (a benchmark's store)
 }
 
 const time = async (route) => {

@@ -67,7 +67,20 @@ export interface Config {
   nodeName: string;
   /** Cluster mode: the change log's bound in MB (SPLITGUARD_CHANGE_LOG_MB; pg/node.ts). */
   changeLogMb: number;
+  /**
+   * Conversions one account may store (SPLITGUARD_CONVERSION_QUOTA): a new
+   * one past it is 403 quota_exceeded, a duplicate is still answered; a
+   * route's deletion gives its conversions back. 0 = no limit.
+   */
+  conversionQuota: number;
 }
+
+/**
+ * Conversions an account stores at most by default: about 1.45 GB of LMDB
+ * (145 bytes each), some 2.5 hours of the most one tenant can send within
+ * the default API and console budgets (66,000 a minute).
+ */
+const DEFAULT_CONVERSION_QUOTA = 10_000_000;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -313,5 +326,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeName: nodeName(env, 'SPLITGUARD_NODE_NAME'),
     changeLogMb: integer(env, 'SPLITGUARD_CHANGE_LOG_MB', 256, 1, 65_536),
     redisTimeoutMs: integer(env, 'SPLITGUARD_REDIS_TIMEOUT_MS', 50, 1, 10_000),
+    conversionQuota: integer(env, 'SPLITGUARD_CONVERSION_QUOTA', DEFAULT_CONVERSION_QUOTA, 0, 1_000_000_000_000),
   });
 }

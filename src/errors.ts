@@ -39,11 +39,14 @@ export const NATIVE_GUARD_CODES = [
 const native = <const C extends readonly string[]>(codes: C) =>
   Object.fromEntries(codes.map((c) => [c, { status: 500, message: (d: string) => d || c }])) as Record<C[number], Entry>;
 
+const ROUTE_QUOTA = 'the account has used its lifetime route quota';
+
 const base = {
   invalid_parameter: { status: 400, message: (d: string) => d || 'a parameter is invalid' },
   invalid_json: { status: 400, message: fixed('the request body is not valid JSON') },
   unauthorized: { status: 401, message: fixed('a valid API key is required') },
-  quota_exceeded: { status: 403, message: fixed('the account has used its lifetime route quota') },
+  // The sentence says which quota (routeQuotaExceeded, conversionQuotaExceeded).
+  quota_exceeded: { status: 403, message: (d: string) => d || ROUTE_QUOTA },
   not_found: { status: 404, message: fixed('not found') },
   method_not_allowed: { status: 405, message: fixed('method not allowed') },
   // PUT or DELETE /v1/routes/:id with an If-Match the stored route no longer has (api/routes.ts).
@@ -247,4 +250,17 @@ export class FetchError extends AppError {
 
 export function invalidParameter(field: string, problem: string): AppError {
   return new AppError('invalid_parameter', `${field} ${problem}`, field);
+}
+
+/** POST /v1/routes past the account's lifetime quota: its counts when known. */
+export function routeQuotaExceeded(counts?: { created: number; quota: number }): AppError {
+  return new AppError('quota_exceeded', counts ? `${ROUTE_QUOTA}: ${counts.created} of ${counts.quota} routes created` : '');
+}
+
+/** A new conversion for an account that stores its quota of them (SPLITGUARD_CONVERSION_QUOTA, or more once the quota was lowered). */
+export function conversionQuotaExceeded(quota: number): AppError {
+  return new AppError(
+    'quota_exceeded',
+    `the account stores ${quota} conversions, its quota (SPLITGUARD_CONVERSION_QUOTA); repeats are still answered, and deleting a route frees its conversions`,
+  );
 }

@@ -318,7 +318,7 @@ function buildEndpointTable(clickIds: ClickIds): EndpointTable {
   const endpointTable = new EndpointTable();
   registerAccountEndpoints(endpointTable, storage);
   registerRouteEndpoints(endpointTable, storage, input.config.shortBase);
-  registerConversionEndpoints(endpointTable, storage, clickIds);
+  registerConversionEndpoints(endpointTable, storage, clickIds, input.config.conversionQuota);
   registerIpEndpoints(endpointTable, () => quality.classifier);
   registerBlacklistEndpoints(endpointTable, storage.blacklist, () => quality.classifier?.listed ?? new Map());
   registerConsoleEndpoints(endpointTable, storage, background.keyUse);

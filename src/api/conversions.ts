@@ -3,7 +3,10 @@
 // the variant, the visitor hash and the click's time under the server's MAC.
 // Each (visitor, route, goal) counts once: a repeat answers 200 with
 // duplicate: true. A route counts at most GOAL_LIMIT goals: a conversion
-// naming one more is 400 naming its goal. The answer goes out only once the conversion is committed,
+// naming one more is 400 naming its goal. An account stores at most
+// SPLITGUARD_CONVERSION_QUOTA conversions: a new one past it is 403
+// quota_exceeded (a repeat is still answered as one; deleting a route gives
+// its conversions back). The answer goes out only once the conversion is committed,
 // so an acknowledged conversion survives a crash.
 //
 // {"click_id", "goal"?, "value"?} → 202 {route_id, variant, goal, duplicate}
@@ -11,7 +14,7 @@
 //   each a result or an error body ({error, code, field}, the field named as
 //   conversions[i].click_id etc.); the batch is one transaction.
 import { dayOf } from '../days.js';
-import { AppError, invalidParameter } from '../errors.js';
+import { AppError, conversionQuotaExceeded, invalidParameter } from '../errors.js';
 import type { ClickIds } from '../experiments/click-id.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { Account } from '../store/db.js';
@@ -89,19 +92,21 @@ function check(raw: unknown, at: string, account: Account, owners: Owners, ids: 
   // Another account's route, or a deleted one, is not found (never 403).
   if (!owners.owns(account.id, click.routeId)) throw routeNotFound(at);
   return {
-    input: { routeId: click.routeId, goal, visitor: click.visitor, variant: click.variant, day: dayOf(click.issuedAt * 1000), at: now, value },
+    input: { routeId: click.routeId, accountId: account.id, goal, visitor: click.visitor, variant: click.variant, day: dayOf(click.issuedAt * 1000), at: now, value },
     key: VARIANT_KEYS[click.variant],
   };
 }
 
-/** The answer for one stored conversion, or the error for one refused as a goal past the route's limit or for its route's deletion. */
-function result(c: Checked, outcome: ConversionOutcome, at: string) {
+/** The answer for one stored conversion, or the error for one refused as a goal past the route's limit, past the account's quota or for its route's deletion. */
+function result(c: Checked, outcome: ConversionOutcome, at: string, quota: number) {
   if (outcome === 'goal_limit') return invalidParameter(`${at}goal`, `is a new goal for a route that has ${GOAL_LIMIT} goals, the most one route counts`);
+  if (outcome === 'quota') return conversionQuotaExceeded(quota);
   if (outcome === 'route_gone') return routeNotFound(at);
   return { route_id: c.input.routeId, variant: c.key, goal: c.input.goal, duplicate: outcome === 'duplicate' };
 }
 
-export function registerConversionEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'experiments' | 'feed'>, ids: ClickIds): void {
+/** `quota`: the conversions an account may store (SPLITGUARD_CONVERSION_QUOTA; 0: no limit). */
+export function registerConversionEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'experiments' | 'feed'>, ids: ClickIds, quota: number): void {
   const owners = new Owners(storage.routes, storage.feed);
   table.add('POST', '/v1/conversions', async (req) => {
     const now = Date.now();
@@ -120,18 +125,18 @@ export function registerConversionEndpoints(table: EndpointTable, storage: Pick<
         }
       });
       const valid = checked.filter((c): c is Checked => !(c instanceof AppError));
-      const outcomes = valid.length > 0 ? await storage.experiments.addConversions(valid.map((c) => c.input)) : [];
+      const outcomes = valid.length > 0 ? await storage.experiments.addConversions(valid.map((c) => c.input), quota) : [];
       let k = 0;
       // The same visitor, route and goal twice in one batch: the second is the duplicate (the store sees them in order).
       const results = checked.map((c, i) => {
-        const r = c instanceof AppError ? c : result(c, outcomes[k++], `conversions[${i}].`);
+        const r = c instanceof AppError ? c : result(c, outcomes[k++], `conversions[${i}].`, quota);
         return r instanceof AppError ? r.body() : r;
       });
       return { status: 200, body: { results } };
     }
     const c = check(body, '', req.account, owners, ids, now);
-    const [outcome] = await storage.experiments.addConversions([c.input]);
-    const r = result(c, outcome, '');
+    const [outcome] = await storage.experiments.addConversions([c.input], quota);
+    const r = result(c, outcome, '', quota);
     if (r instanceof AppError) throw r;
     return { status: outcome === 'duplicate' ? 200 : 202, body: r };
   });

@@ -122,10 +122,12 @@ export interface Backend {
   /**
    * Records conversions, each counted once per (route, goal, visitor), a
    * route's goals at most GOAL_LIMIT (a conversion naming one more is
-   * refused): resolves, in order, with what became of each, once committed
-   * (an acknowledged conversion survives a crash).
+   * refused), an account's stored conversions at most `quota` (0: no limit;
+   * a new one past it is refused, counted in the write's own transaction):
+   * resolves, in order, with what became of each, once committed (an
+   * acknowledged conversion survives a crash).
    */
-  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]>;
+  addConversions(items: readonly ConversionInput[], quota: number): Promise<ConversionOutcome[]>;
   /** Per click day from `from` to `to`: goal → conversions per variant. */
   readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>>;
   /** A named secret, stored once: the first value written wins, and every call resolves with the stored one. */

@@ -177,7 +177,7 @@ interface ConversionDay {
   value: number[];
 }
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 const MIGRATIONS: ((s: Stores) => void)[] = [
   // 0 → 1: the initial layout; nothing to move.
@@ -214,7 +214,26 @@ const MIGRATIONS: ((s: Stores) => void)[] = [
   (s) => {
     for (const { key, value } of s.keys.getRange()) s.meta.putSync(accountKeyEntry(value.accountId, value.id), key);
   },
+  // 5 → 6: each account counts the conversions it stores (conversionCountKey),
+  // those of its routes; a deleted route's awaiting their purge are not
+  // counted (its marker, from before, names no account to subtract them from).
+  (s) => {
+    const stored = new Map<number, number>();
+    for (const { value: route } of s.routes.getRange()) {
+      const n = s.conversions.getCount({ start: [route.id], end: [route.id + 1] });
+      if (n > 0) stored.set(route.accountId, (stored.get(route.accountId) ?? 0) + n);
+    }
+    for (const [accountId, n] of stored) s.meta.putSync(conversionCountKey(accountId), n);
+  },
 ];
+
+/**
+ * The conversions an account stores (the quota's count, SPLITGUARD_CONVERSION_QUOTA):
+ * meta `conversions:account:<id>` → a number, absent for none. Kept apart
+ * from the account's record, which feeds every thread's caches through the
+ * change feed: this one changes with every commit of conversions.
+ */
+export const conversionCountKey = (accountId: number) => `conversions:account:${accountId}`;
 
 /**
  * One account's keys, without reading every account's (Keys.list): meta

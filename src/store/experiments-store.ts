@@ -26,6 +26,8 @@ export interface VisitCounts {
 
 export interface ConversionInput {
   routeId: number;
+  /** The route's account (the handler has checked it owns the route), whose stored conversions the quota counts. */
+  accountId: number;
   goal: string;
   /** The visitor hash from the click id, 16 hex digits. */
   visitor: string;
@@ -46,11 +48,19 @@ export const GOAL_LIMIT = 20;
 
 /**
  * What became of a conversion: counted, a repeat of one counted before,
- * refused as a new goal past GOAL_LIMIT, or refused because its route was
- * deleted before the commit (the route was checked when the request came, and
- * a deletion may commit while the conversion waits for its group).
+ * refused as a new goal past GOAL_LIMIT, refused because its account already
+ * stores its quota of conversions (SPLITGUARD_CONVERSION_QUOTA; a repeat is
+ * still a duplicate), or refused because its route was deleted before the
+ * commit (the route was checked when the request came, and a deletion may
+ * commit while the conversion waits for its group).
+ *
+ * The quota counts the conversions an account stores, in the back end's
+ * write transaction (so racing requests, threads and nodes never pass it):
+ * on LMDB a counter per account in meta (conversionCountKey), in PostgreSQL
+ * the account's row of account_conversions; a route's deletion subtracts the
+ * conversions it takes with it.
  */
-export type ConversionOutcome = 'counted' | 'duplicate' | 'goal_limit' | 'route_gone';
+export type ConversionOutcome = 'counted' | 'duplicate' | 'goal_limit' | 'quota' | 'route_gone';
 
 /**
  * (route, goal) pairs known stored, as of a commit: a goal, once counted,
@@ -71,7 +81,7 @@ export class GoalsSeen {
   /** Notes the pairs a commit stored (only once committed: a rolled-back goal is not), and returns the outcomes. */
   remember(items: readonly ConversionInput[], outcomes: ConversionOutcome[]): ConversionOutcome[] {
     items.forEach((item, i) => {
-      if (outcomes[i] === 'goal_limit' || outcomes[i] === 'route_gone' || this.has(item.routeId, item.goal)) return;
+      if (outcomes[i] === 'goal_limit' || outcomes[i] === 'quota' || outcomes[i] === 'route_gone' || this.has(item.routeId, item.goal)) return;
       if (this.#size >= GoalsSeen.MAX) {
         this.#byRoute.clear();
         this.#size = 0;
@@ -87,6 +97,7 @@ export class GoalsSeen {
 
 interface Waiting {
   items: readonly ConversionInput[];
+  quota: number;
   resolve: (outcomes: ConversionOutcome[]) => void;
   reject: (err: unknown) => void;
 }
@@ -210,10 +221,13 @@ export class Experiments {
     return this.#backend.readSketches(routeId, days);
   }
 
-  /** What became of each, once committed (with whatever else was queued: see #queue). */
-  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
+  /**
+   * What became of each, once committed (with whatever else was queued: see
+   * #queue); `quota`: the conversions an account may store (0: no limit).
+   */
+  addConversions(items: readonly ConversionInput[], quota: number): Promise<ConversionOutcome[]> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ items, resolve, reject });
+      this.#queue.push({ items, quota, resolve, reject });
       this.#queued += items.length;
       if (!this.#committing) {
         this.#committing = true;
@@ -224,15 +238,18 @@ export class Experiments {
 
   async #commit(): Promise<void> {
     while (this.#queue.length > 0) {
-      // Take whole requests, up to GROUP_LIMIT items (a batch request of 100 is never split).
+      // Take whole requests, up to GROUP_LIMIT items (a batch request of 100 is never split), under one quota (a server has one).
       let take = 0;
       let n = 0;
-      while (take < this.#queue.length && (take === 0 || n + this.#queue[take].items.length <= GROUP_LIMIT)) n += this.#queue[take++].items.length;
+      const { quota } = this.#queue[0];
+      while (take < this.#queue.length && (take === 0 || (n + this.#queue[take].items.length <= GROUP_LIMIT && this.#queue[take].quota === quota))) {
+        n += this.#queue[take++].items.length;
+      }
       const group = this.#queue.splice(0, take);
       this.#queued -= n;
       const all = group.length === 1 ? group[0].items : group.flatMap((w) => w.items);
       try {
-        const outcomes = await this.#backend.addConversions(all);
+        const outcomes = await this.#backend.addConversions(all, quota);
         let at = 0;
         for (const w of group) {
           w.resolve(outcomes.slice(at, at + w.items.length));

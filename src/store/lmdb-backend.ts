@@ -4,13 +4,16 @@
 // it has committed, the feed signal moves. LMDB serialises writers across
 // threads and processes, so the CLI writes the same store while the server runs.
 import type { Database, Key } from 'lmdb';
-import { AppError } from '../errors.js';
+import { routeQuotaExceeded } from '../errors.js';
 import { log } from '../log.js';
 import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
 import { mergeForms } from '../experiments/hll.js';
-import { type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, type DayStats, liveKeyCount, metaPrefix, nextId, putKeyRecord, removeKeyRecord, type Stores, type User } from './db.js';
+import {
+  type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, conversionCountKey, type DayStats, liveKeyCount, metaPrefix, nextId,
+  putKeyRecord, removeKeyRecord, type Stores, type User,
+} from './db.js';
 import { announce, recordChange } from './feed.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
 import { addDay, completeDay } from './stats-store.js';
@@ -19,10 +22,16 @@ const triggerKey = (accountId: number) => `ipdb_trigger:${accountId}`;
 
 /**
  * A deleted route whose data is still being removed: meta `purge:route:<id>`
- * (see deleteRoute), written with the deletion and removed with the last of
- * its data, so a stop in between leaves it for the next start.
+ * → {accountId} (see deleteRoute), written with the deletion and removed with
+ * the last of its data, so a stop in between leaves it for the next start.
+ * The purge subtracts the conversions it removes from that account's count
+ * (conversionCountKey); a marker written before the count existed is `true`
+ * and subtracts nothing (its conversions were never counted).
  */
 const PURGE_PREFIX = 'purge:route:';
+interface PurgeMarker {
+  accountId: number;
+}
 /**
  * Keys removed per transaction while purging: each chunk holds its thread and
  * the store's one write lock for about 1.5 ms (about 1.5 µs a key), where the
@@ -174,7 +183,7 @@ export class LmdbBackend implements Backend {
       const base = applyRouteChanges(undefined, settings, now);
       const account = this.#stores.accounts.get(accountId)!;
       if (account.routesCreated >= account.quota) {
-        throw new AppError('quota_exceeded', `${account.routesCreated} of ${account.quota} routes created`);
+        throw routeQuotaExceeded({ created: account.routesCreated, quota: account.quota });
       }
       let code = newCode();
       while (this.#stores.codes.get(code) !== undefined) code = newCode();
@@ -213,7 +222,7 @@ export class LmdbBackend implements Backend {
       if (preconditionFails(route, precondition)) return 'changed';
       this.#stores.routes.remove(id);
       this.#stores.accountRoutes.remove([accountId, id]);
-      this.#stores.meta.put(`${PURGE_PREFIX}${id}`, true);
+      this.#stores.meta.put(`${PURGE_PREFIX}${id}`, { accountId } satisfies PurgeMarker);
       recordChange(this.#stores, 'route', route.code);
       const account = this.#stores.accounts.get(accountId)!;
       this.#putAccount({ ...account, routesActive: Math.max(0, (account.routesActive ?? 1) - 1) });
@@ -234,7 +243,9 @@ export class LmdbBackend implements Backend {
    * finding 97).
    */
   async #purgeRoute(id: number): Promise<void> {
-    const { stats, variantDays, sketches, conversions, conversionDays } = this.#stores;
+    const { stats, variantDays, sketches, conversions, conversionDays, meta } = this.#stores;
+    const marker = meta.get(`${PURGE_PREFIX}${id}`) as PurgeMarker | true | undefined;
+    const accountId = typeof marker === 'object' && marker !== null && typeof marker.accountId === 'number' ? marker.accountId : null;
     for (const table of [stats, variantDays, sketches, conversions, conversionDays] as Database<unknown, Key[]>[]) {
       // Keys are gathered first: no cursor is walked while it is written.
       const chunk = { start: [id], end: [id + 1], limit: PURGE_CHUNK };
@@ -242,6 +253,13 @@ export class LmdbBackend implements Backend {
         removed = await this.#stores.root.transaction(() => {
           const keys = [...table.getKeys(chunk)];
           for (const key of keys) table.remove(key);
+          // The account's count gives back what this chunk removed, in the same transaction.
+          if (table === (conversions as unknown) && accountId !== null && keys.length > 0) {
+            const key = conversionCountKey(accountId);
+            const left = ((meta.get(key) as number | undefined) ?? 0) - keys.length;
+            if (left > 0) meta.put(key, left);
+            else meta.remove(key);
+          }
           return keys.length;
         });
       }
@@ -399,19 +417,22 @@ export class LmdbBackend implements Backend {
   }
 
   /**
-   * The route's existence, the check for a duplicate, the goal limit and the
-   * count are in one transaction, so racing requests count once, a route
-   * never passes GOAL_LIMIT goals, and nothing is stored under a route a
+   * The route's existence, the check for a duplicate, the goal limit, the
+   * account's quota and the count are in one transaction, so racing requests
+   * count once, a route never passes GOAL_LIMIT goals nor an account its
+   * quota of stored conversions, and nothing is stored under a route a
    * deletion took away meanwhile (its data went with it: deleteRoute); the
    * day counters of a group are added up first and written once per (route,
-   * day, goal).
+   * day, goal), the accounts' counts once per account.
    */
-  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
-    const { conversions, conversionDays, routes } = this.#stores;
+  addConversions(items: readonly ConversionInput[], quota: number): Promise<ConversionOutcome[]> {
+    const { conversions, conversionDays, routes, meta } = this.#stores;
     const written = this.#stores.root.transaction(() => {
       const days = new Map<string, { key: [number, number, string]; count: number[]; value: number[] }>();
       /** Route id → whether it exists, read once a transaction (doesExist decodes nothing). */
       const live = new Map<number, boolean>();
+      /** Account id → the conversions it stores, read at its first new conversion, with the transaction's own. */
+      const stored = new Map<number, { was: number; now: number }>();
       const out = items.map((c): ConversionOutcome => {
         let exists = live.get(c.routeId);
         if (exists === undefined) live.set(c.routeId, (exists = routes.doesExist(c.routeId)));
@@ -419,6 +440,13 @@ export class LmdbBackend implements Backend {
         const key: [number, string, string] = [c.routeId, c.goal, c.visitor];
         if (conversions.get(key) !== undefined) return 'duplicate';
         if (!this.#knownGoal(c.routeId, c.goal) && this.#goalCount(c.routeId) >= GOAL_LIMIT) return 'goal_limit';
+        let count = stored.get(c.accountId);
+        if (count === undefined) {
+          const was = (meta.get(conversionCountKey(c.accountId)) as number | undefined) ?? 0;
+          stored.set(c.accountId, (count = { was, now: was }));
+        }
+        if (quota > 0 && count.now >= quota) return 'quota';
+        count.now++;
         conversions.put(key, { variant: c.variant, day: c.day, at: c.at, value: c.value });
         const id = `${c.routeId}/${c.day}/${c.goal}`;
         let d = days.get(id);
@@ -435,6 +463,7 @@ export class LmdbBackend implements Backend {
         d.value.forEach((n, i) => (value[i] = (value[i] ?? 0) + (n ?? 0)));
         conversionDays.put(d.key, { count, value });
       }
+      for (const [accountId, count] of stored) if (count.now !== count.was) meta.put(conversionCountKey(accountId), count.now);
       return out;
     });
     return written.then((out) => this.#goalsSeen.remember(items, out));

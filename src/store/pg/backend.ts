@@ -10,7 +10,7 @@
 // allowance by a conditional upsert.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { AppError } from '../../errors.js';
+import { routeQuotaExceeded } from '../../errors.js';
 import { log } from '../../log.js';
 import type { Backend, DayCounts, NewAccount } from '../backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from '../experiments-store.js';
@@ -263,7 +263,7 @@ export class PgBackend implements Backend {
       );
       if (counted.rows.length === 0) {
         const { rows } = await c.query('SELECT routes_created, quota FROM accounts WHERE id = $1', [accountId]);
-        throw new AppError('quota_exceeded', rows.length > 0 ? `${rows[0].routes_created} of ${rows[0].quota} routes created` : '');
+        throw routeQuotaExceeded(rows.length > 0 ? { created: rows[0].routes_created as number, quota: rows[0].quota as number } : undefined);
       }
       let code = newCode();
       while ((await c.query('INSERT INTO route_codes (code) VALUES ($1) ON CONFLICT DO NOTHING', [code])).rowCount === 0) code = newCode();
@@ -307,8 +307,14 @@ export class PgBackend implements Backend {
       }
       const deleted = await c.query('DELETE FROM routes WHERE id = $1 AND account_id = $2 RETURNING code', [id, accountId]);
       if (deleted.rows.length === 0) return { out: false, changes: [] };
-      // Its data goes with it (see LmdbBackend.deleteRoute).
-      for (const table of ['route_days', 'variant_days', 'sketches', 'conversions', 'conversion_days']) await c.query(`DELETE FROM ${table} WHERE route_id = $1`, [id]);
+      // Its data goes with it (see LmdbBackend.deleteRoute), and its conversions leave the account's count
+      // (after the route's row, as addConversions takes them: no deadlock).
+      for (const table of ['route_days', 'variant_days', 'sketches', 'conversions', 'conversion_days']) {
+        const { rowCount } = await c.query(`DELETE FROM ${table} WHERE route_id = $1`, [id]);
+        if (table === 'conversions' && rowCount) {
+          await c.query('UPDATE account_conversions SET stored = greatest(0, stored - $2) WHERE account_id = $1', [accountId, rowCount]);
+        }
+      }
       const { rows } = await c.query('UPDATE accounts SET routes_active = greatest(0, routes_active - 1) WHERE id = $1 RETURNING *', [accountId]);
       return {
         out: true,
@@ -508,12 +514,28 @@ export class PgBackend implements Backend {
    * waits for this commit and takes the new conversions with the route's
    * data; and a goal this node has not seen stored for its route is checked
    * against GOAL_LIMIT while nodes adding new goals to one route take turns.
+   * Then the accounts' rows of account_conversions (made if missing, in id
+   * order): nodes adding conversions for one account take turns on its
+   * count, read once and written once a transaction, so racing nodes never
+   * pass the quota. deleteRoute takes the same locks in the same order.
    */
-  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
+  addConversions(items: readonly ConversionInput[], quota: number): Promise<ConversionOutcome[]> {
     return this.#experimentWrite(async (c) => {
       const ids = [...new Set(items.map((i) => i.routeId))].sort((x, y) => x - y);
       const locked = await c.query('SELECT id FROM routes WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [ids]);
       const live = new Set(locked.rows.map((r) => Number(r.id)));
+      const accounts = [...new Set(items.filter((i) => live.has(i.routeId)).map((i) => i.accountId))].sort((x, y) => x - y);
+      /** Account id → the conversions it stores, with this transaction's own. */
+      const stored = new Map<number, { was: number; now: number }>();
+      if (accounts.length > 0) {
+        // The no-op update locks an existing row; unnest keeps the sorted order, in which the rows are taken.
+        const { rows } = await c.query(
+          `INSERT INTO account_conversions (account_id, stored) SELECT a, 0 FROM unnest($1::bigint[]) AS u(a)
+           ON CONFLICT (account_id) DO UPDATE SET stored = account_conversions.stored RETURNING account_id, stored`,
+          [accounts],
+        );
+        for (const r of rows) stored.set(Number(r.account_id), { was: Number(r.stored), now: Number(r.stored) });
+      }
       const unseen = [...new Set(items.filter((i) => live.has(i.routeId) && !this.#goalsSeen.has(i.routeId, i.goal)).map((i) => i.routeId))];
       /** route → its stored goals, for the routes with a goal not yet seen here. */
       const goals = new Map<number, Set<string>>();
@@ -534,6 +556,13 @@ export class PgBackend implements Backend {
           out.push('goal_limit');
           continue;
         }
+        const count = stored.get(item.accountId)!;
+        if (quota > 0 && count.now >= quota) {
+          // At the quota a repeat is still a duplicate; nothing is stored either way.
+          const held = await c.query('SELECT 1 FROM conversions WHERE route_id = $1 AND goal = $2 AND visitor = $3', [item.routeId, item.goal, item.visitor]);
+          out.push(held.rows.length > 0 ? 'duplicate' : 'quota');
+          continue;
+        }
         const { rowCount } = await c.query(
           `INSERT INTO conversions (route_id, goal, visitor, variant, day, at, value) VALUES ($1, $2, $3, $4, $5, $6, $7)
            ON CONFLICT DO NOTHING`,
@@ -543,6 +572,7 @@ export class PgBackend implements Backend {
         const duplicate = rowCount === 0;
         out.push(duplicate ? 'duplicate' : 'counted');
         if (duplicate) continue;
+        count.now++;
         const id = `${item.routeId}/${item.day}/${item.goal}`;
         let d = days.get(id);
         if (!d) days.set(id, (d = { routeId: item.routeId, day: item.day, goal: item.goal, count: [], value: [] }));
@@ -558,6 +588,12 @@ export class PgBackend implements Backend {
              value = ARRAY(SELECT coalesce(o, 0) + coalesce(n, 0) FROM unnest(conversion_days.value, EXCLUDED.value) AS t(o, n))`,
           [d.routeId, d.day, d.goal, dense(d.count), dense(d.value)],
         );
+      }
+      const grown = [...stored].filter(([, n]) => n.now !== n.was);
+      if (grown.length > 0) {
+        await c.query('UPDATE account_conversions a SET stored = u.n FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE a.account_id = u.id', [
+          grown.map(([id]) => id), grown.map(([, n]) => n.now),
+        ]);
       }
       return out;
     }).then((out) => this.#goalsSeen.remember(items, out));

@@ -168,6 +168,13 @@ async function importCounters(c: PoolClient, s: Stores): Promise<Pick<ImportCoun
   const conversions = [...s.conversions.getRange()].map(({ key, value }) => [key[0], key[1], key[2], value.variant, value.day, value.at, value.value]);
   const conversionRows = await insert(c, 'conversions', ['route_id', 'goal', 'visitor', 'variant', 'day', 'at', 'value'],
     ['bigint', 'text', 'text', 'smallint', 'int', 'bigint', 'float8'], conversions, 'route_id, goal, visitor');
+  // Each imported account's count of stored conversions (the quota's), as the cluster now holds them: idempotent like the rest.
+  await c.query(
+    `INSERT INTO account_conversions (account_id, stored)
+     SELECT a, (SELECT count(*) FROM conversions c JOIN routes r ON r.id = c.route_id WHERE r.account_id = a) FROM unnest($1::bigint[]) AS u(a)
+     ON CONFLICT (account_id) DO UPDATE SET stored = EXCLUDED.stored`,
+    [[...s.accounts.getKeys()]],
+  );
   const conversionDays = [...s.conversionDays.getRange()].map(({ key, value }) => ({ route_id: key[0], day: key[1], goal: key[2], count: dense(value.count), value: dense(value.value) }));
   const conversionDayRows = await insertJson(c, 'conversion_days', 'route_id bigint, day int, goal text, count float8[], value float8[]', conversionDays, 'route_id, day, goal');
   // The click-id secret: the cluster's own wins if it has one (the counts show it skipped).

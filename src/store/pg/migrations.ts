@@ -171,6 +171,15 @@ const MIGRATIONS: string[] = [
   `
   ALTER TABLE nodes ADD COLUMN instance text;
   `,
+  // 4: the conversions each account stores, which its quota bounds
+  // (SPLITGUARD_CONVERSION_QUOTA): added to in addConversions' transaction,
+  // under the row's lock, and subtracted from by a route's deletion; counted
+  // here from what the database holds.
+  `
+  CREATE TABLE account_conversions (account_id bigint PRIMARY KEY, stored bigint NOT NULL CHECK (stored >= 0));
+  INSERT INTO account_conversions (account_id, stored)
+    SELECT r.account_id, count(*) FROM conversions c JOIN routes r ON r.id = c.route_id GROUP BY r.account_id;
+  `,
 ];
 
 /**

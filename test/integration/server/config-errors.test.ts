@@ -19,6 +19,8 @@ it.each([
   ['SPLITGUARD_RATE_LIMIT_PER_MIN', '-1'],
   ['SPLITGUARD_BUILD_MEMORY_MB', '32'],
   ['SPLITGUARD_CHANGE_LOG_MB', '0'],
+  ['SPLITGUARD_CONVERSION_QUOTA', '-1'],
+  ['SPLITGUARD_CONVERSION_QUOTA', '1e7'],
   ['HOST', 'not-an-address'],
 ])('%s=%s: exit 2 and a message naming the variable', async (variable, value) => {
   const dataDir = path.join(scratch, `${variable}-${value.replace(/\W/g, '_')}`);

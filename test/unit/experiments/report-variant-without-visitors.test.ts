@@ -16,11 +16,11 @@ const route = twoVariantRoute(3, TODAY - 2, TODAY);
 it('gives a variant without visitors no rate, interval, lift, p-value or probability', async () => {
   const a = visitorsSketch(0, 100);
   await experiments.addVisits([{ routeId: 3, day: TODAY, clicks: [100, 0], sketches: [a.serialize(), null] }], await experiments.nextVisitBatch());
-  const conversion = (visitor: string, variant: number) => ({ routeId: 3, goal: 'signup', visitor, variant, day: TODAY, at: 0, value: null });
+  const conversion = (visitor: string, variant: number) => ({ routeId: 3, accountId: 1, goal: 'signup', visitor, variant, day: TODAY, at: 0, value: null });
   await experiments.addConversions([
     ...Array.from({ length: 10 }, (_, i) => conversion(`a${String(i).padStart(15, '0')}`, 0)),
     ...Array.from({ length: 3 }, (_, i) => conversion(`b${String(i).padStart(15, '0')}`, 1)),
-  ]);
+  ], 0);
   const report = await experimentReport(experiments, route, TODAY);
   const [va, vb] = report.variants;
   expect(vb.visitors).toBe(0);

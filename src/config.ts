@@ -68,6 +68,11 @@ export interface Config {
   /** Cluster mode: the change log's bound in MB (SPLITGUARD_CHANGE_LOG_MB; pg/node.ts). */
   changeLogMb: number;
   /**
+   * Days a route's per-day unique-visitor sketches are kept (SPLITGUARD_SKETCH_DAYS;
+   * store/experiments-store.ts): older ones are deleted, the lifetime sketch stays.
+   */
+  sketchDays: number;
+  /**
    * Conversions one account may store (SPLITGUARD_CONVERSION_QUOTA): a new
    * one past it is 403 quota_exceeded, a duplicate is still answered; a
    * route's deletion gives its conversions back. 0 = no limit.
@@ -325,6 +330,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl,
     nodeName: nodeName(env, 'SPLITGUARD_NODE_NAME'),
     changeLogMb: integer(env, 'SPLITGUARD_CHANGE_LOG_MB', 256, 1, 65_536),
+    // At least 28: the report's lifetime sample-ratio check counts up to the
+    // last 28 days with visitors (SRM_DAYS, experiments/report.ts), the 7-day
+    // window among them; at most ten years.
+    sketchDays: integer(env, 'SPLITGUARD_SKETCH_DAYS', 90, 28, 3650),
     redisTimeoutMs: integer(env, 'SPLITGUARD_REDIS_TIMEOUT_MS', 50, 1, 10_000),
     conversionQuota: integer(env, 'SPLITGUARD_CONVERSION_QUOTA', DEFAULT_CONVERSION_QUOTA, 0, 1_000_000_000_000),
   });

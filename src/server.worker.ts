@@ -12,6 +12,7 @@ import { registerConversionEndpoints } from './api/conversions.js';
 import { CLICK_ID_SECRET, ClickIds } from './experiments/click-id.js';
 import { VisitRecorder } from './experiments/visits.js';
 import { randomBytes } from 'node:crypto';
+import { DAY_MS } from './days.js';
 import { ClickRecorder, FLUSH_MS } from './redirect/clicks.js';
 import { Redirector } from './redirect/redirect.js';
 import { RouteCache } from './redirect/route-cache.js';
@@ -141,6 +142,7 @@ async function openThreadStorage() {
   const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);
   const storage = await openStorage(input.config.dataDir, {
     signal: input.shared.feed,
+    sketchDays: input.config.sketchDays,
     cluster: clusterStatus && {
       databaseUrl: input.config.databaseUrl!,
       nodeName: input.config.nodeName,
@@ -197,6 +199,23 @@ function startBackgroundWork() {
   };
   // The first thread also finishes removing the data of routes deleted before a stop (store/lmdb-backend.ts, purgeDeletedRoutes).
   if (input.thread === 0) storage.routes.purgeDeleted().catch((err) => log('warn', 'route_data_purge_failed', { error: err }));
+  // The first thread also deletes the per-day sketches past SPLITGUARD_SKETCH_DAYS, at start and then daily (store/experiments-store.ts); in cluster mode every node's does (idempotent).
+  const sketchPrune = { running: null as Promise<void> | null, stopped: false };
+  const pruneSketches = () => {
+    if (sketchPrune.running !== null || sketchPrune.stopped) return;
+    const started = Date.now();
+    sketchPrune.running = storage.experiments
+      .pruneSketches(() => !sketchPrune.stopped)
+      .then((removed) => log('info', 'sketches_pruned', { removed, ms: Date.now() - started, days: input.config.sketchDays }))
+      .catch((err) => log('warn', 'sketch_prune_failed', { error: err }))
+      .finally(() => (sketchPrune.running = null));
+  };
+  let sketchTimer: NodeJS.Timeout | undefined;
+  if (input.thread === 0) {
+    pruneSketches();
+    sketchTimer = setInterval(pruneSketches, DAY_MS);
+    sketchTimer.unref();
+  }
   const clickTimer = setInterval(() => {
     void sendLeftBehind();
     clicks
@@ -231,6 +250,10 @@ function startBackgroundWork() {
       clearInterval(flushTimer);
       clearInterval(feedTimer);
       clearInterval(clickTimer);
+      clearInterval(sketchTimer);
+      // A prune stops after its current step (milliseconds), before the store closes.
+      sketchPrune.stopped = true;
+      await sketchPrune.running;
       const cluster = storage.cluster !== null;
       if (cluster) {
         storage.stats.finishBy(until);

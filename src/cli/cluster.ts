@@ -25,7 +25,7 @@ export async function clusterCommand(io: Io, args: string[], config: Config): Pr
     const dir = path.resolve((values['data-dir'] as string | undefined) ?? io.dataDir);
     // Opening a store creates one: a mistyped directory would import nothing and report success.
     if (!existsSync(path.join(dir, 'db', 'data.mdb'))) throw new AppError('cli_failed', `cluster import: there is no store to import in ${path.join(dir, 'db')}`);
-    const counts = await importDataDir(dir, databaseUrl(config, 'cluster import'));
+    const counts = await importDataDir(dir, databaseUrl(config, 'cluster import'), config.sketchDays);
     io.out(JSON.stringify({ data_dir: dir, ...counts }));
     return 0;
   }

@@ -17,7 +17,11 @@
 // days after the weights last changed (the day of a change mixes two
 // splits): from the UTC day after weightsChangedAt, at most the last
 // SRM_DAYS of them, or from the creation day if they never changed. Until
-// such a day exists its p_value is null.
+// such a day exists its p_value is null. Only days whose sketches are still
+// kept count (SPLITGUARD_SKETCH_DAYS, Experiments.sketchesFrom): a day past
+// retention keeps its clicks but not its visitors, so a route idle since then
+// has its check on the recent days it has, or none (p_value null), rather
+// than on sketches half deleted or gone.
 //
 // The probabilities of being best are most of a report's cost (about 1-3 ms
 // per goal and period on 8 arms; 21 goals twice). They are a pure function of
@@ -161,7 +165,8 @@ export async function experimentReport(experiments: Experiments, route: Route, t
   const allConversions = await experiments.conversionDays(route.id, 1, LAST_DAY);
   const windowDays = Array.from({ length: WINDOW_DAYS }, (_, i) => from + i);
   // Lifetime SRM needs the daily sketches since the change, the last SRM_DAYS of them; without a change, the lifetime sketch is the same thing.
-  const srmDays = route.weightsChangedAt ? [...allDays.keys()].filter((d) => d >= srmFrom).sort((x, y) => x - y).slice(-SRM_DAYS) : [];
+  const keptFrom = Math.max(srmFrom, experiments.sketchesFrom(today));
+  const srmDays = route.weightsChangedAt ? [...allDays.keys()].filter((d) => d >= keptFrom).sort((x, y) => x - y).slice(-SRM_DAYS) : [];
   const sketches = await experiments.sketches(route.id, [...new Set([LIFETIME, ...windowDays, ...srmDays])]);
 
   const sum = (days: Iterable<[number, number[]]>, inPeriod: (d: number) => boolean) => {

@@ -113,12 +113,21 @@ export interface Backend {
    * sketch (a flush of the visit recorders; merging is idempotent). With
    * `claim` (cluster mode), only if this writer's batch `seq` is newer than
    * the last one taken, as addClicks: the clicks of a batch sent twice count once.
+   * A day before `sketchesFrom` (past the sketches' retention, pruneSketches)
+   * gets no sketch of its own: its visitors go into the lifetime's only.
    */
-  addVisits(batch: readonly VisitCounts[], claim?: { writer: string; seq: number }): Promise<void>;
+  addVisits(batch: readonly VisitCounts[], claim?: { writer: string; seq: number }, sketchesFrom?: number): Promise<void>;
   /** Per day from `from` to `to` (inclusive): clicks per variant; missing days are absent. */
   readVariantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>>;
   /** Stored sketches per day (day 0: the lifetime), indexed by variant; missing ones are absent. */
   readSketches(routeId: number, days: readonly number[]): Promise<Map<number, (Uint8Array | undefined)[]>>;
+  /**
+   * Deletes every route's per-day sketches of days 1 to `before` − 1 (the
+   * lifetime's, day 0, stay), a few milliseconds of the store at a time
+   * (sketch-prune.ts, pg/sketch-prune.ts); stops between two steps once
+   * `going` answers false. Resolves with how many were deleted.
+   */
+  pruneSketches(before: number, going?: () => boolean): Promise<number>;
   /**
    * Records conversions, each counted once per (route, goal, visitor), a
    * route's goals at most GOAL_LIMIT (a conversion naming one more is

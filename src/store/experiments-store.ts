@@ -10,8 +10,18 @@
 //   conversion_days  [route, click day, goal] → {count, value: per variant}
 //
 // and the secret in meta under `secret:click_id`.
+//
+// Retention (SPLITGUARD_SKETCH_DAYS, N): the per-day sketches of days before
+// today − N are deleted (pruneSketches: the server's first thread, at start
+// and daily), and a visit of such a day (a batch kept at a stop, sent weeks
+// later; a clock stepped back) goes into the lifetime sketch only. A reader
+// counts a day's sketch only from today − N + 1 on (sketchesFrom): one day
+// more is kept than read, so a prune at midnight on a clock a little ahead
+// of the reader's never takes a day from under it. The lifetime sketches,
+// the clicks per variant and the conversions stay.
 import type { Backend } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
+import { dayOf } from '../days.js';
 import { keptBatches, oldestKept, type Stores } from './db.js';
 
 /** One thread's visits to one route on one day since its last flush. */
@@ -130,10 +140,33 @@ export class Experiments {
   #visitSeqChecked = false;
   /** Wall time after which sendKeptVisits sends no further batch (finishBy: a stop's deadline). */
   #until = Infinity;
+  /** SPLITGUARD_SKETCH_DAYS; Infinity (tests, the CLI): per-day sketches are kept and read whatever their age. */
+  readonly #sketchDays: number;
 
-  constructor(backend: Backend, visitWriter: { name: string; slot: number; stores: Stores } | null = null) {
+  constructor(backend: Backend, visitWriter: { name: string; slot: number; stores: Stores } | null = null, sketchDays = Infinity) {
     this.#backend = backend;
     this.#visitWriter = visitWriter;
+    this.#sketchDays = sketchDays;
+  }
+
+  /** The first day whose own sketch a report may count, as of UTC day `today`: the last SPLITGUARD_SKETCH_DAYS days. */
+  sketchesFrom(today: number): number {
+    return today - this.#sketchDays + 1;
+  }
+
+  /** The first day whose own sketch is written and kept, as of now: one day before sketchesFrom. */
+  #keptFrom(): number {
+    return this.sketchesFrom(dayOf(Date.now())) - 1;
+  }
+
+  /**
+   * Deletes the per-day sketches of days before today − SPLITGUARD_SKETCH_DAYS
+   * (the back end's pruneSketches: small transactions); stops between two
+   * once `going` answers false. Resolves with how many went.
+   */
+  pruneSketches(going?: () => boolean): Promise<number> {
+    const before = this.#keptFrom();
+    return before === -Infinity ? Promise.resolve(0) : this.#backend.pruneSketches(before, going);
   }
 
   /** Whether a write may be tried now (false while PostgreSQL is known to be away). */
@@ -158,7 +191,7 @@ export class Experiments {
   /** Adds a batch of visits numbered by nextVisitBatch; sent again under the same number, it counts once. */
   addVisits(batch: readonly VisitCounts[], seq: number): Promise<void> {
     if (batch.length === 0) return Promise.resolve();
-    return this.#backend.addVisits(batch, this.#visitWriter === null ? undefined : { writer: this.#visitWriter.name, seq });
+    return this.#backend.addVisits(batch, this.#visitWriter === null ? undefined : { writer: this.#visitWriter.name, seq }, this.#keptFrom());
   }
 
   /** Whether a stop keeps batches in a local spill (cluster mode): a single node's back end is its own store. */
@@ -208,7 +241,7 @@ export class Experiments {
     const { slot, stores } = this.#visitWriter;
     for (let kept = oldestKept(stores.visitSpill, slot); kept !== undefined && Date.now() < this.#until; kept = oldestKept(stores.visitSpill, slot)) {
       this.#visitSeq.above(kept.seq);
-      await this.#backend.addVisits(kept.value, { writer: this.#visitWriter.name, seq: kept.seq });
+      await this.#backend.addVisits(kept.value, { writer: this.#visitWriter.name, seq: kept.seq }, this.#keptFrom());
       await stores.visitSpill.remove([slot, kept.seq]);
     }
   }

@@ -10,6 +10,7 @@ import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
 import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
 import { mergeForms } from '../experiments/hll.js';
+import { pruneLocalSketches } from './sketch-prune.js';
 import {
   type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, conversionCountKey, type DayStats, liveKeyCount, metaPrefix, nextId,
   putKeyRecord, removeKeyRecord, type Stores, type User,
@@ -371,10 +372,11 @@ export class LmdbBackend implements Backend {
 
   /**
    * Read-modify-write in one transaction, like addClicks: clicks add up,
-   * sketches merge register by register into the day's and the lifetime's.
+   * sketches merge register by register into the day's (none for a day
+   * before `sketchesFrom`, past retention) and the lifetime's.
    */
   /** A single node commits or fails here, never both: no claim is needed. */
-  async addVisits(batch: readonly VisitCounts[]): Promise<void> {
+  async addVisits(batch: readonly VisitCounts[], _claim?: unknown, sketchesFrom = -Infinity): Promise<void> {
     const { variantDays, sketches } = this.#stores;
     const merge = (key: [number, number, number], add: Uint8Array) => sketches.put(key, mergeForms(sketches.get(key), add));
     await this.#stores.root.transaction(() => {
@@ -389,7 +391,7 @@ export class LmdbBackend implements Backend {
         }
         v.sketches.forEach((bytes, variant) => {
           if (!bytes) return;
-          merge([v.routeId, v.day, variant], bytes);
+          if (v.day >= sketchesFrom) merge([v.routeId, v.day, variant], bytes);
           merge([v.routeId, 0, variant], bytes);
         });
       }
@@ -402,6 +404,11 @@ export class LmdbBackend implements Backend {
       out.set((key as [number, number])[1], value.clicks);
     }
     return Promise.resolve(out);
+  }
+
+  /** Sketches are nobody's cache: no feed entry. */
+  pruneSketches(before: number, going?: () => boolean): Promise<number> {
+    return pruneLocalSketches(this.#stores, before, going);
   }
 
   readSketches(routeId: number, days: readonly number[]): Promise<Map<number, (Uint8Array | undefined)[]>> {

@@ -17,6 +17,7 @@ import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, ty
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from '../db.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from '../routes-store.js';
 import { mergeForms } from '../../experiments/hll.js';
+import { prunePgSketches } from './sketch-prune.js';
 import { appendChanges, type NewChange } from './changes.js';
 import { closePool, inTransaction, type Pool, type PoolClient, storageError, unavailable } from './client.js';
 import { accountOf, blacklistOf, DAY_FIELDS, dayOf, experimentOf, keyOf, routeOf, sessionOf, userOf } from './records.js';
@@ -44,16 +45,16 @@ const SKETCH_ROWS = 256;
  * and per sketch row (route, day, variant) the registers to merge into it.
  * A route's days share its lifetime row (day 0), so a batch across midnight
  * names it twice: merged here first, as one row may be written once a
- * statement.
+ * statement. A day before `sketchesFrom` (past retention) has no row of its own.
  */
-function visitRows(batch: readonly VisitCounts[]) {
+function visitRows(batch: readonly VisitCounts[], sketchesFrom: number) {
   const sorted = [...batch].sort(byRouteDay);
   const clicks = sorted.filter((v) => v.clicks.some((n) => n > 0));
   const sketches = new Map<string, SketchRow>();
   for (const v of sorted) {
     v.sketches.forEach((bytes, variant) => {
       if (!bytes) return;
-      for (const day of [v.day, 0]) {
+      for (const day of v.day >= sketchesFrom ? [v.day, 0] : [0]) {
         const key = `${v.routeId}/${day}/${variant}`;
         const had = sketches.get(key);
         if (had) had.bytes = mergeForms(had.bytes, bytes);
@@ -465,7 +466,7 @@ export class PgBackend implements Backend {
    * claim is the writer's row of click_flushes (its name is not a click
    * writer's), taken first in the same transaction.
    */
-  addVisits(batch: readonly VisitCounts[], claim?: { writer: string; seq: number }): Promise<void> {
+  addVisits(batch: readonly VisitCounts[], claim?: { writer: string; seq: number }, sketchesFrom = -Infinity): Promise<void> {
     return this.#experimentWrite(async (c) => {
       if (claim) {
         const taken = await c.query(
@@ -475,7 +476,7 @@ export class PgBackend implements Backend {
         );
         if (taken.rowCount === 0) return;
       }
-      const { clicks, sketches } = visitRows(batch);
+      const { clicks, sketches } = visitRows(batch, sketchesFrom);
       if (clicks.length > 0) {
         await c.query(
           `INSERT INTO variant_days (route_id, day, clicks)
@@ -492,6 +493,16 @@ export class PgBackend implements Backend {
   async readVariantDays(routeId: number, from: number, to: number): Promise<Map<number, number[]>> {
     const rows = await this.#query('SELECT day, clicks FROM variant_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);
     return new Map(rows.map((r) => [r.day as number, r.clicks as number[]]));
+  }
+
+  /** Idempotent, so every node runs it (pg/sketch-prune.ts); refused at once while PostgreSQL is known to be away. */
+  async pruneSketches(before: number, going?: () => boolean): Promise<number> {
+    if (!this.#connected()) throw unavailable();
+    try {
+      return await prunePgSketches(this.#pool, before, going);
+    } catch (err) {
+      throw storageError(err);
+    }
   }
 
   async readSketches(routeId: number, days: readonly number[]): Promise<Map<number, (Uint8Array | undefined)[]>> {

@@ -18,6 +18,7 @@ import { AppError } from '../../errors.js';
 import { CLICK_ID_SECRET } from '../../experiments/click-id.js';
 import { openStores, type Stores } from '../db.js';
 import { LmdbBackend } from '../lmdb-backend.js';
+import { Experiments } from '../experiments-store.js';
 import { appendChanges, type NewChange } from './changes.js';
 import { createPool, inTransaction, type Pool, type PoolClient, storageError } from './client.js';
 import { type ClusterReport, clusterStatus } from './status.js';
@@ -217,13 +218,21 @@ async function importStore(pool: Pool, s: Stores): Promise<ImportCounts> {
   });
 }
 
-/** Imports the store of `dataDir` (opened, and closed again) into the PostgreSQL at `url`. */
-export async function importDataDir(dataDir: string, url: string): Promise<ImportCounts> {
+/**
+ * Imports the store of `dataDir` (opened, and closed again) into the
+ * PostgreSQL at `url`; per-day sketches past `sketchDays`
+ * (SPLITGUARD_SKETCH_DAYS) are deleted from the store first, as its own
+ * server would, so that the cluster never holds what its nodes' retention
+ * deletes.
+ */
+export async function importDataDir(dataDir: string, url: string, sketchDays: number): Promise<ImportCounts> {
   const stores = openStores(dataDir);
   const pool = createPool(url, 'splitguard cluster import', 2);
   try {
+    const local = new LmdbBackend(stores);
     // Deleted routes whose data a stop left half removed: removed first, so none of it is carried over.
-    await new LmdbBackend(stores).purgeDeletedRoutes();
+    await local.purgeDeletedRoutes();
+    await new Experiments(local, null, sketchDays).pruneSketches();
     return await importStore(pool, stores);
   } finally {
     await pool.end();

@@ -2,7 +2,9 @@
 // thread: V8's collector and compiler threads, started with the process, do
 // much of a large build's work, and at normal priority they took CPU from
 // the serving threads. The build is held stopped (SIGSTOP) once its main
-// thread is idle, and each of its threads' policies read from /proc.
+// thread is idle, and each of its threads' policies read from /proc; the
+// server's own threads stay at normal priority (the build's policy is its
+// process's alone).
 import { expect, it } from 'vitest';
 import { childProcesses, SCHED_IDLE, schedulingPolicy, threadPolicies } from '../../helpers/proc.js';
 import { serverWithValidSource, triggerRefresh } from '../../helpers/refresh.js';
@@ -24,4 +26,5 @@ it('runs every thread of the build under SCHED_IDLE', async () => {
   }
   expect(Object.keys(policies).length).toBeGreaterThan(1);
   expect(Object.entries(policies).filter(([, p]) => p !== SCHED_IDLE)).toEqual([]);
+  expect(Object.entries(threadPolicies(ctx.server.process.pid!)).filter(([, p]) => p === SCHED_IDLE)).toEqual([]);
 });

@@ -2,23 +2,17 @@
 // with a visible focus ring; the navigation and dialogs work from the
 // keyboard; every form control has a label; text keeps at least 4.5:1
 // contrast against its background.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium, openConsole, visit } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { openConsole, useConsoleBrowser, visit } from '../helpers/browser.js';
 import { createRoute } from '../helpers/routes.js';
-import { readBootstrap, startServer, type TestServer } from '../helpers/server.js';
+import { readBootstrap } from '../helpers/server.js';
 
-let server: TestServer;
-let browser: Browser;
+const ctx = useConsoleBrowser();
 let page: Page;
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
-  await createRoute(server, { name: 'Keyboard route' });
-  ({ page } = await openConsole(browser, server));
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await createRoute(ctx.server, { name: 'Keyboard route' });
+  ({ page } = await openConsole(ctx.browser, ctx.server));
 });
 
 /** What has focus and how its focus ring looks. */
@@ -41,7 +35,7 @@ function expectRing(f: Awaited<ReturnType<typeof focused>>): void {
 }
 
 it('signs in with the keyboard alone, every focused control showing a focus ring', async () => {
-  const boot = readBootstrap(server.dataDir);
+  const boot = readBootstrap(ctx.server.dataDir);
   await page.getByLabel('Email').waitFor();
   // The form takes focus on load.
   expect((await focused()).what).toBe('email');

@@ -1,29 +1,20 @@
 // Signing in and out of the console in Chromium: the session cookie's flags,
 // the message for a wrong password, logout ending the session on the
 // server, and the limit on failed logins per email.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { consoleCall, launchChromium, openConsole, screenshot, signIn, signInAdmin } from '../helpers/browser.js';
+import { expect, it } from 'vitest';
+import { consoleCall, openConsole, screenshot, signIn, signInAdmin, useConsoleBrowser } from '../helpers/browser.js';
 import { runCliJson } from '../helpers/cli.js';
-import { readBootstrap, startServer, type TestServer } from '../helpers/server.js';
+import { readBootstrap } from '../helpers/server.js';
 
-let server: TestServer;
-let browser: Browser;
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const ctx = useConsoleBrowser();
 
 it('shows the login form and refuses a wrong password with a message', async () => {
-  const { page, context } = await openConsole(browser, server);
+  const { page, context } = await openConsole(ctx.browser, ctx.server);
   await page.getByRole('heading', { name: 'Sign in to splitguard' }).waitFor();
   await page.getByLabel('Email').waitFor();
   await screenshot(page, 'login');
 
-  await page.getByLabel('Email').fill(readBootstrap(server.dataDir).admin_email);
+  await page.getByLabel('Email').fill(readBootstrap(ctx.server.dataDir).admin_email);
   await page.getByLabel('Password').fill('not-the-password');
   await page.getByRole('button', { name: 'Sign in' }).click();
   const alert = page.getByRole('alert');
@@ -34,8 +25,8 @@ it('shows the login form and refuses a wrong password with a message', async () 
 });
 
 it('sets an HttpOnly, Secure, SameSite=Strict session cookie scoped to /console', async () => {
-  const { page, context } = await openConsole(browser, server);
-  await signInAdmin(page, server);
+  const { page, context } = await openConsole(ctx.browser, ctx.server);
+  await signInAdmin(page, ctx.server);
   const cookies = await context.cookies();
   expect(cookies).toHaveLength(1);
   const [c] = cookies;
@@ -50,8 +41,8 @@ it('sets an HttpOnly, Secure, SameSite=Strict session cookie scoped to /console'
 });
 
 it('signs out: the cookie is cleared and the old session id is refused', async () => {
-  const { page, context } = await openConsole(browser, server);
-  await signInAdmin(page, server);
+  const { page, context } = await openConsole(ctx.browser, ctx.server);
+  await signInAdmin(page, ctx.server);
   const [old] = await context.cookies();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByText('You have signed out.').waitFor();
@@ -66,8 +57,8 @@ it('signs out: the cookie is cleared and the old session id is refused', async (
 });
 
 it('limits failed logins per email: after 5 failures even the right password waits', async () => {
-  await runCliJson(['user', 'create', '--email', 'limited@example.com', '--password', 'right-password-1', '--account', String(server.accountId)], server.dataDir);
-  const { page, context } = await openConsole(browser, server);
+  await runCliJson(['user', 'create', '--email', 'limited@example.com', '--password', 'right-password-1', '--account', String(ctx.server.accountId)], ctx.server.dataDir);
+  const { page, context } = await openConsole(ctx.browser, ctx.server);
   for (let i = 0; i < 5; i++) {
     const r = await consoleCall(page, 'POST', '/session/login', { json: { email: 'limited@example.com', password: `wrong-${i}` } });
     expect(r.status).toBe(401);
@@ -87,15 +78,15 @@ it('limits failed logins per email: after 5 failures even the right password wai
   // Another login from the same address is not locked out by this email's failures.
   await context.clearCookies();
   await page.reload();
-  await signInAdmin(page, server);
+  await signInAdmin(page, ctx.server);
   await context.close();
 });
 
 it('an unknown email gets the same answer as a wrong password', async () => {
-  const { page, context } = await openConsole(browser, server);
+  const { page, context } = await openConsole(ctx.browser, ctx.server);
   const r = await consoleCall(page, 'POST', '/session/login', { json: { email: 'nobody@example.com', password: 'whatever-1' } });
   expect(r.status).toBe(401);
   expect(r.json).toEqual({ error: 'the email or password is not correct', code: 'login_failed', field: null });
-  await signIn(page, readBootstrap(server.dataDir).admin_email, readBootstrap(server.dataDir).admin_password);
+  await signIn(page, readBootstrap(ctx.server.dataDir).admin_email, readBootstrap(ctx.server.dataDir).admin_password);
   await context.close();
 });

@@ -2,28 +2,21 @@
 // account record is an operator's: the user's own flag decides) sees no admin
 // navigation, gets "Not found" for the admin pages, and 404 from every admin
 // endpoint of the console API, exactly as for a path that does not exist.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { consoleCall, csrfToken, launchChromium, openConsole, signIn } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { consoleCall, csrfToken, openConsole, signIn, useConsoleBrowser } from '../helpers/browser.js';
 import { runCliJson } from '../helpers/cli.js';
 import { api } from '../helpers/routes.js';
-import { startServer, type TestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let browser: Browser;
+const ctx = useConsoleBrowser();
 let page: Page;
 let token = '';
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
-  const user = await runCliJson(['user', 'create', '--email', 'u@x.y', '--password', 'longenough1', '--account', String(server.accountId)], server.dataDir);
-  expect(user).toEqual({ email: 'u@x.y', admin: false, account_id: server.accountId });
-  ({ page } = await openConsole(browser, server));
+  const user = await runCliJson(['user', 'create', '--email', 'u@x.y', '--password', 'longenough1', '--account', String(ctx.server.accountId)], ctx.server.dataDir);
+  expect(user).toEqual({ email: 'u@x.y', admin: false, account_id: ctx.server.accountId });
+  ({ page } = await openConsole(ctx.browser, ctx.server));
   await signIn(page, 'u@x.y', 'longenough1');
   token = await csrfToken(page);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 it('shows no admin pages in the navigation', async () => {
@@ -50,7 +43,7 @@ it('gets 404 from every admin endpoint, reads and changes alike', async () => {
     ['PUT', '/v1/admin/blacklist/15169', { enabled: false }],
     ['DELETE', '/v1/admin/blacklist/64500'],
     ['GET', '/accounts'],
-    ['PUT', `/accounts/${server.accountId}`, { quota: 5 }],
+    ['PUT', `/accounts/${ctx.server.accountId}`, { quota: 5 }],
     // Methods they do not have and bodies they would refuse: still 404, not 405 or 400.
     ['PATCH', '/v1/admin/blacklist', { enabled: false }],
     ['POST', '/v1/admin/blacklist', { nonsense: true }],
@@ -63,12 +56,12 @@ it('gets 404 from every admin endpoint, reads and changes alike', async () => {
     expect(r.json.code).toBe('not_found');
   }
   // Nothing changed.
-  expect((await api(server, 'GET', '/v1/ip/check?ip=8.8.8.8')).json.signals.asn_blacklist).toBe(true);
-  expect((await api(server, 'GET', '/v1/account')).json.quota).toBe(1000);
+  expect((await api(ctx.server, 'GET', '/v1/ip/check?ip=8.8.8.8')).json.signals.asn_blacklist).toBe(true);
+  expect((await api(ctx.server, 'GET', '/v1/account')).json.quota).toBe(1000);
 });
 
 it('still uses the non-admin pages of its account', async () => {
   const r = await consoleCall(page, 'POST', '/v1/routes', { json: { name: 'by u', page_a: 'https://a.example/', page_b: 'https://b.example/' }, csrf: token });
   expect(r.status).toBe(201);
-  expect((await api(server, 'GET', `/v1/routes/${r.json.id}`)).json.name).toBe('by u');
+  expect((await api(ctx.server, 'GET', `/v1/routes/${r.json.id}`)).json.name).toBe('by u');
 });

@@ -4,31 +4,21 @@
 // the page said "You have signed out." anyway, the new session left live in
 // the cookie for whoever uses the browser next. A sign-out that cannot reach
 // the server said the same.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { consoleCall, csrfToken, launchChromium, openConsole, origin, signInAdmin } from '../helpers/browser.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { expect, it } from 'vitest';
+import { consoleCall, csrfToken, openConsole, origin, signInAdmin, useConsoleBrowser } from '../helpers/browser.js';
 
-let server: TestServer;
-let browser: Browser;
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const ctx = useConsoleBrowser();
 
 it('ends the cookie\'s session from a tab that signed in before a sign-in in another tab', async () => {
-  const { page, context } = await openConsole(browser, server);
-  await signInAdmin(page, server);
+  const { page, context } = await openConsole(ctx.browser, ctx.server);
+  await signInAdmin(page, ctx.server);
   // Another tab signs out and in again: the cookie names a new session.
   const other = await context.newPage();
-  await other.goto(`${origin(server)}/console`);
+  await other.goto(`${origin(ctx.server)}/console`);
   await other.getByRole('navigation', { name: 'Main' }).waitFor();
   expect((await consoleCall(other, 'POST', '/session/logout', { csrf: await csrfToken(other) })).status).toBe(204);
   await other.reload();
-  await signInAdmin(other, server);
+  await signInAdmin(other, ctx.server);
   await other.close();
   expect((await consoleCall(page, 'GET', '/session')).status).toBe(200);
 
@@ -40,8 +30,8 @@ it('ends the cookie\'s session from a tab that signed in before a sign-in in ano
 });
 
 it('says so, and stays signed in, when the sign-out does not reach the server', async () => {
-  const { page, context } = await openConsole(browser, server);
-  await signInAdmin(page, server);
+  const { page, context } = await openConsole(ctx.browser, ctx.server);
+  await signInAdmin(page, ctx.server);
   await context.setOffline(true);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('alert').filter({ hasText: 'Signing out failed' }).waitFor();

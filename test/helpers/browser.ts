@@ -93,21 +93,17 @@ export async function signInAdmin(page: Page, server: TestServer): Promise<void>
 }
 
 /**
- * A file's server and Chromium, with the bootstrap admin signed in to the
- * console: registers beforeAll (server and browser started together, then
- * openConsole and signInAdmin) and afterAll (the browser closed, then the
- * server). The getters give undefined until that beforeAll has run: read
- * them in hooks and tests, not at the top of the file. A file's own
- * beforeAll registered after this call runs after the sign-in.
+ * A file's server and Chromium: registers beforeAll (both started together)
+ * and afterAll (the browser closed, then the server). The getters give
+ * undefined until that beforeAll has run: read them in hooks and tests, not
+ * at the top of the file. A file's own beforeAll registered after this call
+ * runs after the start.
  */
-export function useSignedInConsole(options?: StartOptions) {
+export function useConsoleBrowser(options?: StartOptions) {
   let server: TestServer;
   let browser: Browser;
-  let page: Page;
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(options), launchChromium()]);
-    ({ page } = await openConsole(browser, server));
-    await signInAdmin(page, server);
   });
   afterAll(async () => {
     await browser?.close();
@@ -119,6 +115,28 @@ export function useSignedInConsole(options?: StartOptions) {
     },
     get browser() {
       return browser;
+    },
+  };
+}
+
+/**
+ * useConsoleBrowser, with the bootstrap admin signed in to the console
+ * (openConsole and signInAdmin in a beforeAll after the start); `page` is
+ * that console's page.
+ */
+export function useSignedInConsole(options?: StartOptions) {
+  const ctx = useConsoleBrowser(options);
+  let page: Page;
+  beforeAll(async () => {
+    ({ page } = await openConsole(ctx.browser, ctx.server));
+    await signInAdmin(page, ctx.server);
+  });
+  return {
+    get server() {
+      return ctx.server;
+    },
+    get browser() {
+      return ctx.browser;
     },
     get page() {
       return page;

@@ -308,14 +308,11 @@ export class PgBackend implements Backend {
       }
       const deleted = await c.query('DELETE FROM routes WHERE id = $1 AND account_id = $2 RETURNING code', [id, accountId]);
       if (deleted.rows.length === 0) return { out: false, changes: [] };
-      // Its data goes with it (see LmdbBackend.deleteRoute), and its conversions leave the account's count
-      // (after the route's row, as addConversions takes them: no deadlock).
-      for (const table of ['route_days', 'variant_days', 'sketches', 'conversions', 'conversion_days']) {
-        const { rowCount } = await c.query(`DELETE FROM ${table} WHERE route_id = $1`, [id]);
-        if (table === 'conversions' && rowCount) {
-          await c.query('UPDATE account_conversions SET stored = greatest(0, stored - $2) WHERE account_id = $1', [accountId, rowCount]);
-        }
-      }
+      // Its data goes with it (see LmdbBackend.deleteRoute); the route's row
+      // took its conversions out of the account's count as it went (the
+      // trigger of migration 5, after the route's row, as addConversions
+      // takes them: no deadlock).
+      for (const table of ['route_days', 'variant_days', 'sketches', 'conversions', 'conversion_days']) await c.query(`DELETE FROM ${table} WHERE route_id = $1`, [id]);
       const { rows } = await c.query('UPDATE accounts SET routes_active = greatest(0, routes_active - 1) WHERE id = $1 RETURNING *', [accountId]);
       return {
         out: true,
@@ -528,7 +525,10 @@ export class PgBackend implements Backend {
    * Then the accounts' rows of account_conversions (made if missing, in id
    * order): nodes adding conversions for one account take turns on its
    * count, read once and written once a transaction, so racing nodes never
-   * pass the quota. deleteRoute takes the same locks in the same order.
+   * pass the quota. Taking them also marks the transaction as one that
+   * counts its own (splitguard.counting), which the trigger of migration 5,
+   * there for the writes of an older node, leaves alone. deleteRoute takes
+   * the same locks in the same order.
    */
   addConversions(items: readonly ConversionInput[], quota: number): Promise<ConversionOutcome[]> {
     return this.#experimentWrite(async (c) => {
@@ -540,9 +540,11 @@ export class PgBackend implements Backend {
       const stored = new Map<number, { was: number; now: number }>();
       if (accounts.length > 0) {
         // The no-op update locks an existing row; unnest keeps the sorted order, in which the rows are taken.
+        // set_config in the same statement: no round trip of its own (its value is not read here).
         const { rows } = await c.query(
           `INSERT INTO account_conversions (account_id, stored) SELECT a, 0 FROM unnest($1::bigint[]) AS u(a)
-           ON CONFLICT (account_id) DO UPDATE SET stored = account_conversions.stored RETURNING account_id, stored`,
+           ON CONFLICT (account_id) DO UPDATE SET stored = account_conversions.stored
+           RETURNING account_id, stored, set_config('splitguard.counting', 'on', true)`,
           [accounts],
         );
         for (const r of rows) stored.set(Number(r.account_id), { was: Number(r.stored), now: Number(r.stored) });

@@ -180,6 +180,43 @@ const MIGRATIONS: string[] = [
   INSERT INTO account_conversions (account_id, stored)
     SELECT r.account_id, count(*) FROM conversions c JOIN routes r ON r.id = c.route_id GROUP BY r.account_id;
   `,
+  // 5: the counts follow the tables themselves, whoever writes them: during a
+  // rolling upgrade a node of the version before 4 still stores and deletes
+  // conversions without knowing account_conversions, and a route it deleted
+  // stayed counted for good (its tenant refused below the quota), what it
+  // stored never counted (docs/reliability.md, finding 124, amended). A
+  // statement inserting conversions adds them to their accounts' counts
+  // (the rows taken in id order), unless its transaction counts its own
+  // (addConversions sets splitguard.counting as it locks the rows, and
+  // writes each count once: a trigger's update for every conversion cost
+  // about 30 µs each); a route's deletion subtracts its conversions before
+  // they go (its row is locked first, as by every writer of its
+  // conversions). The counts are taken again here: the lock keeps every
+  // writer out meanwhile.
+  `
+  LOCK TABLE routes, conversions IN SHARE ROW EXCLUSIVE MODE;
+  CREATE FUNCTION account_conversions_added() RETURNS trigger LANGUAGE plpgsql AS $f$
+  BEGIN
+    IF current_setting('splitguard.counting', true) = 'on' THEN RETURN NULL; END IF;
+    INSERT INTO account_conversions (account_id, stored)
+      SELECT r.account_id, count(*) FROM added JOIN routes r ON r.id = added.route_id GROUP BY r.account_id ORDER BY r.account_id
+    ON CONFLICT (account_id) DO UPDATE SET stored = account_conversions.stored + EXCLUDED.stored;
+    RETURN NULL;
+  END $f$;
+  CREATE TRIGGER conversions_counted AFTER INSERT ON conversions REFERENCING NEW TABLE AS added
+    FOR EACH STATEMENT EXECUTE FUNCTION account_conversions_added();
+  CREATE FUNCTION account_conversions_route_gone() RETURNS trigger LANGUAGE plpgsql AS $f$
+  BEGIN
+    UPDATE account_conversions SET stored = greatest(0, stored - (SELECT count(*) FROM conversions WHERE route_id = OLD.id))
+      WHERE account_id = OLD.account_id;
+    RETURN OLD;
+  END $f$;
+  CREATE TRIGGER route_conversions_uncounted BEFORE DELETE ON routes
+    FOR EACH ROW EXECUTE FUNCTION account_conversions_route_gone();
+  DELETE FROM account_conversions;
+  INSERT INTO account_conversions (account_id, stored)
+    SELECT r.account_id, count(*) FROM conversions c JOIN routes r ON r.id = c.route_id GROUP BY r.account_id;
+  `,
 ];
 
 /**

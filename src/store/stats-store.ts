@@ -17,7 +17,13 @@
 // its own batch, 50 routes visited for 12 s kept 650 route-days, and a
 // stranger visiting 1,000 public links added 1,000 route-days a second and
 // thread to the spill (single node, a failing disk: to memory) for as long
-// as the outage lasted (docs/reliability.md, finding 118).
+// as the outage lasted (docs/reliability.md, finding 118). Past the bound
+// in memory the same holds in the spill: the route-days a hand-over brings
+// that the batch in memory does not hold are added into the last spilled
+// batch never sent (#openSpill); spilled whole, as a batch a second, they
+// grew the spill again once more than SPILL_DAYS route-days were visited
+// (60,000 links visited at 10,000 a second: 10,000 route-days every 5 s;
+// finding 118, amended).
 import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
@@ -72,6 +78,12 @@ export class Stats {
    * first, so the flush of every second makes none.
    */
   #open: { batch: ClickBatch; days: DayCounts[]; byKey: Map<number, DayCounts> | null } | null = null;
+  /**
+   * The number of the last spilled batch while it has never been handed to
+   * the back end: route-days that do not fit in memory are added into it
+   * (read, added to and written again). Closed (null) as #open is.
+   */
+  #openSpill: number | null = null;
   readonly #seq = new BatchSequence();
   /** Whether this run has read the last batch PostgreSQL took from its writer (#afterTaken). */
   #takenChecked = false;
@@ -99,26 +111,30 @@ export class Stats {
       const byKey = (open.byKey ??= new Map(open.days.map((d) => [d.routeId * 65536 + d.day, d])));
       let added = 0;
       for (const d of days) if (!byKey.has(d.routeId * 65536 + d.day)) added++;
-      if (!spills(added)) {
-        for (const d of days) {
-          const key = d.routeId * 65536 + d.day;
-          const into = byKey.get(key);
-          if (into) {
-            addDay(into.counts, d.counts);
-          } else {
-            byKey.set(key, d);
-            open.days.push(d);
-          }
+      const fits = !spills(added);
+      // What does not fit: the route-days the open batch does not hold, to the spill.
+      const rest: DayCounts[] = [];
+      for (const d of days) {
+        const key = d.routeId * 65536 + d.day;
+        const into = byKey.get(key);
+        if (into) {
+          addDay(into.counts, d.counts);
+        } else if (fits) {
+          byKey.set(key, d);
+          open.days.push(d);
+        } else {
+          rest.push(d);
         }
-        this.#queuedDays += added;
-        return;
       }
-    }
-    const seq = this.#seq.next();
-    if (spills(days.length)) {
-      this.#spill(seq, days);
+      if (fits) this.#queuedDays += added;
+      else this.#spillOpen(rest);
       return;
     }
+    if (spills(days.length)) {
+      this.#spillOpen(days);
+      return;
+    }
+    const seq = this.#seq.next();
     const own = Array.from(days);
     const batch = { seq, days: own };
     this.#queue.push(batch);
@@ -159,6 +175,7 @@ export class Stats {
     for (const batch of this.#queue) this.#spill(batch.seq, batch.days);
     this.#queue.length = 0;
     this.#open = null;
+    this.#openSpill = null;
     this.#queuedDays = 0;
     return kept;
   }
@@ -194,6 +211,7 @@ export class Stats {
       if (!spilled && !memory) return;
       const next = !memory || (spilled && spilled.seq < memory.seq) ? spilled! : memory;
       if (next === this.#open?.batch) this.#open = null;
+      if (next !== memory && next.seq === this.#openSpill) this.#openSpill = null;
       await this.#backend.addClicks(next.days, this.#writer ? { writer: this.#writer.name, seq: next.seq } : undefined);
       if (next === memory) {
         // Unless keepQueued moved it to the spill meanwhile (a stop), whence it goes again.
@@ -214,6 +232,30 @@ export class Stats {
     if (!this.#stores || !this.#writer) return undefined;
     const kept = oldestKept(this.#stores.clickSpill, this.#writer.slot);
     return kept && { seq: kept.seq, days: kept.value.map(fromSpilled) };
+  }
+
+  /**
+   * Adds route-days into the open spill batch (see #openSpill), or spills
+   * them as a new batch, which opens (cluster mode: the caller has checked
+   * for stores and writer).
+   */
+  #spillOpen(days: readonly DayCounts[]): void {
+    const seq = this.#openSpill;
+    const stored = seq === null ? undefined : this.#stores!.clickSpill.get([this.#writer!.slot, seq]);
+    if (seq === null || stored === undefined) {
+      const next = this.#seq.next();
+      this.#spill(next, days);
+      this.#openSpill = next;
+      return;
+    }
+    const merged = stored.map((d) => ({ routeId: d.routeId, day: d.day, c: completeDay(d.c) }));
+    const byKey = new Map(merged.map((d) => [d.routeId * 65536 + d.day, d]));
+    for (const d of days) {
+      const into = byKey.get(d.routeId * 65536 + d.day);
+      if (into) addDay(into.c, d.counts);
+      else merged.push(toSpilled(d));
+    }
+    this.#stores!.clickSpill.putSync([this.#writer!.slot, seq], merged);
   }
 
   /** Puts a batch in the local spill (cluster mode: the caller has checked for stores and writer). */

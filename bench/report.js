@@ -66,7 +66,7 @@ for (let id = 1; id <= ROUTES; id++) {
     }
     await experiments.addVisits([{ routeId: id, day, clicks: sketches.map(() => 150), sketches: sketches.map((s) => s.serialize()) }]);
   }
-  for (let i = 0; i < conversions.length; i += 100) await experiments.addConversions(conversions.slice(i, i + 100), 0); // 0: no quota (a benchmark's store)
+  for (let i = 0; i < conversions.length; i += 100) await experiments.addConversions(conversions.slice(i, i + 100));
 }
 
 const time = async (route) => {

@@ -142,7 +142,7 @@ async function openThreadStorage() {
   const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);
   const storage = await openStorage(input.config.dataDir, {
     signal: input.shared.feed,
-    sketchDays: input.config.sketchDays,
+    limits: { sketchDays: input.config.sketchDays, conversionQuota: input.config.conversionQuota },
     cluster: clusterStatus && {
       databaseUrl: input.config.databaseUrl!,
       nodeName: input.config.nodeName,
@@ -341,7 +341,7 @@ function buildEndpointTable(clickIds: ClickIds): EndpointTable {
   const endpointTable = new EndpointTable();
   registerAccountEndpoints(endpointTable, storage);
   registerRouteEndpoints(endpointTable, storage, input.config.shortBase);
-  registerConversionEndpoints(endpointTable, storage, clickIds, input.config.conversionQuota);
+  registerConversionEndpoints(endpointTable, storage, clickIds);
   registerIpEndpoints(endpointTable, () => quality.classifier);
   registerBlacklistEndpoints(endpointTable, storage.blacklist, () => quality.classifier?.listed ?? new Map());
   registerConsoleEndpoints(endpointTable, storage, background.keyUse);

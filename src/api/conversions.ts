@@ -105,9 +105,9 @@ function result(c: Checked, outcome: ConversionOutcome, at: string, quota: numbe
   return { route_id: c.input.routeId, variant: c.key, goal: c.input.goal, duplicate: outcome === 'duplicate' };
 }
 
-/** `quota`: the conversions an account may store (SPLITGUARD_CONVERSION_QUOTA; 0: no limit). */
-export function registerConversionEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'experiments' | 'feed'>, ids: ClickIds, quota: number): void {
+export function registerConversionEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'experiments' | 'feed'>, ids: ClickIds): void {
   const owners = new Owners(storage.routes, storage.feed);
+  const quota = storage.experiments.conversionQuota;
   table.add('POST', '/v1/conversions', async (req) => {
     const now = Date.now();
     const body = req.body;
@@ -125,7 +125,7 @@ export function registerConversionEndpoints(table: EndpointTable, storage: Pick<
         }
       });
       const valid = checked.filter((c): c is Checked => !(c instanceof AppError));
-      const outcomes = valid.length > 0 ? await storage.experiments.addConversions(valid.map((c) => c.input), quota) : [];
+      const outcomes = valid.length > 0 ? await storage.experiments.addConversions(valid.map((c) => c.input)) : [];
       let k = 0;
       // The same visitor, route and goal twice in one batch: the second is the duplicate (the store sees them in order).
       const results = checked.map((c, i) => {
@@ -135,7 +135,7 @@ export function registerConversionEndpoints(table: EndpointTable, storage: Pick<
       return { status: 200, body: { results } };
     }
     const c = check(body, '', req.account, owners, ids, now);
-    const [outcome] = await storage.experiments.addConversions([c.input], quota);
+    const [outcome] = await storage.experiments.addConversions([c.input]);
     const r = result(c, outcome, '', quota);
     if (r instanceof AppError) throw r;
     return { status: outcome === 'duplicate' ? 200 : 202, body: r };

@@ -107,9 +107,16 @@ export class GoalsSeen {
 
 interface Waiting {
   items: readonly ConversionInput[];
-  quota: number;
   resolve: (outcomes: ConversionOutcome[]) => void;
   reject: (err: unknown) => void;
+}
+
+/** The server's bounds on what experiments store (the configuration's; absent: none). */
+export interface ExperimentLimits {
+  /** SPLITGUARD_SKETCH_DAYS. */
+  sketchDays?: number;
+  /** SPLITGUARD_CONVERSION_QUOTA (0: no limit). */
+  conversionQuota?: number;
 }
 
 /** Conversions committed together at most: a batch waiting behind a commit takes everything queued meanwhile, up to this. */
@@ -142,11 +149,14 @@ export class Experiments {
   #until = Infinity;
   /** SPLITGUARD_SKETCH_DAYS; Infinity (tests, the CLI): per-day sketches are kept and read whatever their age. */
   readonly #sketchDays: number;
+  /** SPLITGUARD_CONVERSION_QUOTA: the conversions an account may store; 0 (tests, the CLI): no limit. */
+  readonly conversionQuota: number;
 
-  constructor(backend: Backend, visitWriter: { name: string; slot: number; stores: Stores } | null = null, sketchDays = Infinity) {
+  constructor(backend: Backend, visitWriter: { name: string; slot: number; stores: Stores } | null = null, limits: ExperimentLimits = {}) {
     this.#backend = backend;
     this.#visitWriter = visitWriter;
-    this.#sketchDays = sketchDays;
+    this.#sketchDays = limits.sketchDays ?? Infinity;
+    this.conversionQuota = limits.conversionQuota ?? 0;
   }
 
   /** The first day whose own sketch a report may count, as of UTC day `today`: the last SPLITGUARD_SKETCH_DAYS days. */
@@ -254,13 +264,10 @@ export class Experiments {
     return this.#backend.readSketches(routeId, days);
   }
 
-  /**
-   * What became of each, once committed (with whatever else was queued: see
-   * #queue); `quota`: the conversions an account may store (0: no limit).
-   */
-  addConversions(items: readonly ConversionInput[], quota: number): Promise<ConversionOutcome[]> {
+  /** What became of each, once committed (with whatever else was queued: see #queue), under conversionQuota. */
+  addConversions(items: readonly ConversionInput[]): Promise<ConversionOutcome[]> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ items, quota, resolve, reject });
+      this.#queue.push({ items, resolve, reject });
       this.#queued += items.length;
       if (!this.#committing) {
         this.#committing = true;
@@ -271,18 +278,15 @@ export class Experiments {
 
   async #commit(): Promise<void> {
     while (this.#queue.length > 0) {
-      // Take whole requests, up to GROUP_LIMIT items (a batch request of 100 is never split), under one quota (a server has one).
+      // Take whole requests, up to GROUP_LIMIT items (a batch request of 100 is never split).
       let take = 0;
       let n = 0;
-      const { quota } = this.#queue[0];
-      while (take < this.#queue.length && (take === 0 || (n + this.#queue[take].items.length <= GROUP_LIMIT && this.#queue[take].quota === quota))) {
-        n += this.#queue[take++].items.length;
-      }
+      while (take < this.#queue.length && (take === 0 || n + this.#queue[take].items.length <= GROUP_LIMIT)) n += this.#queue[take++].items.length;
       const group = this.#queue.splice(0, take);
       this.#queued -= n;
       const all = group.length === 1 ? group[0].items : group.flatMap((w) => w.items);
       try {
-        const outcomes = await this.#backend.addConversions(all, quota);
+        const outcomes = await this.#backend.addConversions(all, this.conversionQuota);
         let at = 0;
         for (const w of group) {
           w.resolve(outcomes.slice(at, at + w.items.length));

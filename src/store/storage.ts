@@ -12,7 +12,7 @@ import type { Backend } from './backend.js';
 import { Accounts, Keys, Users } from './accounts-store.js';
 import { BlacklistChanges } from './blacklist-changes.js';
 import { openStores, type Stores } from './db.js';
-import { Experiments, Secrets } from './experiments-store.js';
+import { type ExperimentLimits, Experiments, Secrets } from './experiments-store.js';
 import { FeedReader } from './feed.js';
 import { LmdbBackend } from './lmdb-backend.js';
 import type { Pool } from './pg/client.js';
@@ -75,9 +75,9 @@ export interface KeptWriter {
 }
 
 /** The writers of a slot: its click batches under `<node>/<slot>`, its visit batches under `<node>/<slot>/visits`. */
-function slotWriters(stores: Stores, backend: Backend, settings: ClusterSettings, slot: number, sketchDays?: number): { stats: Stats; experiments: Experiments } {
+function slotWriters(stores: Stores, backend: Backend, settings: ClusterSettings, slot: number, limits: ExperimentLimits): { stats: Stats; experiments: Experiments } {
   const name = `${settings.nodeName}/${slot}`;
-  return { stats: new Stats(backend, stores, { name, slot }), experiments: new Experiments(backend, { name: `${name}/visits`, slot, stores }, sketchDays) };
+  return { stats: new Stats(backend, stores, { name, slot }), experiments: new Experiments(backend, { name: `${name}/visits`, slot, stores }, limits) };
 }
 
 /** Slots above `threads` that hold kept click or visit batches. */
@@ -90,8 +90,8 @@ function slotsBeyond(stores: Stores, threads: number): number[] {
 }
 
 /** The repositories over an open local store and a back end. */
-function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | null, sketchDays?: number): Storage {
-  const own = cluster && slotWriters(stores, backend, cluster.config, cluster.config.slot ?? 0, sketchDays);
+function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | null, limits: ExperimentLimits): Storage {
+  const own = cluster && slotWriters(stores, backend, cluster.config, cluster.config.slot ?? 0, limits);
   return {
     backend: backend.kind,
     accounts: new Accounts(stores, backend),
@@ -102,11 +102,11 @@ function storageOver(stores: Stores, backend: Backend, cluster: ClusterLink | nu
     blacklist: new BlacklistChanges(stores, backend),
     stats: own?.stats ?? new Stats(backend),
     state: new StateStore(stores, backend),
-    experiments: own?.experiments ?? new Experiments(backend, null, sketchDays),
+    experiments: own?.experiments ?? new Experiments(backend, null, limits),
     secrets: new Secrets(stores, backend),
     feed: new FeedReader(stores),
     cluster,
-    leftBehind: (threads) => (cluster ? slotsBeyond(stores, threads).map((slot) => ({ slot, ...slotWriters(stores, backend, cluster.config, slot, sketchDays) })) : []),
+    leftBehind: (threads) => (cluster ? slotsBeyond(stores, threads).map((slot) => ({ slot, ...slotWriters(stores, backend, cluster.config, slot, limits) })) : []),
     keptBatches: () => stores.clickSpill.getCount() + stores.visitSpill.getCount(),
     close: async (until) => {
       await backend.close(until);
@@ -124,8 +124,8 @@ export interface StorageOptions {
   signal?: SharedArrayBuffer;
   /** Cluster mode: PostgreSQL is the back end and the local store its replica. */
   cluster?: ClusterSettings | null;
-  /** SPLITGUARD_SKETCH_DAYS (the server's threads); absent, per-day sketches are kept and read whatever their age (experiments-store.ts). */
-  sketchDays?: number;
+  /** SPLITGUARD_SKETCH_DAYS and SPLITGUARD_CONVERSION_QUOTA (the server's threads); absent, none (experiments-store.ts). */
+  limits?: ExperimentLimits;
 }
 
 /**
@@ -138,11 +138,11 @@ export async function openStorage(dataDir: string, options: StorageOptions = {})
   const stores = openStores(dataDir);
   if (options.signal) stores.signal = new Int32Array(options.signal);
   const settings = options.cluster;
-  if (!settings) return storageOver(stores, new LmdbBackend(stores), null, options.sketchDays);
+  if (!settings) return storageOver(stores, new LmdbBackend(stores), null, options.limits ?? {});
   const [{ PgBackend }, { createPool }, { Replica }] = await Promise.all([import('./pg/backend.js'), import('./pg/client.js'), import('./pg/replica.js')]);
   // pg.Pool connects lazily: opening never waits on the network.
   const pool = createPool(settings.databaseUrl, `splitguard ${settings.nodeName}`, settings.poolSize ?? 4);
   const replica = new Replica(stores, pool);
   const backend = new PgBackend(pool, replica, settings.nodeName, settings.connected ?? (() => true));
-  return storageOver(stores, backend, { config: settings, pool, replica }, options.sketchDays);
+  return storageOver(stores, backend, { config: settings, pool, replica }, options.limits ?? {});
 }

@@ -232,7 +232,7 @@ export async function importDataDir(dataDir: string, url: string, sketchDays: nu
     const local = new LmdbBackend(stores);
     // Deleted routes whose data a stop left half removed: removed first, so none of it is carried over.
     await local.purgeDeletedRoutes();
-    await new Experiments(local, null, sketchDays).pruneSketches();
+    await new Experiments(local, null, { sketchDays }).pruneSketches();
     return await importStore(pool, stores);
   } finally {
     await pool.end();

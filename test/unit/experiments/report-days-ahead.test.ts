@@ -16,7 +16,7 @@ const route = twoVariantRoute(4, TODAY - 20, TODAY);
 it('keeps visits and conversions of days after today in the lifetime, not in the window', async () => {
   const h = visitorsSketch(0, 40);
   await experiments.addVisits([{ routeId: 4, day: AHEAD, clicks: [40, 0], sketches: [h.serialize(), null] }], await experiments.nextVisitBatch());
-  await experiments.addConversions([{ routeId: 4, accountId: 1, goal: 'signup', visitor: '0000000000000009', variant: 0, day: AHEAD, at: 0, value: null }], 0);
+  await experiments.addConversions([{ routeId: 4, accountId: 1, goal: 'signup', visitor: '0000000000000009', variant: 0, day: AHEAD, at: 0, value: null }]);
 
   const report = await experimentReport(experiments, route, TODAY);
   expect(report.lifetime.variants.map((v) => v.clicks)).toEqual([40, 0]);

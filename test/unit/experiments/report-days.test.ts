@@ -33,7 +33,7 @@ it('separates the window from the lifetime and counts a returning visitor once',
   await experiments.addConversions([
     { routeId: 9, accountId: 1, goal: 'signup', visitor: '0000000000000001', variant: 0, day: TODAY - 10, at: 0, value: null },
     { routeId: 9, accountId: 1, goal: 'signup', visitor: '0000000000000002', variant: 1, day: TODAY, at: 0, value: 5 },
-  ], 0);
+  ]);
   const report = await experimentReport(experiments, route(), TODAY);
   expect(report.window).toEqual({ from: new Date((TODAY - 6) * DAY_MS).toISOString().slice(0, 10), to: new Date(TODAY * DAY_MS).toISOString().slice(0, 10) });
   expect(report.goals).toEqual(['conversion', 'signup']);

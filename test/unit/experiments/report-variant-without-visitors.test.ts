@@ -20,7 +20,7 @@ it('gives a variant without visitors no rate, interval, lift, p-value or probabi
   await experiments.addConversions([
     ...Array.from({ length: 10 }, (_, i) => conversion(`a${String(i).padStart(15, '0')}`, 0)),
     ...Array.from({ length: 3 }, (_, i) => conversion(`b${String(i).padStart(15, '0')}`, 1)),
-  ], 0);
+  ]);
   const report = await experimentReport(experiments, route, TODAY);
   const [va, vb] = report.variants;
   expect(vb.visitors).toBe(0);

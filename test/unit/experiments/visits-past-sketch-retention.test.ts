@@ -16,7 +16,7 @@ const local = useLocalStores('sg-visits-past-retention-');
 
 it('merges a day past retention into the lifetime sketch only', async () => {
   local.stores.routes.putSync(7, { id: 7, accountId: 1, code: 'route7' } as Route);
-  const experiments = new Experiments(new LmdbBackend(local.stores), null, 90);
+  const experiments = new Experiments(new LmdbBackend(local.stores), null, { sketchDays: 90 });
   const today = dayOf(Date.now());
   const old = today - 91;
   const recent = today - 89;

@@ -5,7 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { Accounts } from '../../src/store/accounts-store.js';
 import { openStores, type Stores } from '../../src/store/db.js';
+import { LmdbBackend } from '../../src/store/lmdb-backend.js';
+import { Routes } from '../../src/store/routes-store.js';
 
 export function useLocalStores(prefix: string): { readonly stores: Stores } {
   let dir: string | undefined;
@@ -21,6 +24,34 @@ export function useLocalStores(prefix: string): { readonly stores: Stores } {
   return {
     get stores() {
       return stores!;
+    },
+  };
+}
+
+/**
+ * useLocalStores with the single node's back end and the account and route
+ * repositories over it, made once the store is open (read the getters in
+ * hooks and tests).
+ */
+export function useLocalRepositories(prefix: string): { readonly stores: Stores; readonly backend: LmdbBackend; readonly accounts: Accounts; readonly routes: Routes } {
+  const local = useLocalStores(prefix);
+  let made: { backend: LmdbBackend; accounts: Accounts; routes: Routes } | undefined;
+  beforeAll(() => {
+    const backend = new LmdbBackend(local.stores);
+    made = { backend, accounts: new Accounts(local.stores, backend), routes: new Routes(local.stores, backend) };
+  });
+  return {
+    get stores() {
+      return local.stores;
+    },
+    get backend() {
+      return made!.backend;
+    },
+    get accounts() {
+      return made!.accounts;
+    },
+    get routes() {
+      return made!.routes;
     },
   };
 }

@@ -6,22 +6,12 @@
 // queued behind the deletion commits while the purge goes on, the data goes
 // to the last key, and a purge a stop interrupted is finished at the next
 // start (purgeDeletedRoutes), leaving other routes' data alone.
-import { beforeAll, expect, it } from 'vitest';
-import { Accounts } from '../../../src/store/accounts-store.js';
+import { expect, it } from 'vitest';
 import type { Stores } from '../../../src/store/db.js';
-import { LmdbBackend, PURGE_CHUNK } from '../../../src/store/lmdb-backend.js';
-import { Routes } from '../../../src/store/routes-store.js';
-import { useLocalStores } from '../../helpers/local-stores.js';
+import { PURGE_CHUNK } from '../../../src/store/lmdb-backend.js';
+import { useLocalRepositories } from '../../helpers/local-stores.js';
 
-const local = useLocalStores('sg-route-purge-');
-let backend: LmdbBackend;
-let accounts: Accounts;
-let routes: Routes;
-beforeAll(() => {
-  backend = new LmdbBackend(local.stores);
-  accounts = new Accounts(local.stores, backend);
-  routes = new Routes(local.stores, backend);
-});
+const local = useLocalRepositories('sg-route-purge-');
 
 const CONVERSIONS = 30 * PURGE_CHUNK;
 
@@ -46,8 +36,8 @@ function storedUnder(s: Stores, routeId: number): number {
 }
 
 const newRoute = async (name: string) => {
-  const account = await accounts.create(name, 10);
-  return { account, route: await routes.create(account, { name, pageA: 'https://a.example/', pageB: 'https://b.example/' }) };
+  const account = await local.accounts.create(name, 10);
+  return { account, route: await local.routes.create(account, { name, pageA: 'https://a.example/', pageB: 'https://b.example/' }) };
 };
 
 it('answers the deletion and the writes behind it before the data is gone, then removes all of it', async () => {
@@ -57,8 +47,8 @@ it('answers the deletion and the writes behind it before the data is gone, then 
   fill(s, route.id);
   fill(s, other.id);
 
-  const deletion = routes.delete(account.id, route.id);
-  const behind = accounts.create('behind', 10);
+  const deletion = local.routes.delete(account.id, route.id);
+  const behind = local.accounts.create('behind', 10);
   expect(await deletion).toBe(true);
   await behind;
   // Committed while most of the route's data is still there: the deletion held nobody up for it.
@@ -73,14 +63,14 @@ it('finishes at the next start a purge that a stop interrupted', async () => {
   const s = local.stores;
   const { account, route } = await newRoute('interrupted');
   const { route: kept } = await newRoute('kept');
-  await routes.delete(account.id, route.id);
+  await local.routes.delete(account.id, route.id);
   await expect.poll(() => [...s.meta.getKeys({ start: 'purge:', end: 'purge:~' })], { timeout: 5000 }).toEqual([]);
   // As a stop in the middle leaves it: the marker and data still under the deleted route.
   fill(s, route.id);
   fill(s, kept.id);
   await s.root.transaction(() => s.meta.put(`purge:route:${route.id}`, true));
 
-  await routes.purgeDeleted();
+  await local.routes.purgeDeleted();
   expect(storedUnder(s, route.id)).toBe(0);
   expect([...s.meta.getKeys({ start: 'purge:', end: 'purge:~' })]).toEqual([]);
   expect(storedUnder(s, kept.id)).toBe(CONVERSIONS + 160);

@@ -313,7 +313,9 @@ async function openNodeStorage(
     await bootstrapOnce(storage, config.dataDir, announce);
     return { storage, node: null };
   }
-  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, { instance: prepared.instance, dataDir: config.dataDir }, config.changeLogMb * 2 ** 20);
+  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, { instance: prepared.instance, dataDir: config.dataDir }, config.changeLogMb * 2 ** 20, {
+    sketchDays: config.sketchDays, conversionQuota: config.conversionQuota,
+  });
   try {
     await node.start(() => bootstrapOnce(storage, config.dataDir, announce));
   } catch (err) {

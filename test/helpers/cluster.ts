@@ -43,6 +43,8 @@ export interface ClusterOptions {
   nodes?: number;
   /** Extra environment for every node. */
   env?: Env;
+  /** Extra environment for node i alone (over `env`). */
+  nodeEnv?: (i: number) => Env;
   /** Put nginx in front (default true). */
   nginx?: boolean;
   /** Server threads per node (default 1). */
@@ -67,6 +69,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
     SPLITGUARD_NODE_NAME: `node-${i}`,
     SPLITGUARD_TRUST_PROXY: '127.0.0.1',
     ...options.env,
+    ...options.nodeEnv?.(i),
   });
   const close = async () => {
     await nginx?.close();

@@ -217,6 +217,14 @@ const MIGRATIONS: string[] = [
   INSERT INTO account_conversions (account_id, stored)
     SELECT r.account_id, count(*) FROM conversions c JOIN routes r ON r.id = c.route_id GROUP BY r.account_id;
   `,
+  // 6: the settings a cluster's nodes must share, as each node publishes
+  // them with its heartbeat (store/pg/node.ts): SPLITGUARD_SKETCH_DAYS, which
+  // the sketch prune takes the longest of among the live nodes
+  // (pg/sketch-prune.ts), and SPLITGUARD_CONVERSION_QUOTA. Null for a node of
+  // the version before, which writes neither.
+  `
+  ALTER TABLE nodes ADD COLUMN sketch_days integer, ADD COLUMN conversion_quota bigint;
+  `,
 ];
 
 /**

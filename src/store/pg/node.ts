@@ -70,6 +70,29 @@ const CHANGES_KEPT = 100_000;
  * is a scan of the log, so it runs every BYTES_TRIM_BEATS heartbeats.
  */
 const BYTES_TRIM_BEATS = 15;
+/**
+ * The settings a cluster's nodes must share, which each node publishes in
+ * its row of `nodes` (migration 6). Each is read and enforced by every node
+ * on its own: the sketch prune takes the longest retention among the live
+ * nodes (sketch-prune.ts), so a shorter one deletes nothing another still
+ * reads; a quota differing between nodes holds a tenant to whichever node
+ * answers. A node that sees a live one publishing another value warns
+ * (cluster_settings_differ), once per node, setting and value; it keeps
+ * serving, as during a rolling change of the setting.
+ */
+export interface NodeSettings {
+  /** SPLITGUARD_SKETCH_DAYS. */
+  sketchDays: number;
+  /** SPLITGUARD_CONVERSION_QUOTA. */
+  conversionQuota: number;
+}
+
+/** Each published setting: its variable, and its column in `nodes`. */
+const SHARED_SETTINGS = [
+  { key: 'sketchDays', variable: 'SPLITGUARD_SKETCH_DAYS', column: 'sketch_days' },
+  { key: 'conversionQuota', variable: 'SPLITGUARD_CONVERSION_QUOTA', column: 'conversion_quota' },
+] as const;
+
 export interface NodeReport {
   /** The IP database this node serves: version and SHA-256, or nulls. */
   ipdb(): { version: string | null; sha256: string | null };
@@ -107,8 +130,12 @@ export class ClusterNode {
 
   readonly #changeLogBytes: number;
   #beats = 0;
+  readonly #settings: NodeSettings;
+  /** `<node>\0<variable>\0<value>` of each difference already warned of. */
+  readonly #differencesSeen = new Set<string>();
 
-  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport, identity: { instance: string; dataDir: string }, changeLogBytes: number) {
+  constructor(storage: Storage, status: SharedArrayBuffer, report: NodeReport, identity: { instance: string; dataDir: string }, changeLogBytes: number, settings: NodeSettings) {
+    this.#settings = settings;
     this.#storage = storage;
     this.#status = new Float64Array(status);
     this.#report = report;
@@ -246,6 +273,7 @@ export class ClusterNode {
         log('error', 'node_name_in_use', { node: this.#link.config.nodeName, lastHeartbeatS: held });
         this.#onNameLost?.();
       }
+      if (held === null) await this.#compareSettings();
       // Every node trims; the primary key makes it a short range delete.
       await this.#link.pool.query('DELETE FROM changes WHERE seq <= (SELECT seq FROM change_head) - $1', [CHANGES_KEPT]);
       if (this.#beats++ % BYTES_TRIM_BEATS === 0) {
@@ -263,6 +291,30 @@ export class ClusterNode {
       // noticed (a network split sends no reset): start over from listening.
       else if (this.#listener !== null) this.#lost(this.#listener, err);
       else this.#connected(false);
+    }
+  }
+
+  /** Warns of each live node publishing a setting other than this node's (NodeSettings), once per node, setting and value. */
+  async #compareSettings(): Promise<void> {
+    const { rows } = await this.#link.pool.query<{ name: string; sketch_days: number | null; conversion_quota: number | null }>(
+      `SELECT name, sketch_days, conversion_quota FROM nodes
+        WHERE name <> $1 AND last_seen > now() - interval '${NODE_STALE_S} seconds' ORDER BY name`,
+      [this.#link.config.nodeName],
+    );
+    for (const row of rows) {
+      for (const { key, variable, column } of SHARED_SETTINGS) {
+        const theirs = row[column];
+        const ours = this.#settings[key];
+        // A node of the version before publishes nothing.
+        if (theirs === null || theirs === ours) continue;
+        const seen = `${row.name}\0${variable}\0${theirs}`;
+        if (this.#differencesSeen.has(seen)) continue;
+        this.#differencesSeen.add(seen);
+        log('warn', 'cluster_settings_differ', {
+          setting: variable, value: ours, otherNode: row.name, otherValue: theirs,
+          remedy: `give every node the same ${variable}`,
+        });
+      }
     }
   }
 
@@ -291,17 +343,18 @@ export class ClusterNode {
   async #writeRow(): Promise<number | null> {
     const ipdb = this.#report.ipdb();
     const written = await this.#link.pool.query(
-      `INSERT INTO nodes (name, started_at, last_seen, applied_seq, lag_ms, ready, ipdb_version, ipdb_sha256, redis, instance)
-       VALUES ($1, $2, now(), $3, $4, $5, $6, $7, $8, $9)
+      `INSERT INTO nodes (name, started_at, last_seen, applied_seq, lag_ms, ready, ipdb_version, ipdb_sha256, redis, instance, sketch_days, conversion_quota)
+       VALUES ($1, $2, now(), $3, $4, $5, $6, $7, $8, $9, $11, $12)
        ON CONFLICT (name) DO UPDATE SET started_at = EXCLUDED.started_at, last_seen = now(), applied_seq = EXCLUDED.applied_seq,
          lag_ms = EXCLUDED.lag_ms, ready = EXCLUDED.ready, ipdb_version = EXCLUDED.ipdb_version, ipdb_sha256 = EXCLUDED.ipdb_sha256,
-         redis = EXCLUDED.redis, instance = EXCLUDED.instance
+         redis = EXCLUDED.redis, instance = EXCLUDED.instance, sketch_days = EXCLUDED.sketch_days, conversion_quota = EXCLUDED.conversion_quota
        WHERE nodes.instance IS NULL OR nodes.instance = EXCLUDED.instance OR nodes.instance = $10
          OR nodes.last_seen < now() - interval '${NODE_STALE_S} seconds'
        RETURNING name`,
       [
         this.#link.config.nodeName, this.#started, this.#link.replica.applied, Math.round(this.#status[LAG]), this.#report.ready(),
         ipdb.version, ipdb.sha256, this.#report.redis(), this.#instance, this.#previous,
+        this.#settings.sketchDays, this.#settings.conversionQuota,
       ],
     );
     if (written.rowCount === 1) {

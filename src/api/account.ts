@@ -1,5 +1,9 @@
-// GET /v1/account: the authenticated account, its quota and usage.
+// GET /v1/account: the authenticated account, its quotas and usage.
 // PUT /v1/account: rename it ({"name": ...}); quotas are the operators' (console, CLI).
+// Both answer with usageView: accountView (the account record, which the
+// console's session and accounts list show too) and the conversions it
+// stores against SPLITGUARD_CONVERSION_QUOTA, read from the store that
+// counts them (store/experiments-store.ts).
 import { AppError } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { Account } from '../store/db.js';
@@ -17,13 +21,21 @@ export function accountView(a: Account) {
   };
 }
 
+/** The account with its conversions: `conversions_stored` null only when the count cannot be read now (cluster mode, PostgreSQL away); `conversion_quota` null: no limit. */
+async function usageView(storage: Storage, a: Account) {
+  const { id, name, quota, routes_created, quota_remaining, created_at } = accountView(a);
+  const stored = await storage.experiments.storedConversions(a.id);
+  const limit = storage.experiments.conversionQuota;
+  return { id, name, quota, routes_created, quota_remaining, conversions_stored: stored, conversion_quota: limit === 0 ? null : limit, created_at };
+}
+
 export function registerAccountEndpoints(table: EndpointTable, storage: Storage): void {
-  table.add('GET', '/v1/account', (req) => ({ status: 200, body: accountView(req.account) }));
+  table.add('GET', '/v1/account', async (req) => ({ status: 200, body: await usageView(storage, req.account) }));
   table.add('PUT', '/v1/account', async (req) => {
-    const body = objectBody(req.body, ['name'], ['id', 'quota', 'routes_created', 'quota_remaining', 'created_at']);
+    const body = objectBody(req.body, ['name'], ['id', 'quota', 'routes_created', 'quota_remaining', 'conversions_stored', 'conversion_quota', 'created_at']);
     const name = stringField(body.name, 'name', 1, 200);
     const updated = await storage.accounts.update(req.account.id, { name });
     if (!updated) throw new AppError('not_found', `account ${req.account.id} does not exist`);
-    return { status: 200, body: accountView(updated) };
+    return { status: 200, body: await usageView(storage, updated) };
   });
 }

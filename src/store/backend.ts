@@ -137,6 +137,13 @@ export interface Backend {
    * acknowledged conversion survives a crash).
    */
   addConversions(items: readonly ConversionInput[], quota: number): Promise<ConversionOutcome[]>;
+  /**
+   * The conversions the account stores now, as the quota counts them (the
+   * count addConversions checks: on LMDB meta conversionCountKey, in
+   * PostgreSQL its account_conversions row, which no replica holds); 0 when
+   * it has none. Reads only.
+   */
+  storedConversions(accountId: number): Promise<number>;
   /** Per click day from `from` to `to`: goal → conversions per variant. */
   readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>>;
   /** A named secret, stored once: the first value written wins, and every call resolves with the stored one. */

@@ -19,6 +19,7 @@
 // more is kept than read, so a prune at midnight on a clock a little ahead
 // of the reader's never takes a day from under it. The lifetime sketches,
 // the clicks per variant and the conversions stay.
+import { AppError } from '../errors.js';
 import type { Backend } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
 import { dayOf } from '../days.js';
@@ -301,6 +302,22 @@ export class Experiments {
 
   conversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
     return this.#backend.readConversionDays(routeId, from, to);
+  }
+
+  /**
+   * The conversions the account stores now, as conversionQuota counts them,
+   * read from the back end that keeps the count (a read, no write). Null
+   * when it cannot be read now: in cluster mode while PostgreSQL is away
+   * (the replica does not hold the count, and an account read goes on
+   * from the replica).
+   */
+  async storedConversions(accountId: number): Promise<number | null> {
+    try {
+      return await this.#backend.storedConversions(accountId);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'storage_unavailable') return null;
+      throw err;
+    }
   }
 }
 

@@ -501,6 +501,10 @@ export class LmdbBackend implements Backend {
     return n;
   }
 
+  storedConversions(accountId: number): Promise<number> {
+    return Promise.resolve((this.#stores.meta.get(conversionCountKey(accountId)) as number | undefined) ?? 0);
+  }
+
   readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
     const out = new Map<number, Map<string, number[]>>();
     for (const { key, value } of this.#stores.conversionDays.getRange({ start: [routeId, from, ''], end: [routeId, to + 1, ''] })) {

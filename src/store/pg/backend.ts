@@ -615,6 +615,13 @@ export class PgBackend implements Backend {
   /** (route, goal) pairs known stored: their conversions need no goal check (GoalsSeen). */
   readonly #goalsSeen = new GoalsSeen();
 
+  /** Known to be away: refused at once (storage_unavailable), as a write is, rather than after a connect timeout. */
+  async storedConversions(accountId: number): Promise<number> {
+    if (!this.#connected()) throw unavailable();
+    const rows = await this.#query('SELECT stored FROM account_conversions WHERE account_id = $1', [accountId]);
+    return rows.length === 0 ? 0 : Number(rows[0].stored);
+  }
+
   async readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {
     const rows = await this.#query('SELECT day, goal, count FROM conversion_days WHERE route_id = $1 AND day BETWEEN $2 AND $3', [routeId, from, to]);
     const out = new Map<number, Map<string, number[]>>();

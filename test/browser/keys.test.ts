@@ -1,9 +1,13 @@
 // The API keys page: a key created with a name is shown once (with a copy
 // button), works against /v1 at once, shows when it was last used, and stops
-// working at once when revoked; a reset key replaces the old secret.
+// working at once when revoked; a reset key replaces the old secret. The
+// account panel shows the routes created and the conversions stored against
+// their quotas.
 import { beforeAll, expect, it } from 'vitest';
 import { screenshot, useSignedInConsole, visit } from '../helpers/browser.js';
 import { call } from '../helpers/client.js';
+import { clickIdRoute, mintClickIds } from '../helpers/conversion-quota.js';
+import { api, RedirectClient } from '../helpers/routes.js';
 
 const c = useSignedInConsole();
 beforeAll(async () => {
@@ -91,4 +95,22 @@ it('refuses an empty key name, naming the field', async () => {
   const input = c.page.getByLabel('New key name');
   await expect.poll(() => input.getAttribute('aria-invalid')).toBe('true');
   expect(await c.page.locator('.field-error:visible').textContent()).toBe('name must be 1 to 100 characters after trimming');
+});
+
+it('shows the conversions the account stores against the conversion quota', async () => {
+  const fact = (term: string) => c.page.locator('dl.facts dt', { hasText: term }).locator('xpath=following-sibling::dd[1]').textContent();
+  expect(await fact('Conversions stored')).toBe('0 of 10,000,000 (10,000,000 left)');
+
+  const route = await clickIdRoute(c.server);
+  const client = new RedirectClient(c.server);
+  try {
+    const [id] = await mintClickIds(client, route.code, 1);
+    for (const goal of ['conversion', 'signup']) expect((await api(c.server, 'POST', '/v1/conversions', { click_id: id, goal })).status).toBe(202);
+  } finally {
+    client.close();
+  }
+  await visit(c.page, '/routes', 'Routes');
+  await visit(c.page, '/keys', 'Account and API keys');
+  expect(await fact('Routes created')).toBe('1 of 1000 (999 left)');
+  expect(await fact('Conversions stored')).toBe('2 of 10,000,000 (9,999,998 left)');
 });

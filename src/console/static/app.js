@@ -335,9 +335,9 @@ async function logout() {
 // --- API keys and account ---------------------------------------------------------
 
 async function keysPage(view) {
-  const me = await api('GET', '/session');
+  // The session's account is the record; /v1/account adds the conversions it stores, read from the store.
+  const [me, account] = await Promise.all([api('GET', '/session'), api('GET', '/v1/account')]);
   state.me = me;
-  const account = me.account;
   const name = h('input', { name: 'name', value: account.name, maxlength: 200 });
   const rename = form({}, [h('div', { class: 'row' }, field('Account name', name), h('div', { class: 'field' }, h('button', { type: 'submit' }, 'Save name')))], async () => {
     const a = await api('PUT', '/v1/account', { name: name.value });
@@ -363,6 +363,7 @@ async function keysPage(view) {
       h('dl', { class: 'facts' },
         h('dt', {}, 'Account'), h('dd', {}, `${account.name} (id ${account.id})`),
         h('dt', {}, 'Routes created'), h('dd', {}, `${account.routes_created} of ${account.quota} (${account.quota_remaining} left)`),
+        h('dt', {}, 'Conversions stored'), h('dd', {}, conversionUsage(account)),
         h('dt', {}, 'Signed in as'), h('dd', {}, me.email, me.admin ? ' (administrator)' : '')),
       rename),
     h('section', { class: 'panel', 'aria-labelledby': 'keys-h' },
@@ -371,6 +372,15 @@ async function keysPage(view) {
       create, reveal, list),
   );
   await loadKeys(list, reveal);
+}
+
+/** "3 of 10,000,000 (9,999,997 left)"; no limit when conversion_quota is null; a dash when the count cannot be read now (cluster, PostgreSQL away). */
+function conversionUsage(account) {
+  const stored = account.conversions_stored;
+  const quota = account.conversion_quota;
+  if (stored === null) return quota === null ? '— (no limit)' : `— of ${quota.toLocaleString('en')}`;
+  if (quota === null) return `${stored.toLocaleString('en')} (no limit)`;
+  return `${stored.toLocaleString('en')} of ${quota.toLocaleString('en')} (${Math.max(0, quota - stored).toLocaleString('en')} left)`;
 }
 
 function showSecret(box, k, done = 'created') {

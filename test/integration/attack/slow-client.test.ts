@@ -95,7 +95,12 @@ it('checks at most 5 slow sign-ins for one email at one address', async () => {
   };
   const statuses = await finishTogether(30, (i) => signIn(i === 29 ? 'the-right-one' : `wrong-${i}`), '127.0.8.4');
   const seen = tally(statuses);
-  expect(Object.keys(seen).every((s) => s === '401' || s === '429'), JSON.stringify(seen)).toBe(true);
+  // Which attempts are checked is the threads' order, not the sending order:
+  // the right password is let in when it is checked among the first (seen in
+  // 1 CI run of 4), and a success gives its counted attempt back. What holds
+  // is the limit on wrong ones.
+  expect(Object.keys(seen).every((s) => s === '200' || s === '401' || s === '429'), JSON.stringify(seen)).toBe(true);
+  expect(seen[200] ?? 0, JSON.stringify(seen)).toBeLessThanOrEqual(1);
   expect(seen[401], JSON.stringify(seen)).toBeGreaterThanOrEqual(1);
   expect(seen[401], JSON.stringify(seen)).toBeLessThanOrEqual(5);
 });

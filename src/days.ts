@@ -9,3 +9,11 @@ export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 
 /** A day as its ISO 8601 date, YYYY-MM-DD. */
 export const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * One number for a (route, UTC day) pair, a Map key made without a string
+ * (the redirect's click and visit counters, the click batches): days stay
+ * under 65,536 until the year 2149, and route ids under 2^37 keep the key an
+ * exact integer.
+ */
+export const routeDayKey = (routeId: number, day: number): number => routeId * 65536 + day;

@@ -11,6 +11,7 @@
 // flush is dropped. A sketch takes a few bytes per register it has seen, up
 // to 32 KiB (hll.ts VisitorSketch), per variant of the routes visited in the
 // last second or two, per thread.
+import { routeDayKey } from '../days.js';
 import { VisitorSketch } from './hll.js';
 import type { Experiments, VisitCounts } from '../store/experiments-store.js';
 
@@ -36,7 +37,7 @@ export class VisitRecorder {
 
   /** One non-intercepted visit. Hot path: one Map lookup and a register update; allocates only at a route's first visit of a flush period and when a sketch's table grows. */
   record(routeId: number, day: number, variant: number, hi: number, lo: number): void {
-    const key = routeId * 65536 + day;
+    const key = routeDayKey(routeId, day);
     let p = this.#pending.get(key);
     if (p === undefined) {
       p = { routeId, day, clicks: [0, 0, 0, 0, 0, 0, 0, 0], sketches: [null, null, null, null, null, null, null, null], touched: true };

@@ -3,7 +3,7 @@
 // statistics store (store/stats-store.ts) once a second as a batch, which
 // it sends to the back end exactly once (retried as it is after a failure,
 // kept, spilled past a bound, while the back end is away). Shutdown flushes too.
-import { dayOf } from '../days.js';
+import { dayOf, routeDayKey } from '../days.js';
 import type { DayCounts } from '../store/backend.js';
 import type { DayStats } from '../store/db.js';
 import { type Stats, zeroDay } from '../store/stats-store.js';
@@ -24,7 +24,7 @@ export class ClickRecorder {
   /** Counters of a route for today; the caller increments fields. Hot path: one Map lookup. */
   counters(routeId: number, now: number): DayStats {
     const day = dayOf(now);
-    const key = routeId * 65536 + day;
+    const key = routeDayKey(routeId, day);
     let p = this.#pending.get(key);
     if (p === undefined) {
       p = { routeId, day, counts: zeroDay() };

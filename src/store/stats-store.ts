@@ -24,6 +24,7 @@
 // grew the spill again once more than SPILL_DAYS route-days were visited
 // (60,000 links visited at 10,000 a second: 10,000 route-days every 5 s;
 // finding 118, amended).
+import { routeDayKey } from '../days.js';
 import { log } from '../log.js';
 import type { Backend, DayCounts } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
@@ -70,7 +71,7 @@ export class Stats {
   #queuedDays = 0;
   /**
    * The last batch in memory while it has never been handed to the back end,
-   * its days by route-day (routeId * 65536 + day, as ClickRecorder keys
+   * its days by route-day (routeDayKey, as ClickRecorder keys
    * them): later hand-overs are added into it. Closed (null) once drain
    * starts sending it or keepQueued moves it to the spill: a batch that may
    * have been taken is never changed. The index is made at the first
@@ -108,14 +109,14 @@ export class Stats {
     const open = this.#open;
     const spills = (more: number) => this.#stores !== null && this.#writer !== null && this.#queuedDays + more > this.#spillDays;
     if (open !== null) {
-      const byKey = (open.byKey ??= new Map(open.days.map((d) => [d.routeId * 65536 + d.day, d])));
+      const byKey = (open.byKey ??= new Map(open.days.map((d) => [routeDayKey(d.routeId, d.day), d])));
       let added = 0;
-      for (const d of days) if (!byKey.has(d.routeId * 65536 + d.day)) added++;
+      for (const d of days) if (!byKey.has(routeDayKey(d.routeId, d.day))) added++;
       const fits = !spills(added);
       // What does not fit: the route-days the open batch does not hold, to the spill.
       const rest: DayCounts[] = [];
       for (const d of days) {
-        const key = d.routeId * 65536 + d.day;
+        const key = routeDayKey(d.routeId, d.day);
         const into = byKey.get(key);
         if (into) {
           addDay(into.counts, d.counts);
@@ -249,9 +250,9 @@ export class Stats {
       return;
     }
     const merged = stored.map((d) => ({ routeId: d.routeId, day: d.day, c: completeDay(d.c) }));
-    const byKey = new Map(merged.map((d) => [d.routeId * 65536 + d.day, d]));
+    const byKey = new Map(merged.map((d) => [routeDayKey(d.routeId, d.day), d]));
     for (const d of days) {
-      const into = byKey.get(d.routeId * 65536 + d.day);
+      const into = byKey.get(routeDayKey(d.routeId, d.day));
       if (into) addDay(into.c, d.counts);
       else merged.push(toSpilled(d));
     }

@@ -23,10 +23,8 @@ export function accountView(a: Account) {
 
 /** The account with its conversions: `conversions_stored` null only when the count cannot be read now (cluster mode, PostgreSQL away); `conversion_quota` null: no limit. */
 async function usageView(storage: Storage, a: Account) {
-  const { id, name, quota, routes_created, quota_remaining, created_at } = accountView(a);
-  const stored = await storage.experiments.storedConversions(a.id);
   const limit = storage.experiments.conversionQuota;
-  return { id, name, quota, routes_created, quota_remaining, conversions_stored: stored, conversion_quota: limit === 0 ? null : limit, created_at };
+  return { ...accountView(a), conversions_stored: await storage.experiments.storedConversions(a.id), conversion_quota: limit === 0 ? null : limit };
 }
 
 export function registerAccountEndpoints(table: EndpointTable, storage: Storage): void {

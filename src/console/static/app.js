@@ -374,13 +374,16 @@ async function keysPage(view) {
   await loadKeys(list, reveal);
 }
 
+/** A count as the console writes it ("10,000,000"), or a dash for one not known (null or absent). */
+const countText = (n) => (n === null || n === undefined ? '—' : n.toLocaleString('en'));
+
 /** "3 of 10,000,000 (9,999,997 left)"; no limit when conversion_quota is null; a dash when the count cannot be read now (cluster, PostgreSQL away). */
 function conversionUsage(account) {
   const stored = account.conversions_stored;
   const quota = account.conversion_quota;
-  if (stored === null) return quota === null ? '— (no limit)' : `— of ${quota.toLocaleString('en')}`;
-  if (quota === null) return `${stored.toLocaleString('en')} (no limit)`;
-  return `${stored.toLocaleString('en')} of ${quota.toLocaleString('en')} (${Math.max(0, quota - stored).toLocaleString('en')} left)`;
+  if (quota === null) return `${countText(stored)} (no limit)`;
+  if (stored === null) return `— of ${countText(quota)}`;
+  return `${countText(stored)} of ${countText(quota)} (${countText(Math.max(0, quota - stored))} left)`;
 }
 
 function showSecret(box, k, done = 'created') {
@@ -887,7 +890,7 @@ function feedsSection(feeds) {
     h('td', { 'data-label': 'Label', class: 'feed-label' }, f.label),
     h('td', { 'data-label': 'Version', class: 'mono feed-version' }, f.version ?? '—'),
     h('td', { 'data-label': 'Fetched', class: 'feed-fetched' }, when(f.fetched_at)),
-    h('td', { 'data-label': 'Ranges', class: 'num feed-ranges' }, f.ranges === null ? '—' : f.ranges.toLocaleString('en')),
+    h('td', { 'data-label': 'Ranges', class: 'num feed-ranges' }, countText(f.ranges)),
     h('td', { 'data-label': 'Last outcome', class: 'feed-outcome' },
       h('span', { class: `badge ${o.badge}` }, o.text),
       o.key === 'ok' ? h('span', { class: 'hint' }, ` ${f.last_outcome}`) : null,
@@ -920,9 +923,9 @@ async function databasePage(view) {
           h('dt', {}, 'Version'), h('dd', { class: 'db-version' }, db.version ?? 'no database'),
           h('dt', {}, 'Built'), h('dd', {}, when(db.built_at)),
           h('dt', {}, 'Source'), h('dd', {}, db.source ?? '—'),
-          h('dt', {}, 'IPv4 ranges'), h('dd', {}, db.ranges ? db.ranges.v4.toLocaleString('en') : '—'),
-          h('dt', {}, 'IPv6 ranges'), h('dd', {}, db.ranges ? db.ranges.v6.toLocaleString('en') : '—'),
-          h('dt', {}, 'Organizations'), h('dd', {}, db.records === null ? '—' : db.records.toLocaleString('en')),
+          h('dt', {}, 'IPv4 ranges'), h('dd', {}, countText(db.ranges?.v4)),
+          h('dt', {}, 'IPv6 ranges'), h('dd', {}, countText(db.ranges?.v6)),
+          h('dt', {}, 'Organizations'), h('dd', {}, countText(db.records)),
           h('dt', {}, 'Size'), h('dd', {}, mb),
           h('dt', {}, 'Next scheduled refresh'), h('dd', {}, time(db.next_refresh_at)),
           h('dt', {}, 'Refresh running'), h('dd', {}, db.refresh_running ? h('span', { class: 'badge running' }, 'running') : 'no'))),

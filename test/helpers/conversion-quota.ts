@@ -40,3 +40,19 @@ export function storedConversions(dataDir: string): { rows: number; counted: Rec
     env.close();
   }
 }
+
+/**
+ * Request bodies for `pairs` (conversion bodies) as a client racing a quota
+ * sends them: every `every`-th request a batch of `size`, the others one
+ * conversion each, interleaved, each conversion sent once.
+ */
+export function interleavedBatches(pairs: readonly unknown[], every: number, size: number): unknown[] {
+  const requests: unknown[] = [];
+  for (let at = 0; at < pairs.length; ) {
+    if (requests.length % every === 0) {
+      requests.push({ conversions: pairs.slice(at, at + size) });
+      at += size;
+    } else requests.push(pairs[at++]);
+  }
+  return requests;
+}

@@ -7,7 +7,7 @@
 // stores new ones again.
 import { expect, it } from 'vitest';
 import { useCluster } from '../../helpers/cluster.js';
-import { clickIdRoute, mintClickIds } from '../../helpers/conversion-quota.js';
+import { clickIdRoute, interleavedBatches, mintClickIds } from '../../helpers/conversion-quota.js';
 import { api, inParallel, NO_RATE_LIMIT, RedirectClient } from '../../helpers/routes.js';
 
 const QUOTA = 30;
@@ -32,13 +32,7 @@ it.skipIf(cluster.skip)('two nodes racing store no more than the quota; a route 
   // The first route holds one at least (a deletion must give something back).
   expect((await api(cluster.node(0), 'POST', '/v1/conversions', pairs.shift())).status).toBe(202);
   // 79 more distinct new conversions: every 4th request a batch of 5, alternating between the nodes.
-  const requests: unknown[] = [];
-  for (let at = 0; at < pairs.length; ) {
-    if (requests.length % 4 === 0) {
-      requests.push({ conversions: pairs.slice(at, at + 5) });
-      at += 5;
-    } else requests.push(pairs[at++]);
-  }
+  const requests = interleavedBatches(pairs, 4, 5);
   const answers = await inParallel(requests, requests.length, (body, i) => api(cluster.node(i % 2), 'POST', '/v1/conversions', body));
   let stored = 0;
   for (const a of answers) {

@@ -5,7 +5,7 @@
 // 50 are stored and acknowledged, every other one is 403 quota_exceeded, and
 // the account's count is the number of its stored conversions.
 import { expect, it } from 'vitest';
-import { clickIdRoute, mintClickIds, storedConversions } from '../../helpers/conversion-quota.js';
+import { clickIdRoute, interleavedBatches, mintClickIds, storedConversions } from '../../helpers/conversion-quota.js';
 import { api, inParallel, NO_RATE_LIMIT, useRedirectServer } from '../../helpers/routes.js';
 
 const QUOTA = 50;
@@ -19,13 +19,7 @@ it('stores no more than the quota when singles and batches race on both threads'
     for (const id of await mintClickIds(sg.client, route.code, 4)) for (let g = 0; g < 20; g++) pairs.push({ click_id: id, goal: `g${g}` });
   }
   // Every 8th request a batch of 10, the others one conversion each, interleaved.
-  const requests: unknown[] = [];
-  for (let at = 0; at < pairs.length; ) {
-    if (requests.length % 8 === 0) {
-      requests.push({ conversions: pairs.slice(at, at + 10) });
-      at += 10;
-    } else requests.push(pairs[at++]);
-  }
+  const requests = interleavedBatches(pairs, 8, 10);
   const answers = await inParallel(requests, requests.length, (body, i) => api(sg.server, 'POST', '/v1/conversions', body, { thread: i % 2 }));
 
   let stored = 0;

@@ -32,9 +32,14 @@ it('answers 60 of 200 racing requests for one account across two nodes', async (
   expect(tally(answers.map((a) => a.status))).toEqual({ 200: 60, 429: 140 });
   const ok = answers.filter((a) => a.status === 200);
   expect(ok.map((a) => limits(a).remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i));
-  // Both nodes served part of the 60: the limit is shared, not per node.
-  expect(answers.filter((a, i) => a.status === 200 && i % 2 === 0).length).toBeGreaterThan(0);
-  expect(answers.filter((a, i) => a.status === 200 && i % 2 === 1).length).toBeGreaterThan(0);
+  // Nodes deciding alone would answer up to 60 each (120 here) and repeat
+  // remainders; which node wins the race for the 60 is up to the scheduler
+  // (one node's handshakes can all finish first), so the split is not
+  // asserted. Once the budget is spent, each node refuses the next request.
+  for (const node of nodes) {
+    const after = await call(node.ports[0], node.ca, 'GET', '/v1/account', node.apiKey);
+    expect(after.status).toBe(429);
+  }
   for (const a of answers.filter((x) => x.status === 429)) {
     expect(a.json).toMatchObject({ code: 'rate_limited', field: null });
     const l = limits(a);

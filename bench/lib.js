@@ -193,15 +193,15 @@ export async function freshDataDir(prefix) {
 }
 
 /**
- * Interleaved pairs (A B A B ...): each arm is {proc, url, headers, script?};
- * every run reports requests/s, p50/p99 and the server's CPU microseconds per
+ * Interleaved pairs (A B A B ...): each arm is {proc, url, headers, script?,
+ * connections?} (an arm's own connections in place of the run's); every run reports requests/s, p50/p99 and the server's CPU microseconds per
  * request (from /proc, all threads). Runs with errors fail the benchmark;
  * `timeout` is wrk's per-request timeout (its default is 2 s).
  */
 export function runPairs(arms, { pairs, seconds, connections, warmup = 2, allowNon2xx = false, timeout }) {
   const measure = (arm, secs) => {
     const before = cpuSeconds(arm.proc.pid);
-    const r = runWrk({ url: arm.url, seconds: secs, connections, headers: arm.headers ?? [], script: arm.script, timeout });
+    const r = runWrk({ url: arm.url, seconds: secs, connections: arm.connections ?? connections, headers: arm.headers ?? [], script: arm.script, timeout });
     const cpu = cpuSeconds(arm.proc.pid) - before;
     if ((!allowNon2xx && r.non2xx > 0) || r.socketErrors > 0) {
       throw new Error(`errors during the run: ${r.non2xx} non-2xx/3xx, ${r.socketErrors} socket errors\n${r.raw}`);

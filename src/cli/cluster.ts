@@ -9,7 +9,7 @@ import { importDataDir, statusOf } from '../store/pg/import.js';
 import { type Io, parseCommand } from './io.js';
 
 export const clusterUsage = `  splitguard cluster import [--data-dir DIR]          copy a single-node data directory into PostgreSQL; prints counts
-  splitguard cluster status                            nodes, last seen, replication lag, database served (JSON)`;
+  splitguard cluster status                            nodes, last seen, replication lag, database served, settings (JSON)`;
 
 function databaseUrl(config: Config, command: string): string {
   if (config.databaseUrl === null) {

@@ -88,7 +88,7 @@ export interface NodeSettings {
 }
 
 /** Each published setting: its variable, and its column in `nodes`. */
-const SHARED_SETTINGS = [
+export const SHARED_SETTINGS = [
   { key: 'sketchDays', variable: 'SPLITGUARD_SKETCH_DAYS', column: 'sketch_days' },
   { key: 'conversionQuota', variable: 'SPLITGUARD_CONVERSION_QUOTA', column: 'conversion_quota' },
 ] as const;

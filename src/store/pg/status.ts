@@ -1,8 +1,11 @@
 // splitguard cluster status: what every node last reported (its heartbeat
 // row, pg/node.ts), against the change log's head and the published
-// database, as one JSON object.
+// database, and the shared settings on which live nodes differ, as one JSON
+// object.
 import type { Pool } from './client.js';
-import { NODE_STALE_S } from './node.js';
+import { NODE_STALE_S, SHARED_SETTINGS } from './node.js';
+
+type SettingColumn = (typeof SHARED_SETTINGS)[number]['column'];
 
 interface NodeStatus {
   name: string;
@@ -17,12 +20,16 @@ interface NodeStatus {
   ready: boolean;
   database: { version: string | null; sha256: string | null; current: boolean };
   redis: string;
+  /** The settings every node must share, as the node published them; null from a node of the version before. */
+  settings: Record<SettingColumn, number | null>;
 }
 
 export interface ClusterReport {
   head_seq: number;
   database: { version: number; sha256: string; size: number; published_by: string; published_at: string } | null;
   nodes: NodeStatus[];
+  /** The variables of the shared settings on which live nodes differ (each logs cluster_settings_differ). */
+  settings_differ: string[];
 }
 
 export async function clusterStatus(pool: Pool): Promise<ClusterReport> {
@@ -33,6 +40,10 @@ export async function clusterStatus(pool: Pool): Promise<ClusterReport> {
   ]);
   const headSeq = head[0]?.seq ?? 0;
   const published = files[0];
+  const isLive = (n: (typeof nodes)[number]) => (n.age as number) < NODE_STALE_S;
+  const live = nodes.filter(isLive);
+  const settingsDiffer = SHARED_SETTINGS.filter(({ column }) => new Set(live.map((n) => n[column]).filter((v) => v !== null)).size > 1)
+    .map(({ variable }) => variable);
   return {
     head_seq: headSeq,
     database: published
@@ -40,7 +51,7 @@ export async function clusterStatus(pool: Pool): Promise<ClusterReport> {
       : null,
     nodes: nodes.map((n) => ({
       name: n.name,
-      live: (n.age as number) < NODE_STALE_S,
+      live: isLive(n),
       started_at: (n.started_at as Date).toISOString(),
       last_seen: (n.last_seen as Date).toISOString(),
       seconds_since_seen: Math.round((n.age as number) * 10) / 10,
@@ -50,6 +61,8 @@ export async function clusterStatus(pool: Pool): Promise<ClusterReport> {
       ready: n.ready,
       database: { version: n.ipdb_version, sha256: n.ipdb_sha256, current: published !== undefined && n.ipdb_sha256 === published.sha256 },
       redis: n.redis,
+      settings: Object.fromEntries(SHARED_SETTINGS.map(({ column }) => [column, n[column] ?? null])) as NodeStatus['settings'],
     })),
+    settings_differ: settingsDiffer,
   };
 }

@@ -4,8 +4,11 @@
 // (cluster_settings_differ), and still serves. Nodes 0 and 1 share a quota
 // of 100, node 2 has 200: node 2 warns of nodes 0 and 1, each of them of
 // node 2 alone, and nobody of the sketch days they share, however many
-// heartbeats later. Before, nothing was logged.
+// heartbeats later. Before, nothing was logged. `splitguard cluster status`
+// shows each node's settings and names the one on which they differ
+// (before: neither).
 import { expect, it } from 'vitest';
+import { runCliJson } from '../../helpers/cli.js';
 import { useCluster } from '../../helpers/cluster.js';
 import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 
@@ -35,4 +38,12 @@ it.skipIf(cluster.skip)('each node warns once of every live node with another co
     expect(got).toHaveLength(others.length);
     for (const [k, other] of others.entries()) expect(got[k]).toMatchObject(expected(i, other));
   }
+
+  const status = await runCliJson<{ nodes: { name: string; settings: unknown }[]; settings_differ: string[] }>(
+    ['cluster', 'status'], cluster.nodes[0].dataDir, { SPLITGUARD_DATABASE_URL: cluster.pg.url, SPLITGUARD_REDIS_URL: cluster.redis.url },
+  );
+  expect(status.nodes.map((n) => [n.name, n.settings])).toEqual(
+    QUOTAS.map((quota, i) => [`node-${i}`, { sketch_days: 90, conversion_quota: quota }]),
+  );
+  expect(status.settings_differ).toEqual(['SPLITGUARD_CONVERSION_QUOTA']);
 }, 120_000);

@@ -194,9 +194,10 @@ export async function freshDataDir(prefix) {
 
 /**
  * Interleaved pairs (A B A B ...): each arm is {proc, url, headers, script?,
- * connections?} (an arm's own connections in place of the run's); every run reports requests/s, p50/p99 and the server's CPU microseconds per
- * request (from /proc, all threads). Runs with errors fail the benchmark;
- * `timeout` is wrk's per-request timeout (its default is 2 s).
+ * connections?} (an arm's own connections in place of the run's); every run
+ * reports requests/s, p50/p99 and the server's CPU microseconds per request
+ * (from /proc, all threads). Runs with errors fail the benchmark; `timeout`
+ * is wrk's per-request timeout (its default is 2 s).
  */
 export function runPairs(arms, { pairs, seconds, connections, warmup = 2, allowNon2xx = false, timeout }) {
   const measure = (arm, secs) => {

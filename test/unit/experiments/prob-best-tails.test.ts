@@ -6,13 +6,9 @@
 // ten thousand, arms of very different sizes, arms sharing their counts)
 // they match scipy.integrate.quad to 1e-8, as the full quadrature does
 // (stats.test.ts), and stay bit-identical to it away from the cut tails.
-import { execFileSync, spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probBest } from '../../../src/experiments/stats.js';
-
-const SCRIPT = path.join(import.meta.dirname, '../../helpers/scipy-reference.py');
-const hasScipy = spawnSync('python3', ['-c', 'import scipy, mpmath'], { stdio: 'ignore' }).status === 0;
+import { hasScipy, scipyReference } from '../../helpers/scipy.js';
 
 type Arm = { conversions: number; visitors: number } | null;
 const arm = (conversions: number, visitors: number): Arm => ({ conversions, visitors });
@@ -31,9 +27,7 @@ const CASES: Arm[][] = [
 describe.skipIf(!hasScipy)('probBest with the far tails cut', () => {
   it('matches scipy.integrate.quad on 8-arm report shapes', () => {
     const live = CASES.map((arms) => arms.filter((a): a is NonNullable<Arm> => a !== null));
-    const want = JSON.parse(
-      execFileSync('python3', [SCRIPT], { input: JSON.stringify(live.map((arms) => ({ kind: 'prob_best', arms }))) }).toString(),
-    ) as number[][];
+    const want = scipyReference(live.map((arms) => ({ kind: 'prob_best', arms }))) as number[][];
     CASES.forEach((arms, i) => {
       const got = probBest(arms);
       const total = want[i].reduce((s, v) => s + v, 0);

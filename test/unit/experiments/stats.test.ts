@@ -2,18 +2,10 @@
 // computed independently: published worked examples, and SciPy run at test
 // time (test/helpers/scipy-reference.py) over a grid of cases that includes
 // the edges: zero conversions, 100 %, one visitor, a weight of 0.
-import { execFileSync, spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RELATIVE_ERROR } from '../../../src/experiments/hll.js';
 import { probBest, relativeLift, srm, wilson, zTestPValue } from '../../../src/experiments/stats.js';
-
-const SCRIPT = path.join(import.meta.dirname, '../../helpers/scipy-reference.py');
-const hasScipy = spawnSync('python3', ['-c', 'import scipy, mpmath'], { stdio: 'ignore' }).status === 0;
-
-function scipy(cases: Record<string, unknown>[]): unknown[] {
-  return JSON.parse(execFileSync('python3', [SCRIPT], { input: JSON.stringify(cases), maxBuffer: 1 << 24 }).toString()) as unknown[];
-}
+import { hasScipy, scipyReference as scipy } from '../../helpers/scipy.js';
 
 const close = (got: number | null | undefined, want: number | null | undefined, tol: number) => {
   if (want === null || want === undefined) {

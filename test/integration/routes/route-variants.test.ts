@@ -33,6 +33,14 @@ it('creates a route of three variants and answers both forms', async () => {
   expect(got.json.variants).toEqual(r.json.variants);
 });
 
+it('keys eight variants a to h, in the order sent, and names the eighth as a default', async () => {
+  const eight = Array.from({ length: 8 }, (_, i) => ({ url: url(`v${i}`), weight: i + 1 }));
+  const r = await api(server, 'POST', '/v1/routes', { name: 'eight', variants: eight, default_group: 'h' });
+  expect(r.status, r.body).toBe(201);
+  expect(r.json.variants).toEqual(eight.map((v, i) => ({ key: 'abcdefgh'[i], ...v })));
+  expect(r.json.default_group).toBe('h');
+});
+
 it('a two-variant list gives split_ratio = weight(a) / (weight(a) + weight(b)); keys may be sent if they match', async () => {
   const r = await api(server, 'POST', '/v1/routes', { name: 'two', variants: [{ key: 'a', url: url('a'), weight: 1 }, { url: url('b'), weight: 3 }] });
   expect(r.status).toBe(201);

@@ -113,16 +113,7 @@ export class Hll {
    * variant, most of them sparse, on every detail GET).
    */
   mergeSerialized(bytes: Uint8Array): void {
-    const r = this.registers;
-    if (bytes[0] === DENSE && bytes.length === 1 + REGISTERS) {
-      for (let i = 0; i < REGISTERS; i++) if (bytes[i + 1] > r[i]) r[i] = bytes[i + 1];
-      return;
-    }
-    if (isSparse(bytes)) {
-      mergeSparse(bytes, r, null, 0);
-      return;
-    }
-    throw new RangeError(`not a HyperLogLog sketch (${bytes.length} bytes, form ${bytes[0]})`);
+    mergeInto(this.registers, bytes);
   }
 
   /** A sketch from its stored form; a malformed one is an error (the store is ours, so it means corruption). */
@@ -143,13 +134,20 @@ export class Hll {
  * through dense sketches each cost 32 KiB twice and a scan of every register.
  */
 export function mergeForms(stored: Uint8Array | undefined, add: Uint8Array): Uint8Array {
-  if (!isSparse(add) && !(add[0] === DENSE && add.length === 1 + REGISTERS)) throw new RangeError(`not a HyperLogLog sketch (${add.length} bytes, form ${add[0]})`);
+  if (!isSparse(add) && !isDense(add)) throw notASketch(add);
   if (stored === undefined) return add;
-  if (!isSparse(stored) || !isSparse(add)) {
-    const h = Hll.deserialize(stored);
-    h.mergeSerialized(add);
-    return h.serialize();
+  if (isDense(stored) || isDense(add)) {
+    // The union is dense: a copy of the dense one takes the other's
+    // registers (a flush merges a dense day's and lifetime's sketch per
+    // variant every second: one copy and the other's entries, where a sketch
+    // in between scanned every register three times).
+    const [base, other] = isDense(stored) ? [stored, add] : [add, stored];
+    // A copy (new Uint8Array, not slice: a Buffer's slice shares its memory).
+    const out = new Uint8Array(base);
+    mergeInto(out.subarray(1), other);
+    return out;
   }
+  if (!isSparse(stored)) throw notASketch(stored);
   const a = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
   const b = new DataView(add.buffer, add.byteOffset, add.byteLength);
   const entries = new Uint32Array((stored.length - 1) / 4 + (add.length - 1) / 4);
@@ -318,6 +316,22 @@ export class VisitorSketch {
 
 /** Whether `bytes` is a sparse form: the tag, then 4-byte entries. */
 const isSparse = (bytes: Uint8Array) => bytes[0] === SPARSE && (bytes.length - 1) % 4 === 0;
+
+/** Whether `bytes` is a dense form: the tag, then one byte a register. */
+const isDense = (bytes: Uint8Array) => bytes[0] === DENSE && bytes.length === 1 + REGISTERS;
+
+const notASketch = (bytes: Uint8Array) => new RangeError(`not a HyperLogLog sketch (${bytes.length} bytes, form ${bytes[0]})`);
+
+/** Raises `registers` (REGISTERS bytes) to a stored form's; a malformed form is an error (the store is ours: corruption). */
+function mergeInto(registers: Uint8Array, bytes: Uint8Array): void {
+  if (isDense(bytes)) {
+    for (let i = 0; i < REGISTERS; i++) if (bytes[i + 1] > registers[i]) registers[i] = bytes[i + 1];
+  } else if (isSparse(bytes)) {
+    mergeSparse(bytes, registers, null, 0);
+  } else {
+    throw notASketch(bytes);
+  }
+}
 
 /**
  * Merges a sparse form's entries into `registers` (each entry u32 LE:

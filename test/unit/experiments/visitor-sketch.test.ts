@@ -43,10 +43,16 @@ it(`merges any two stored forms as a dense merge does (seed ${TEST_SEED})`, () =
     const b = form(y);
     const expected = new Hll(new Uint8Array(a.registers));
     expected.merge(b);
-    const merged = mergeForms(a.serialize(), b.serialize());
+    // Buffers, as LMDB hands stored forms over: neither may be changed (a Buffer's slice shares memory).
+    const [sa, sb] = [Buffer.from(a.serialize()), Buffer.from(b.serialize())];
+    const [ca, cb] = [Buffer.from(sa), Buffer.from(sb)];
+    const merged = mergeForms(sa, sb);
+    expect(sa.equals(ca) && sb.equals(cb)).toBe(true);
     expect(registers(merged).equals(Buffer.from(expected.registers))).toBe(true);
     // The same form serialize would store: sparse below REGISTERS / 4 registers, dense from there.
     expect(Buffer.from(merged).equals(Buffer.from(expected.serialize()))).toBe(true);
   }
   expect(() => mergeForms(undefined, Uint8Array.of(3, 0, 0, 0, 0))).toThrow(RangeError);
+  // A damaged stored form beside a dense or a sparse one.
+  for (const add of [form(50_000).serialize(), form(3).serialize()]) expect(() => mergeForms(Uint8Array.of(1, 0, 0), add)).toThrow(RangeError);
 });

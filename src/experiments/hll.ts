@@ -126,23 +126,21 @@ export class Hll {
 
 /**
  * The stored form of `stored` merged with `add` (either absent, sparse or
- * dense: the forms of serialize, and VisitorSketch.take's), without a dense
- * sketch in between while both are sparse: two sorted entry lists merged in
- * one pass, dense only when the union reaches REGISTERS / 4 registers. A
- * flush merges every sketch that grew into its day's and its lifetime's, and
- * a tenant's 1,000 routes of 8 variants make that 16,000 merges a flush:
- * through dense sketches each cost 32 KiB twice and a scan of every register.
+ * dense: the forms of serialize, and VisitorSketch.take's), never through a
+ * sketch in between: while both are sparse, two sorted entry lists merged in
+ * one pass, dense only when the union reaches REGISTERS / 4 registers; when
+ * either is dense (it holds at least that many, and a merge only raises
+ * registers), a copy of it raised to the other's registers. A flush merges
+ * every sketch that grew into its day's and its lifetime's, and a tenant's
+ * 1,000 routes of 8 variants make that 16,000 merges a flush: through a
+ * dense sketch each cost 32 KiB twice and three scans of every register.
  */
 export function mergeForms(stored: Uint8Array | undefined, add: Uint8Array): Uint8Array {
   if (!isSparse(add) && !isDense(add)) throw notASketch(add);
   if (stored === undefined) return add;
   if (isDense(stored) || isDense(add)) {
-    // The union is dense: a copy of the dense one takes the other's
-    // registers (a flush merges a dense day's and lifetime's sketch per
-    // variant every second: one copy and the other's entries, where a sketch
-    // in between scanned every register three times).
     const [base, other] = isDense(stored) ? [stored, add] : [add, stored];
-    // A copy (new Uint8Array, not slice: a Buffer's slice shares its memory).
+    // A copy (new Uint8Array, not slice: a Buffer's slice shares its memory, LMDB's here).
     const out = new Uint8Array(base);
     mergeInto(out.subarray(1), other);
     return out;

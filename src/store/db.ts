@@ -235,6 +235,9 @@ const MIGRATIONS: ((s: Stores) => void)[] = [
  */
 export const conversionCountKey = (accountId: number) => `conversions:account:${accountId}`;
 
+/** The conversions the account stores, as conversionCountKey holds them (0 when absent). */
+export const storedConversionCount = (meta: Stores['meta'], accountId: number): number => (meta.get(conversionCountKey(accountId)) as number | undefined) ?? 0;
+
 /**
  * One account's keys, without reading every account's (Keys.list): meta
  * `account_key:<account id>:<key id>` → the key's hash. Kept in meta rather

@@ -13,7 +13,7 @@ import { mergeForms } from '../experiments/hll.js';
 import { pruneLocalSketches } from './sketch-prune.js';
 import {
   type Account, type ApiKey, type BlacklistChange, type BlacklistEdit, type ConsoleSession, conversionCountKey, type DayStats, liveKeyCount, metaPrefix, nextId,
-  putKeyRecord, removeKeyRecord, type Stores, type User,
+  putKeyRecord, removeKeyRecord, storedConversionCount, type Stores, type User,
 } from './db.js';
 import { announce, recordChange } from './feed.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from './routes-store.js';
@@ -257,7 +257,7 @@ export class LmdbBackend implements Backend {
           // The account's count gives back what this chunk removed, in the same transaction.
           if (table === (conversions as unknown) && accountId !== null && keys.length > 0) {
             const key = conversionCountKey(accountId);
-            const left = ((meta.get(key) as number | undefined) ?? 0) - keys.length;
+            const left = storedConversionCount(meta, accountId) - keys.length;
             if (left > 0) meta.put(key, left);
             else meta.remove(key);
           }
@@ -449,7 +449,7 @@ export class LmdbBackend implements Backend {
         if (!this.#knownGoal(c.routeId, c.goal) && this.#goalCount(c.routeId) >= GOAL_LIMIT) return 'goal_limit';
         let count = stored.get(c.accountId);
         if (count === undefined) {
-          const was = (meta.get(conversionCountKey(c.accountId)) as number | undefined) ?? 0;
+          const was = storedConversionCount(meta, c.accountId);
           stored.set(c.accountId, (count = { was, now: was }));
         }
         if (quota > 0 && count.now >= quota) return 'quota';
@@ -502,7 +502,7 @@ export class LmdbBackend implements Backend {
   }
 
   storedConversions(accountId: number): Promise<number> {
-    return Promise.resolve((this.#stores.meta.get(conversionCountKey(accountId)) as number | undefined) ?? 0);
+    return Promise.resolve(storedConversionCount(this.#stores.meta, accountId));
   }
 
   readConversionDays(routeId: number, from: number, to: number): Promise<Map<number, Map<string, number[]>>> {

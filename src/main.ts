@@ -22,6 +22,7 @@ import { assertPortFree, bootstrapOnce, checkTlsFiles, prepareDatabaseFile, prep
 import type { ServerThreads } from './serve/threads.js';
 import type { WorkerInput } from './server.worker.js';
 import { prepareDataDir } from './store/db.js';
+import { limitsOf } from './store/experiments-store.js';
 import { PublishedDatabase, REFRESH_REQUEST, RefreshLeader, type RefreshRequest } from './store/pg/ipdb.js';
 import { ClusterStatus } from './store/pg/cluster-status.js';
 import { ClusterNode } from './store/pg/node.js';
@@ -313,9 +314,7 @@ async function openNodeStorage(
     await bootstrapOnce(storage, config.dataDir, announce);
     return { storage, node: null };
   }
-  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, { instance: prepared.instance, dataDir: config.dataDir }, config.changeLogMb * 2 ** 20, {
-    sketchDays: config.sketchDays, conversionQuota: config.conversionQuota,
-  });
+  const node = new ClusterNode(storage, shared.cluster, { ipdb, redis, ready: () => clusterStatus.readiness().ready }, { instance: prepared.instance, dataDir: config.dataDir }, config.changeLogMb * 2 ** 20, limitsOf(config));
   try {
     await node.start(() => bootstrapOnce(storage, config.dataDir, announce));
   } catch (err) {

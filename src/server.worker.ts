@@ -29,6 +29,7 @@ import { EndpointTable } from './http/endpoint-table.js';
 import { type us_listen_socket, uws } from './http/uws.js';
 import { KeyCache } from './store/accounts-store.js';
 import { handleStorageCommitErrors } from './store/commit-errors.js';
+import { limitsOf } from './store/experiments-store.js';
 import { ClusterStatus } from './store/pg/cluster-status.js';
 import { openStorage } from './store/storage.js';
 
@@ -142,7 +143,7 @@ async function openThreadStorage() {
   const clusterStatus = input.config.databaseUrl === null ? null : new ClusterStatus(input.shared.cluster);
   const storage = await openStorage(input.config.dataDir, {
     signal: input.shared.feed,
-    limits: { sketchDays: input.config.sketchDays, conversionQuota: input.config.conversionQuota },
+    limits: limitsOf(input.config),
     cluster: clusterStatus && {
       databaseUrl: input.config.databaseUrl!,
       nodeName: input.config.nodeName,

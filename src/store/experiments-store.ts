@@ -19,6 +19,7 @@
 // more is kept than read, so a prune at midnight on a clock a little ahead
 // of the reader's never takes a day from under it. The lifetime sketches,
 // the clicks per variant and the conversions stay.
+import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Backend } from './backend.js';
 import { BatchSequence } from './batch-sequence.js';
@@ -119,6 +120,12 @@ export interface ExperimentLimits {
   /** SPLITGUARD_CONVERSION_QUOTA (0: no limit). */
   conversionQuota?: number;
 }
+
+/** The configuration's limits: what each server thread's store enforces, and what a cluster node publishes (pg/node.ts). */
+export const limitsOf = (config: Pick<Config, 'sketchDays' | 'conversionQuota'>): Required<ExperimentLimits> => ({
+  sketchDays: config.sketchDays,
+  conversionQuota: config.conversionQuota,
+});
 
 /** Conversions committed together at most: a batch waiting behind a commit takes everything queued meanwhile, up to this. */
 const GROUP_LIMIT = 2000;

@@ -11,6 +11,7 @@ import { writeFileDurably } from '../../durable-file.js';
 import { AppError } from '../../errors.js';
 import { log } from '../../log.js';
 import { readRegularFile } from '../../regular-file.js';
+import type { ExperimentLimits } from '../experiments-store.js';
 import type { Storage } from '../storage.js';
 import { CHANNEL } from './changes.js';
 import { type Client, connect, describe, isUnavailable, storageError, unavailable } from './client.js';
@@ -80,12 +81,7 @@ const BYTES_TRIM_BEATS = 15;
  * (cluster_settings_differ), once per node, setting and value; it keeps
  * serving, as during a rolling change of the setting.
  */
-export interface NodeSettings {
-  /** SPLITGUARD_SKETCH_DAYS. */
-  sketchDays: number;
-  /** SPLITGUARD_CONVERSION_QUOTA. */
-  conversionQuota: number;
-}
+export type NodeSettings = Required<ExperimentLimits>;
 
 /** Each published setting: its variable, and its column in `nodes`. */
 export const SHARED_SETTINGS = [

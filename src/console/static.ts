@@ -19,10 +19,9 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-/** Sent with every console response, static or API. */
+/** Sent with every console response, static or API (send() adds `X-Content-Type-Options: nosniff` to every answer). */
 export const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CSP,
-  'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
   'Cross-Origin-Opener-Policy': 'same-origin',

@@ -38,6 +38,11 @@ export const HEADER_BYTES = {
   // self-signed test setup is not locked in.
   hsts: constantBytes('Strict-Transport-Security'),
   hstsValue: constantBytes('max-age=31536000'),
+  // Every answer but the redirect's 302 (whose body no browser shows): a
+  // browser takes the Content-Type as given and never sniffs an API answer,
+  // a tenant's text included, into HTML or script.
+  nosniff: constantBytes('X-Content-Type-Options'),
+  nosniffValue: constantBytes('nosniff'),
 };
 /** The 302's body (see redirect/endpoint.ts for why it has one). */
 export const REDIRECT_BODY = constantBytes('Found\n');
@@ -104,7 +109,7 @@ export function send(exchange: Exchange, status: number, headers: Headers, body?
   exchange.done = true;
   exchange.res.cork(() => {
     const res = exchange.res;
-    res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue);
+    res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue).writeHeader(HEADER_BYTES.nosniff, HEADER_BYTES.nosniffValue);
     for (const name in headers) res.writeHeader(NAMES.get(name) ?? name, headers[name]);
     if (json) {
       res.writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore);
@@ -180,6 +185,7 @@ export function refuseAndClose(exchange: Exchange, problem: AppError): void {
       res
         .writeStatus(STATUS_LINE[problem.status] ?? String(problem.status))
         .writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue)
+        .writeHeader(HEADER_BYTES.nosniff, HEADER_BYTES.nosniffValue)
         .writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore)
         .writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json)
         .end(JSON.stringify(problem.body()), true);

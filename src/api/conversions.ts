@@ -2,8 +2,8 @@
 // from by its click id (experiments/click-id.ts), which carries the route,
 // the variant, the visitor hash and the click's time under the server's MAC.
 // Each (visitor, route, goal) counts once: a repeat answers 200 with
-// duplicate: true. A route counts at most GOAL_LIMIT goals: a conversion
-// naming one more is 400 naming its goal. An account stores at most
+// duplicate: true. A route counts at most GOAL_LIMIT goals besides the
+// default one: a conversion naming one more is 400 naming its goal. An account stores at most
 // SPLITGUARD_CONVERSION_QUOTA conversions: a new one past it is 403
 // quota_exceeded (a repeat is still answered as one; deleting a route gives
 // its conversions back). The answer goes out only once the conversion is committed,
@@ -18,13 +18,12 @@ import { AppError, conversionQuotaExceeded, invalidParameter } from '../errors.j
 import type { ClickIds } from '../experiments/click-id.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { Account } from '../store/db.js';
-import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT } from '../store/experiments-store.js';
+import { type ConversionInput, type ConversionOutcome, DEFAULT_GOAL, GOAL_LIMIT } from '../store/experiments-store.js';
 import { VARIANT_KEYS } from '../store/routes-store.js';
 import type { Storage } from '../store/storage.js';
 import { objectBody } from './validate.js';
 
 const BATCH_LIMIT = 100;
-export const DEFAULT_GOAL = 'conversion';
 const GOAL = /^[a-z0-9_-]{1,64}$/;
 /** |value| at most this: money-like amounts, and sums that stay exact in a double. */
 const VALUE_LIMIT = 1e12;
@@ -99,7 +98,7 @@ function check(raw: unknown, at: string, account: Account, owners: Owners, ids: 
 
 /** The answer for one stored conversion, or the error for one refused as a goal past the route's limit, past the account's quota or for its route's deletion. */
 function result(c: Checked, outcome: ConversionOutcome, at: string, quota: number) {
-  if (outcome === 'goal_limit') return invalidParameter(`${at}goal`, `is a new goal for a route that has ${GOAL_LIMIT} goals, the most one route counts`);
+  if (outcome === 'goal_limit') return invalidParameter(`${at}goal`, `is a new goal for a route that has ${GOAL_LIMIT} goals besides "${DEFAULT_GOAL}", the most one route counts`);
   if (outcome === 'quota') return conversionQuotaExceeded(quota);
   if (outcome === 'route_gone') return routeNotFound(at);
   return { route_id: c.input.routeId, variant: c.key, goal: c.input.goal, duplicate: outcome === 'duplicate' };

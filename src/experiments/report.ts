@@ -36,7 +36,7 @@ import { Hll, RELATIVE_ERROR } from './hll.js';
 import { probBest, relativeLift, srm, wilson, zTestPValue } from './stats.js';
 import type { Experiments } from '../store/experiments-store.js';
 import { type Route, VARIANT_KEYS, variantsOf } from '../store/routes-store.js';
-import { DEFAULT_GOAL } from '../api/conversions.js';
+import { DEFAULT_GOAL } from '../store/experiments-store.js';
 
 const WINDOW_DAYS = 7;
 /** The last UTC day a day number may name (PostgreSQL's day columns are integers). */

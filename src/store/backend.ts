@@ -130,8 +130,8 @@ export interface Backend {
   pruneSketches(before: number, going?: () => boolean): Promise<number>;
   /**
    * Records conversions, each counted once per (route, goal, visitor), a
-   * route's goals at most GOAL_LIMIT (a conversion naming one more is
-   * refused), an account's stored conversions at most `quota` (0: no limit;
+   * route's goals at most GOAL_LIMIT besides DEFAULT_GOAL (a conversion
+   * naming one more is refused), an account's stored conversions at most `quota` (0: no limit;
    * a new one past it is refused, counted in the write's own transaction):
    * resolves, in order, with what became of each, once committed (an
    * acknowledged conversion survives a crash).

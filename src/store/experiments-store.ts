@@ -54,9 +54,15 @@ export interface ConversionInput {
  * Goals one route counts at most. A route's detail computes the statistics
  * of every goal it has (experiments/report.ts), and a click id converts once
  * per goal, so without a bound one client could give a route any number of
- * goals and make each detail cost seconds of its thread.
+ * goals and make each detail cost seconds of its thread. The default goal
+ * is not among them: a conversion that names no goal (DEFAULT_GOAL) is never
+ * refused for the bound, and a route's detail lists it always, so a route
+ * counts at most GOAL_LIMIT goals besides it.
  */
 export const GOAL_LIMIT = 20;
+
+/** The goal of a conversion that names none (contract §10). */
+export const DEFAULT_GOAL = 'conversion';
 
 /**
  * What became of a conversion: counted, a repeat of one counted before,

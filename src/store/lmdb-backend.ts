@@ -8,7 +8,7 @@ import { routeQuotaExceeded } from '../errors.js';
 import { log } from '../log.js';
 import { META_GENERATION } from '../ipdb/refresh-state.js';
 import type { Backend, DayCounts, NewAccount } from './backend.js';
-import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
+import { type ConversionInput, type ConversionOutcome, DEFAULT_GOAL, GOAL_LIMIT, GoalsSeen, type VisitCounts } from './experiments-store.js';
 import { mergeForms } from '../experiments/hll.js';
 import { pruneLocalSketches } from './sketch-prune.js';
 import {
@@ -446,7 +446,7 @@ export class LmdbBackend implements Backend {
         if (!exists) return 'route_gone';
         const key: [number, string, string] = [c.routeId, c.goal, c.visitor];
         if (conversions.get(key) !== undefined) return 'duplicate';
-        if (!this.#knownGoal(c.routeId, c.goal) && this.#goalCount(c.routeId) >= GOAL_LIMIT) return 'goal_limit';
+        if (c.goal !== DEFAULT_GOAL && !this.#knownGoal(c.routeId, c.goal) && this.#goalCount(c.routeId) >= GOAL_LIMIT) return 'goal_limit';
         let count = stored.get(c.accountId);
         if (count === undefined) {
           const was = storedConversionCount(meta, c.accountId);
@@ -487,7 +487,7 @@ export class LmdbBackend implements Backend {
     return false;
   }
 
-  /** The route's distinct goals, counted up to GOAL_LIMIT: one seek per goal, skipping its visitors. */
+  /** The route's distinct goals besides DEFAULT_GOAL, counted up to GOAL_LIMIT: one seek per goal, skipping its visitors. */
   #goalCount(routeId: number): number {
     let n = 0;
     let start: [number] | [number, string, string] = [routeId];
@@ -495,7 +495,7 @@ export class LmdbBackend implements Backend {
       let goal: string | null = null;
       for (const key of this.#stores.conversions.getKeys({ start, end: [routeId + 1], limit: 1 })) goal = key[1];
       if (goal === null) break;
-      n++;
+      if (goal !== DEFAULT_GOAL) n++;
       start = [routeId, goal, '~'];
     }
     return n;

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { routeQuotaExceeded } from '../../errors.js';
 import { log } from '../../log.js';
 import type { Backend, DayCounts, NewAccount } from '../backend.js';
-import { type ConversionInput, type ConversionOutcome, GOAL_LIMIT, GoalsSeen, type VisitCounts } from '../experiments-store.js';
+import { type ConversionInput, type ConversionOutcome, DEFAULT_GOAL, GOAL_LIMIT, GoalsSeen, type VisitCounts } from '../experiments-store.js';
 import type { Account, ApiKey, BlacklistChange, BlacklistEdit, ConsoleSession, DayStats, User } from '../db.js';
 import { applyRouteChanges, newCode, nextUpdatedAt, preconditionFails, type Route, type RouteChanges, type RoutePrecondition, type RouteUpdate } from '../routes-store.js';
 import { mergeForms } from '../../experiments/hll.js';
@@ -565,7 +565,7 @@ export class PgBackend implements Backend {
           continue;
         }
         const routeGoals = goals.get(item.routeId);
-        if (routeGoals && !routeGoals.has(item.goal) && routeGoals.size >= GOAL_LIMIT) {
+        if (item.goal !== DEFAULT_GOAL && routeGoals && !routeGoals.has(item.goal) && routeGoals.size - (routeGoals.has(DEFAULT_GOAL) ? 1 : 0) >= GOAL_LIMIT) {
           out.push('goal_limit');
           continue;
         }

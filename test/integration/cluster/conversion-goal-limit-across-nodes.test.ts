@@ -1,7 +1,8 @@
 // The bound on a route's conversion goals (20) in cluster mode: new goals
 // for one route racing on two nodes of one PostgreSQL count exactly 20 (the
 // nodes take turns on the route's row), the rest are 400 naming goal, and
-// both nodes report the same 20 goals.
+// both nodes report the same 20 goals. A conversion naming no goal (the
+// default one, not among the 20) is still counted.
 import { expect, it } from 'vitest';
 import { useCluster } from '../../helpers/cluster.js';
 import { api, inParallel, NO_RATE_LIMIT, RedirectClient, visitorId, waitUntil } from '../../helpers/routes.js';
@@ -23,6 +24,9 @@ it.skipIf(cluster.skip)('new goals racing on two nodes: exactly 20 counted, the 
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 202).length, JSON.stringify(statuses)).toBe(20);
     for (const a of answers.filter((x) => x.status !== 202)) expect(a.json).toMatchObject({ code: 'invalid_parameter', field: 'goal' });
+    // The default goal is not among the 20 (contract §10: a conversion naming no goal is 202).
+    const plain = await api(cluster.node(1), 'POST', '/v1/conversions', { click_id: id });
+    expect(plain.status, plain.body).toBe(202);
     for (const node of [0, 1]) {
       const detail = await api(cluster.node(node), 'GET', `/v1/routes/${route.id}`);
       expect((detail.json.experiment.lifetime.goals as string[]).filter((g) => g !== 'conversion'), `node ${node}`).toHaveLength(20);

@@ -4,6 +4,9 @@
 // A conversion naming a 21st goal is 400 invalid_parameter naming its goal
 // (in a batch, that entry alone); goals the route has go on counting; the
 // bound holds when new goals race on both threads; another route has its own.
+// The default goal is not among the 20: a conversion that names no goal is
+// counted on a route that has 20 others (contract §10: goal defaults to
+// "conversion", 202).
 import { expect, it } from 'vitest';
 import { api, inParallel, NO_RATE_LIMIT, useRedirectServer, visitorId } from '../../helpers/routes.js';
 
@@ -64,4 +67,30 @@ it('the bound is per route: a full route leaves another route its own 20', async
   const fresh = await newRoute();
   const r = await api(sg.server, 'POST', '/v1/conversions', { click_id: await clickId(fresh.code), goal: 'f-new' });
   expect(r.status, r.body).toBe(202);
+});
+
+it('a conversion naming no goal counts on a route that has 20 others, before and after them', async () => {
+  const route = await newRoute();
+  const first = await clickId(route.code);
+  const full = await api(sg.server, 'POST', '/v1/conversions', { conversions: Array.from({ length: LIMIT }, (_, i) => ({ click_id: first, goal: `h${i}` })) });
+  expect((full.json.results as Record<string, unknown>[]).every((x) => x.duplicate === false)).toBe(true);
+  const r = await api(sg.server, 'POST', '/v1/conversions', { click_id: first });
+  expect(r.status, r.body).toBe(202);
+  expect(r.json).toMatchObject({ goal: 'conversion', duplicate: false });
+  // With the default goal stored, the route still takes no 21st of its own.
+  const refused = await api(sg.server, 'POST', '/v1/conversions', { click_id: await clickId(route.code), goal: 'h-more' });
+  expect(refused.status).toBe(400);
+  expect(refused.json.error).toContain('besides "conversion"');
+  const detail = await api(sg.server, 'GET', `/v1/routes/${route.id}`);
+  expect((detail.json.experiment.lifetime.goals as string[]).sort()).toEqual(['conversion', ...Array.from({ length: LIMIT }, (_, i) => `h${i}`)].sort());
+});
+
+it('a route whose first conversion named no goal still takes 20 others', async () => {
+  const route = await newRoute();
+  const id = await clickId(route.code);
+  expect((await api(sg.server, 'POST', '/v1/conversions', { click_id: id })).status).toBe(202);
+  const r = await api(sg.server, 'POST', '/v1/conversions', { conversions: Array.from({ length: LIMIT + 1 }, (_, i) => ({ click_id: id, goal: `k${i}` })) });
+  const results = r.json.results as Record<string, unknown>[];
+  expect(results.slice(0, LIMIT).every((x) => x.duplicate === false)).toBe(true);
+  expect(results[LIMIT]).toMatchObject({ code: 'invalid_parameter', field: `conversions[${LIMIT}].goal` });
 });

@@ -50,7 +50,7 @@ export async function serve(
   const prepared = await prepareNode(config, options);
   // Set once the storage is open: in cluster mode, what this node serves, for its heartbeat.
   let ipdb: NodeDatabase | null = null;
-  const { storage, node } = await openNodeStorage(config, prepared, () => ipdb?.published?.serving() ?? { version: null, sha256: null }, options.announce);
+  const { storage, node } = await openNodeStorage(config, prepared, () => ({ version: ipdb?.database.version ?? null, sha256: ipdb?.published?.servingSha() ?? null }), options.announce);
   let shutdown: Shutdown | null = null;
   let refresh: NodeRefresh;
   try {

@@ -16,11 +16,15 @@ import type { ServerThreads } from './threads.js';
 /** How often to look at the change feed for a database installed by another process (the CLI). */
 const GENERATION_POLL_MS = 1000;
 
-/** The keyword tables of a database file (cached on disk), shared with every thread. */
-function tablesFor(file: string, dataDir: string): KeywordTables {
+/**
+ * The version of a database file (its ASN data's, as /healthz reports it)
+ * and its keyword tables (cached on disk), shared with every thread; the
+ * tables are computed unless given.
+ */
+function describe(file: string, dataDir: string, tables: KeywordTables | null): { version: string; tables: KeywordTables } {
   const db = IpDatabase.open(file);
   try {
-    return keywordTablesFor(db, builtInLists(), path.join(dataDir, 'ipdb'));
+    return { version: db.info.version, tables: tables ?? keywordTablesFor(db, builtInLists(), path.join(dataDir, 'ipdb')) };
   } finally {
     db.close();
   }
@@ -31,6 +35,8 @@ export class DatabaseSwapper {
   serving: ServingCopy | null = null;
   /** Keyword tables of `serving`. */
   tables: KeywordTables | null = null;
+  /** The version of `serving` (a cluster node's heartbeat publishes it). */
+  version: string | null = null;
   readonly #currentFile: string;
   readonly #dataDir: string;
   readonly #storage: Storage;
@@ -50,7 +56,7 @@ export class DatabaseSwapper {
   publishInitial(): void {
     try {
       this.serving = publish(this.#currentFile);
-      this.tables = tablesFor(this.serving.path, this.#dataDir);
+      ({ version: this.version, tables: this.tables } = describe(this.serving.path, this.#dataDir, null));
     } catch (err) {
       release(this.serving);
       this.serving = null;
@@ -86,13 +92,14 @@ export class DatabaseSwapper {
   async swapToCurrent(tables: KeywordTables | null): Promise<void> {
     this.#generation = databaseGeneration(this.#storage.state);
     const copy = publish(this.#currentFile);
-    const next = tables ?? tablesFor(copy.path, this.#dataDir);
+    const next = describe(copy.path, this.#dataDir, tables);
     this.#queue = this.#queue.then(async () => {
-      const answers = (await this.#threads?.swap(copy.path, next)) ?? [];
+      const answers = (await this.#threads?.swap(copy.path, next.tables)) ?? [];
       const failed = answers.filter((a) => a.error);
       release(this.serving);
       this.serving = copy;
-      this.tables = next;
+      this.tables = next.tables;
+      this.version = next.version;
       log(failed.length ? 'error' : 'info', 'ipdb_swapped', { threads: answers.length, failed: failed.length });
     });
     return this.#queue;

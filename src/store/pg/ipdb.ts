@@ -142,10 +142,9 @@ export class PublishedDatabase {
     storage.feed.on(['ipdb'], () => void this.follow());
   }
 
-  /** What this node serves, for its heartbeat: the published version when current.trie is that file. */
-  serving(): { version: string | null; sha256: string | null } {
-    const published = this.published();
-    return { version: published && published.sha256 === this.#localSha ? String(published.version) : null, sha256: this.#localSha };
+  /** SHA-256 of the file this node installed last, for its heartbeat (`cluster status` compares it with the published file's). */
+  servingSha(): string | null {
+    return this.#localSha;
   }
 
   published(): Published | null {

@@ -90,7 +90,7 @@ export const SHARED_SETTINGS = [
 ] as const;
 
 export interface NodeReport {
-  /** The IP database this node serves: version and SHA-256, or nulls. */
+  /** The IP database this node serves: its version (as /healthz reports it) and current.trie's SHA-256, or nulls. */
   ipdb(): { version: string | null; sha256: string | null };
   /** 'connected' or 'local' (limits enforced per node). */
   redis(): string;

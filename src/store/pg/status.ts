@@ -18,6 +18,7 @@ interface NodeStatus {
   behind_changes: number;
   lag_ms: number;
   ready: boolean;
+  /** What the node serves: the database's version (as its /healthz says), current.trie's SHA-256, and whether that is the published file. */
   database: { version: string | null; sha256: string | null; current: boolean };
   redis: string;
   /** The settings every node must share, as the node published them; null from a node of the version before. */
@@ -26,6 +27,7 @@ interface NodeStatus {
 
 export interface ClusterReport {
   head_seq: number;
+  /** The newest published file; `version` is its number in ipdb_files (a counter), not the data's version. */
   database: { version: number; sha256: string; size: number; published_by: string; published_at: string } | null;
   nodes: NodeStatus[];
   /** The variables of the shared settings on which live nodes differ (each logs cluster_settings_differ). */

@@ -114,19 +114,29 @@ const SAME_SHARE = 1e-12;
  * count; invalid_parameter when split_ratio is sent to a route without
  * exactly two variants, or default_group names a key the list lacks.
  */
+/**
+ * Page B's weight for a split ratio: 1 − ratio to 12 significant digits, so
+ * that a route answers the weight a person would write (1 − 0.8 is
+ * 0.19999999999999996 in binary; the share it gives differs by less than
+ * 1e-12).
+ */
+function weightOfB(splitRatio: number): number {
+  return Number((1 - splitRatio).toPrecision(12));
+}
+
 export function applyRouteChanges(current: RouteBase | undefined, changes: RouteChanges, now: string): RouteBase {
   const before = current ? variantsOf(current) : undefined;
   let variants: Variant[];
   if (changes.variants) variants = changes.variants.map((v) => ({ ...v }));
   else if (before) variants = before.map((v) => ({ ...v }));
-  else variants = [{ url: changes.pageA!, weight: changes.splitRatio ?? 0.5 }, { url: changes.pageB!, weight: 1 - (changes.splitRatio ?? 0.5) }];
+  else variants = [{ url: changes.pageA!, weight: changes.splitRatio ?? 0.5 }, { url: changes.pageB!, weight: weightOfB(changes.splitRatio ?? 0.5) }];
   if (!changes.variants && before) {
     if (changes.pageA !== undefined) variants[0].url = changes.pageA;
     if (changes.pageB !== undefined) variants[1].url = changes.pageB;
     if (changes.splitRatio !== undefined) {
       if (variants.length !== 2) throw invalidParameter('split_ratio', `applies only to a route with two variants (this one has ${variants.length}); send variants`);
       variants[0].weight = changes.splitRatio;
-      variants[1].weight = 1 - changes.splitRatio;
+      variants[1].weight = weightOfB(changes.splitRatio);
     }
   }
   const defaultGroup = changes.defaultGroup ?? current?.defaultGroup ?? 'a';

@@ -48,6 +48,11 @@ it('a two-variant list gives split_ratio = weight(a) / (weight(a) + weight(b)); 
   // And the old form still gives its variants.
   const old = await api(server, 'POST', '/v1/routes', { name: 'old', page_a: url('a'), page_b: url('b'), split_ratio: 0.3 });
   expect(old.json.variants).toEqual([{ key: 'a', url: url('a'), weight: 0.3 }, { key: 'b', url: url('b'), weight: 0.7 }]);
+  // b's weight is 1 − split_ratio as written, not its binary remainder (1 − 0.8 = 0.19999999999999996).
+  for (const [ratio, rest] of [[0.8, 0.2], [0.9, 0.1], [0.7, 0.3]]) {
+    const changed = await api(server, 'PUT', `/v1/routes/${old.json.id}`, { split_ratio: ratio });
+    expect(changed.json.variants.map((v: { weight: number }) => v.weight)).toEqual([ratio, rest]);
+  }
   expect(old.json.append_click_id).toBe(false);
 });
 

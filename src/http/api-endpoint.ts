@@ -44,15 +44,26 @@ const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,256})$/i;
 
 export const isHead = (req: HttpRequest) => req.getMethod().toLowerCase() === 'head';
 
-/** The refusal of an unauthenticated call: 429 past the address's failure limit, else 401 naming what was wrong with the header. */
+/**
+ * The refusal of an unauthenticated call: 429 past the address's failure
+ * limit, else 401 naming what was wrong with the header. Either carries the
+ * RateLimit-* headers of the limit that applies to a call without an account
+ * (contract §3: every /v1 answer carries them): the address's failed
+ * authentications, AUTH_FAILURE_LIMIT a rolling minute.
+ */
 function unauthenticated(call: RequestBasics, wellFormed: boolean, verdict: FailureVerdict): AppError {
+  const limit = {
+    'RateLimit-Limit': String(AUTH_FAILURE_LIMIT),
+    'RateLimit-Remaining': String(Math.max(0, AUTH_FAILURE_LIMIT - verdict.count)),
+    'RateLimit-Reset': String(verdict.retryAfter),
+  };
   if (!verdict.allowed) {
-    return new AppError('rate_limited', 'too many failed authentications from this address', null, { headers: { 'Retry-After': String(verdict.retryAfter) } });
+    return new AppError('rate_limited', 'too many failed authentications from this address', null, { headers: { ...limit, 'Retry-After': String(verdict.retryAfter) } });
   }
   const why = call.authorization === ''
     ? 'the Authorization header is missing'
     : wellFormed ? 'the API key is not valid' : 'the Authorization header must be "Bearer <API key>"';
-  return new AppError('unauthorized', why, 'Authorization', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  return new AppError('unauthorized', why, 'Authorization', { headers: { ...limit, 'WWW-Authenticate': 'Bearer' } });
 }
 
 export function registerApi(endpoints: Endpoints, deps: AppDeps): void {

@@ -86,7 +86,7 @@ it('the account limit: 429 with RateLimit-* and Retry-After', async () => {
   expect(errorBody(reply!).code).toBe('rate_limited');
 });
 
-it('the failed-authentication limit: 429 with Retry-After and no RateLimit-*', async () => {
+it('the failed-authentication limit: 429 with Retry-After and the RateLimit-* of that limit', async () => {
   let reply: Response | undefined;
   for (let i = 0; i < 40; i++) {
     reply = await call('GET', '/v1/account', { key: `sg_wrong${i}`, localAddress: '127.0.0.32' });
@@ -95,7 +95,7 @@ it('the failed-authentication limit: 429 with Retry-After and no RateLimit-*', a
   }
   expect(reply!.status).toBe(429);
   expectOperation(reply!, '/v1/account', 'GET');
-  expect(reply!.headers['ratelimit-limit']).toBeUndefined();
+  expect([reply!.headers['ratelimit-limit'], reply!.headers['ratelimit-remaining']]).toEqual(['30', '0']);
   expect(errorBody(reply!).code).toBe('rate_limited');
 });
 

@@ -1,6 +1,7 @@
 // Failed authentications are limited per exact client address: 30 bad keys
 // in a minute are answered 401, the 31st and later 429 rate_limited with
-// Retry-After. Failures never stop a valid key, from that address or any
+// Retry-After. Both carry the RateLimit-* headers of that limit (contract §3:
+// every /v1 answer carries them; before, neither did). Failures never stop a valid key, from that address or any
 // other (keys are 256-bit random; the limit is about load, and callers behind
 // one NAT must not lock each other out). Addresses never share a count:
 // before, 31 bad keys from one address could lock out another address that
@@ -26,6 +27,10 @@ it('answers 429 to bad keys after 30 failures from one address, and still serves
     const r = await call(port, server.ca, 'GET', '/v1/account', `sg_wrong${i}`);
     expect(r.status, `bad key ${i + 1}`).toBe(401);
     expect(r.json).toMatchObject({ code: 'unauthorized', field: 'Authorization' });
+    const l = limits(r);
+    expect([l.limit, l.remaining]).toEqual([AUTH_FAILURE_LIMIT, AUTH_FAILURE_LIMIT - i - 1]);
+    expect(l.reset).toBeGreaterThanOrEqual(1);
+    expect(l.reset).toBeLessThanOrEqual(60);
   }
 
   const blocked = await call(port, server.ca, 'GET', '/v1/account', 'sg_wrong_again');
@@ -33,6 +38,7 @@ it('answers 429 to bad keys after 30 failures from one address, and still serves
   expect(blocked.json).toMatchObject({ code: 'rate_limited', field: null });
   expect(limits(blocked).retryAfter).toBeGreaterThanOrEqual(1);
   expect(limits(blocked).retryAfter).toBeLessThanOrEqual(60);
+  expect(limits(blocked)).toMatchObject({ limit: AUTH_FAILURE_LIMIT, remaining: 0, reset: limits(blocked).retryAfter });
 
   const valid = await call(port, server.ca, 'GET', '/v1/account', server.apiKey);
   expect(valid.status).toBe(200);

@@ -122,9 +122,13 @@ function settings(body: Record<string, unknown>, partial: boolean): RouteChanges
   return out;
 }
 
+/** The route id of a path; a longer integer than any id names no route (404, contract §4), anything else is 400. */
 function routeId(value: string): number {
   const id = parseId(value);
-  if (id === 0) throw invalidParameter('id', `must be a positive integer of at most ${MAX_ID_DIGITS} digits`);
+  if (id === 0) {
+    if (/^[1-9][0-9]*$/.test(value)) throw new AppError('not_found', `route ${value.length > 40 ? `${value.slice(0, 40)}…` : value} does not exist`, 'id');
+    throw invalidParameter('id', `must be a positive integer of at most ${MAX_ID_DIGITS} digits`);
+  }
   return id;
 }
 

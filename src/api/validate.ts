@@ -66,8 +66,9 @@ export function pageParams(q: URLSearchParams): { page: number; limit: number } 
   const int = (name: string, fallback: number, min: number, max: number) => {
     const raw = q.get(name);
     if (raw === null) return fallback;
-    if (!/^[0-9]{1,7}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw invalidParameter(name, `must be an integer from ${min} to ${max}`);
+    if (!/^[0-9]{1,16}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw invalidParameter(name, `must be an integer from ${min} to ${max}`);
     return Number(raw);
   };
-  return { page: int('page', 1, 1, 1_000_000), limit: int('limit', 20, 1, 100) };
+  // Any page a JavaScript number holds exactly: one past the end is empty (contract §4), however far.
+  return { page: int('page', 1, 1, Number.MAX_SAFE_INTEGER), limit: int('limit', 20, 1, 100) };
 }

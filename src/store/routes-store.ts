@@ -216,6 +216,8 @@ export class Routes {
     // The account record keeps the count: counting the index costs O(routes).
     const total = this.#stores.accounts.get(accountId)?.routesActive ?? 0;
     const data: Route[] = [];
+    // Past the end: nothing to skip through (page may be any safe integer, its offset past one).
+    if ((page - 1) * limit >= total) return { data, total };
     for (const { key } of this.#stores.accountRoutes.getRange({ ...range, offset: (page - 1) * limit, limit })) {
       const route = this.#stores.routes.get((key as [number, number])[1]);
       if (route) data.push(route);

@@ -5,7 +5,7 @@
 //
 // Record kinds live in their own named databases. The schema version sits in
 // `meta`; MIGRATIONS[n] moves a store from version n to n + 1.
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../errors.js';
@@ -299,20 +299,44 @@ export function raiseIdCounter(stores: Stores, name: 'account' | 'route', id: nu
 
 /**
  * Creates the data directory when it is missing and checks that it can be
- * written, so that the server and the CLI stop at once with a message naming
- * the directory and the reason (a recursive mkdir on a read-only file system
- * reports a misleading ENOENT, and LMDB's own errors name no path).
+ * written, so that the server stops at once with a message naming the
+ * setting, the directory and the reason (a recursive mkdir on a read-only
+ * file system reports a misleading ENOENT, and LMDB's own errors name no
+ * path).
  */
-export function prepareDataDir(dataDir: string): void {
+export function prepareDataDir(dataDir: string, setting = 'SPLITGUARD_DATA_DIR'): void {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeDirectory(dataDir);
     accessSync(dataDir, constants.W_OK);
   } catch (err) {
-    throw storageError(dataDir, err);
+    throw storageError(dataDir, err, setting);
   }
 }
 
-function storageError(dir: string, err: unknown): AppError {
+/**
+ * mkdir -p, one component at a time below the nearest existing ancestor,
+ * which must be a directory. Node 20's recursive mkdirSync never returns for
+ * some paths (under /proc/self/, it retries forever at full CPU).
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  let at = dir;
+  while (!existsSync(at) && path.dirname(at) !== at) {
+    missing.push(at);
+    at = path.dirname(at);
+  }
+  if (!statSync(at).isDirectory()) throw new Error(`${at} is not a directory`);
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      // Made meanwhile by another process: fine if it is a directory.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
+    }
+  }
+}
+
+function storageError(dir: string, err: unknown, setting?: string): AppError {
   // The nearest existing ancestor says why nothing can be created below it.
   let reason = (err as Error).message;
   let at = dir;
@@ -322,7 +346,7 @@ function storageError(dir: string, err: unknown): AppError {
   } catch (probe) {
     reason = (probe as Error).message;
   }
-  return new AppError('storage_unusable', `${dir}: ${reason}`, null, { cause: err });
+  return new AppError('storage_unusable', `${dir}${setting ? ` (${setting})` : ''}: ${reason}`, null, { cause: err });
 }
 
 /** The store's map when the process may use any amount of address space. */

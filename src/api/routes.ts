@@ -11,6 +11,7 @@ import type { Storage } from '../store/storage.js';
 import { objectBody, pageParams, queryParams, stringField } from './validate.js';
 import { CLICK_ID_PARAM, isClickIdParam } from '../experiments/click-id.js';
 import { experimentReport } from '../experiments/report.js';
+import { RouteFigures } from './route-figures.js';
 
 const WRITABLE = ['name', 'page_a', 'page_b', 'split_ratio', 'default_group', 'intercept_level', 'variants', 'append_click_id'] as const;
 const READ_ONLY = ['id', 'code', 'short_url', 'status', 'created_at', 'updated_at', 'stats', 'experiment'] as const;
@@ -133,8 +134,10 @@ function routeId(value: string): number {
 }
 
 
-export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'stats' | 'experiments'>, shortBase: string): void {
+export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Storage, 'routes' | 'stats' | 'experiments' | 'cluster'>, shortBase: string): void {
   const { routes, stats } = storage;
+  /** Cluster mode: the figures last read, for answering a detail while PostgreSQL is away. */
+  const figures = storage.cluster ? new RouteFigures() : null;
   const view = (r: Route) => ({
     id: r.id,
     name: r.name,
@@ -171,32 +174,34 @@ export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Stora
     const id = routeId(req.params.id);
     const route = routes.get(req.account.id, id);
     if (!route) throw notFound(id);
-    const today = dayOf(Date.now());
-    const [days, experiment] = await Promise.all([stats.window(id, today), experimentReport(storage.experiments, route, today)]);
+    const now = Date.now();
+    const today = dayOf(now);
+    let days, experiment;
+    try {
+      [days, experiment] = await Promise.all([stats.window(id, today), experimentReport(storage.experiments, route, today)]);
+    } catch (err) {
+      const kept = err instanceof AppError && err.code === 'storage_unavailable' ? figures?.recall(id) : undefined;
+      if (!kept) throw err;
+      return { status: 200, headers: etag(route), body: { ...view(route), stats: kept.stats, experiment: kept.experiment, stats_as_of: kept.at } };
+    }
     const sum = (f: keyof (typeof days)[0]['stats']) => days.reduce((a, d) => a + d.stats[f], 0);
-    return {
-      status: 200,
-      headers: etag(route),
-      body: {
-        ...view(route),
-        stats: {
-          window: { days: days.length, from: isoDay(days[0].day), to: isoDay(today) },
-          clicks: { total: sum('clicks'), daily: days.map((d) => ({ date: isoDay(d.day), clicks: d.stats.clicks })) },
-          groups: { a: sum('a'), b: sum('b') },
-          intercepted: sum('intercepted'),
-          rule_hits: {
-            asn_blacklist: sum('asn_blacklist'),
-            org_keyword: sum('org_keyword'),
-            vpn_proxy: sum('vpn_proxy'),
-            carrier_whitelist: sum('carrier_whitelist'),
-            check_failed: sum('check_failed'),
-            range_feed: sum('range_feed'),
-            crawler: sum('crawler'),
-          },
-        },
-        experiment,
+    const routeStats = {
+      window: { days: days.length, from: isoDay(days[0].day), to: isoDay(today) },
+      clicks: { total: sum('clicks'), daily: days.map((d) => ({ date: isoDay(d.day), clicks: d.stats.clicks })) },
+      groups: { a: sum('a'), b: sum('b') },
+      intercepted: sum('intercepted'),
+      rule_hits: {
+        asn_blacklist: sum('asn_blacklist'),
+        org_keyword: sum('org_keyword'),
+        vpn_proxy: sum('vpn_proxy'),
+        carrier_whitelist: sum('carrier_whitelist'),
+        check_failed: sum('check_failed'),
+        range_feed: sum('range_feed'),
+        crawler: sum('crawler'),
       },
     };
+    figures?.remember(id, { stats: routeStats, experiment, at: new Date(now).toISOString() });
+    return { status: 200, headers: etag(route), body: { ...view(route), stats: routeStats, experiment } };
   });
 
   table.add('PUT', '/v1/routes/:id', async (req) => {

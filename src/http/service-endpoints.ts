@@ -36,7 +36,7 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
   if (readiness) {
     getAndHead('/readyz', (exchange) => {
       const state = readiness();
-      sendJson(exchange, state.ready ? 200 : 503, state, { 'Cache-Control': 'no-store' });
+      sendJson(exchange, state.ready ? 200 : 503, state);
     });
   }
 

@@ -797,14 +797,20 @@ async function routePage(view, { match }) {
     go('/routes');
   } }, 'Delete route');
 
+  // A cluster node whose PostgreSQL is away answers the figures it last read, and says when.
+  const asOf = h('p', { class: 'hint', role: 'status' });
+  const showAsOf = (r) => {
+    asOf.textContent = r.stats_as_of ? `The cluster storage is unreachable: figures as of ${new Date(r.stats_as_of).toLocaleTimeString('en')}.` : '';
+  };
   facts.show(route);
+  showAsOf(route);
   stats.show(route.stats);
   experiment.show(route.experiment, route.variants);
   view.append(
     h('p', {}, h('a', { href: '#/routes' }, '← All routes')),
     title,
     h('section', { class: 'panel' }, ...facts.nodes),
-    h('section', { class: 'panel', 'aria-labelledby': 'stats-h' }, h('h2', { id: 'stats-h' }, 'Last 7 days'), ...stats.nodes),
+    h('section', { class: 'panel', 'aria-labelledby': 'stats-h' }, h('h2', { id: 'stats-h' }, 'Last 7 days'), asOf, ...stats.nodes),
     h('section', { class: 'panel', 'aria-labelledby': 'exp-h' }, h('h2', { id: 'exp-h' }, 'Experiment'), promoteError, ...experiment.nodes),
     h('section', { class: 'panel', 'aria-labelledby': 'edit-h' }, h('h2', { id: 'edit-h' }, 'Edit route'), edit),
     h('section', { class: 'panel', 'aria-labelledby': 'del-h' }, h('h2', { id: 'del-h' }, 'Delete route'), del),
@@ -813,6 +819,7 @@ async function routePage(view, { match }) {
   every(1000, async () => {
     try {
       const fresh = await api('GET', `/v1/routes/${id}`);
+      showAsOf(fresh);
       stats.show(fresh.stats);
       experiment.show(fresh.experiment, fresh.variants);
     } catch {

@@ -12,6 +12,7 @@ import { type Endpoint, RedirectClient } from './routes.js';
 import { rmSync } from 'node:fs';
 import { freePort } from './ports.js';
 import { type Env, startServer, tempDataDir, type TestServer } from './server.js';
+import { type SourceServer, startSourceServer } from './sources.js';
 
 /** Why a cluster cannot run here (a missing service binary; nginx only when it is wanted), or null. */
 function clusterSkipReason(nginx: boolean): string | null {
@@ -158,6 +159,25 @@ export function useCluster(options: ClusterOptions | (() => ClusterOptions)): Us
     env: (i) => cluster().env(i),
     restart: (i) => cluster().restart(i),
   };
+}
+
+/**
+ * Two nodes (nginx left out, no rate limit to speak of) that refresh from a
+ * source server of the file's own ("valid" data), which starts before the
+ * cluster (whose options name it) and closes after it.
+ */
+export function useRefreshingCluster(): { cluster: UsedCluster; sources: () => SourceServer } {
+  let sources: SourceServer | undefined;
+  // Registered before useCluster's hooks: see the hook order there.
+  beforeAll(async () => {
+    if (cluster.skip) return;
+    sources = await startSourceServer();
+  });
+  afterAll(async () => {
+    await sources?.close();
+  });
+  const cluster = useCluster(() => ({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000', SPLITGUARD_IPDB_SOURCES: sources!.location('valid') } }));
+  return { cluster, sources: () => sources! };
 }
 
 /**

@@ -4,29 +4,19 @@
 // file the refresh leader published. Before, a node's version was null
 // until a refresh published a file, and then the publication's number ("1"),
 // so the data's version appeared nowhere.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCliJson } from '../../helpers/cli.js';
 import { request } from '../../helpers/client.js';
-import { useCluster } from '../../helpers/cluster.js';
+import { useRefreshingCluster } from '../../helpers/cluster.js';
 import { databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
 import { waitUntil } from '../../helpers/routes.js';
-import { startSourceServer, type SourceServer } from '../../helpers/sources.js';
 
 interface Status {
   database: { version: number; sha256: string } | null;
   nodes: { name: string; database: { version: string | null; sha256: string | null; current: boolean } }[];
 }
 
-let sources: SourceServer;
-// Registered before useCluster's hooks: the source server starts before the cluster (whose options name it) and closes after it.
-beforeAll(async () => {
-  if (cluster.skip) return;
-  sources = await startSourceServer();
-});
-afterAll(async () => {
-  await sources?.close();
-});
-const cluster = useCluster(() => ({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000', SPLITGUARD_IPDB_SOURCES: sources.location('valid') } }));
+const { cluster } = useRefreshingCluster();
 
 const status = () => runCliJson<Status>(['cluster', 'status'], cluster.nodes[0].dataDir, { SPLITGUARD_DATABASE_URL: cluster.pg.url, SPLITGUARD_REDIS_URL: cluster.redis.url });
 const healthVersion = async (i: number) => (await request({ port: cluster.nodes[i].ports[0], ca: cluster.nodes[i].ca, path: '/healthz' })).json.database.version as string;

@@ -4,22 +4,12 @@
 // handed to the leader, which downloads and builds once and publishes the
 // file; both nodes then serve the same new database (same checksum) well
 // within 30 s, the follower having downloaded it from PostgreSQL.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useCluster } from '../../helpers/cluster.js';
+import { expect, it } from 'vitest';
+import { useRefreshingCluster } from '../../helpers/cluster.js';
 import { databaseStatus, triggerRefresh } from '../../helpers/refresh.js';
 import { waitUntil } from '../../helpers/routes.js';
-import { startSourceServer, type SourceServer } from '../../helpers/sources.js';
 
-let sources: SourceServer;
-// Registered before useCluster's hooks: the source server starts before the cluster (whose options name it) and closes after it.
-beforeAll(async () => {
-  if (cluster.skip) return;
-  sources = await startSourceServer();
-});
-afterAll(async () => {
-  await sources?.close();
-});
-const cluster = useCluster(() => ({ nodes: 2, nginx: false, env: { SPLITGUARD_RATE_LIMIT_PER_MIN: '1000000', SPLITGUARD_IPDB_SOURCES: sources.location('valid') } }));
+const { cluster, sources } = useRefreshingCluster();
 
 it.skipIf(cluster.skip)('a trigger through any node builds once on the leader, and every node swaps to the published file', async () => {
   const [a, b] = cluster.nodes.map((n) => ({ ...n, apiKey: cluster.apiKey }));
@@ -44,7 +34,7 @@ it.skipIf(cluster.skip)('a trigger through any node builds once on the leader, a
   expect(builds).toHaveLength(1);
   expect(cluster.nodes[1].logs().filter((l) => l.event === 'ipdb_refresh_started')).toHaveLength(0);
   expect(cluster.nodes[1].logs().some((l) => l.event === 'ipdb_published_installed')).toBe(true);
-  expect(sources.requests.map((r) => r.status)).toEqual([200, 200]);
+  expect(sources().requests.map((r) => r.status)).toEqual([200, 200]);
   const files = await cluster.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM ipdb_files');
   expect(files).toEqual([{ n: 1 }]);
 }, 120_000);

@@ -173,8 +173,8 @@ function planRefresh(config: Config, storage: Storage, prepared: PreparedNode, i
     prepared.metrics,
     prepared.shared.refresh,
     async (result) => {
-      published?.installedLocally();
-      await database.swapToCurrent(result.tables);
+      const swap = () => database.swapToCurrent(result.tables);
+      await (published ? published.installedLocally(swap) : swap());
     },
     leader ? () => leader.isLeader : undefined,
   );

@@ -11,7 +11,9 @@
 // BroadcastChannel, which delivers them to every other thread of the
 // process (never back to the sender); so whichever thread a client's
 // connection lands on has them, a few milliseconds after they were read.
-// Bounded: at most MAX routes a thread, least recently kept first out.
+// Bounded per thread: at most MAX routes and MAX_CHARS characters of their
+// JSON (a route of 8 variants and 21 goals is about 100,000), least recently
+// kept first out.
 import { BroadcastChannel } from 'node:worker_threads';
 
 export interface RouteFiguresEntry {
@@ -23,15 +25,23 @@ export interface RouteFiguresEntry {
 
 const CHANNEL = 'splitguard:route-figures';
 
+interface Kept {
+  figures: RouteFiguresEntry;
+  /** Characters of its JSON: what the bound counts. */
+  chars: number;
+}
+
 export class RouteFigures {
   static readonly MAX = 500;
-  readonly #byRoute = new Map<number, RouteFiguresEntry>();
+  static readonly MAX_CHARS = 8_000_000;
+  readonly #byRoute = new Map<number, Kept>();
+  #chars = 0;
   readonly #channel = new BroadcastChannel(CHANNEL);
 
   constructor() {
     this.#channel.onmessage = (event) => {
-      const { routeId, figures } = (event as { data: { routeId: number; figures: RouteFiguresEntry } }).data;
-      this.#keep(routeId, figures);
+      const { routeId, kept } = (event as { data: { routeId: number; kept: Kept } }).data;
+      this.#keep(routeId, kept);
     };
     // The channel must not keep a thread alive at its stop.
     this.#channel.unref();
@@ -39,20 +49,29 @@ export class RouteFigures {
 
   /** Keeps a route's figures just read, here and on the node's other threads. */
   remember(routeId: number, figures: RouteFiguresEntry): void {
-    this.#keep(routeId, figures);
-    this.#channel.postMessage({ routeId, figures });
+    const kept = { figures, chars: JSON.stringify(figures).length };
+    this.#keep(routeId, kept);
+    this.#channel.postMessage({ routeId, kept });
   }
 
   recall(routeId: number): RouteFiguresEntry | undefined {
-    return this.#byRoute.get(routeId);
+    return this.#byRoute.get(routeId)?.figures;
   }
 
-  #keep(routeId: number, figures: RouteFiguresEntry): void {
-    // Older figures arriving late (a slower thread's read) never replace newer ones.
+  #keep(routeId: number, kept: Kept): void {
     const held = this.#byRoute.get(routeId);
-    if (held && held.at > figures.at) return;
-    this.#byRoute.delete(routeId);
-    this.#byRoute.set(routeId, figures);
-    if (this.#byRoute.size > RouteFigures.MAX) this.#byRoute.delete(this.#byRoute.keys().next().value!);
+    // Older figures arriving late (a slower thread's read) never replace newer ones.
+    if (held && held.figures.at > kept.figures.at) return;
+    if (held) {
+      this.#byRoute.delete(routeId);
+      this.#chars -= held.chars;
+    }
+    this.#byRoute.set(routeId, kept);
+    this.#chars += kept.chars;
+    for (const [oldest, entry] of this.#byRoute) {
+      if (this.#byRoute.size <= RouteFigures.MAX && this.#chars <= RouteFigures.MAX_CHARS) break;
+      this.#byRoute.delete(oldest);
+      this.#chars -= entry.chars;
+    }
   }
 }

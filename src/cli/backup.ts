@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { AppError } from '../errors.js';
-import { ENV_OPTIONS } from '../store/db.js';
+import { ENV_OPTIONS, makeDirectory } from '../store/db.js';
 import { lmdbFileProblem, storeProblem } from '../store/lmdb-file.js';
 import { type Io, parseCommand } from './io.js';
 
@@ -187,7 +187,7 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
   // as it was (it is only renamed, and only once the copy is complete). A
   // data directory that cannot be written is refused before the store is
   // opened (LMDB would fail setting up its locks, a less clear message).
-  step(`creating the data directory ${io.dataDir}`, () => mkdirSync(io.dataDir, { recursive: true }));
+  step(`creating the data directory ${io.dataDir}`, () => makeDirectory(io.dataDir));
   step(`writing in the data directory ${io.dataDir}`, () => accessSync(io.dataDir, constants.W_OK));
   const lock = lockDataDir(io.dataDir);
   try {

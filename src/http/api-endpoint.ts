@@ -49,12 +49,13 @@ export const isHead = (req: HttpRequest) => req.getMethod().toLowerCase() === 'h
  * limit, else 401 naming what was wrong with the header. Either carries the
  * RateLimit-* headers of the limit that applies to a call without an account
  * (contract §3: every /v1 answer carries them): the address's failed
- * authentications, AUTH_FAILURE_LIMIT a rolling minute.
+ * authentications, AUTH_FAILURE_LIMIT a rolling minute (in a cluster with
+ * Redis away, the node's share of it, which is what the verdict applied).
  */
 function unauthenticated(call: RequestBasics, wellFormed: boolean, verdict: FailureVerdict): AppError {
   const limit = {
-    'RateLimit-Limit': String(AUTH_FAILURE_LIMIT),
-    'RateLimit-Remaining': String(Math.max(0, AUTH_FAILURE_LIMIT - verdict.count)),
+    'RateLimit-Limit': String(verdict.limit),
+    'RateLimit-Remaining': String(Math.max(0, verdict.limit - verdict.count)),
     'RateLimit-Reset': String(verdict.retryAfter),
   };
   if (!verdict.allowed) {

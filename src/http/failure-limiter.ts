@@ -34,6 +34,8 @@ const TOTAL = 5;
 
 export interface Verdict {
   allowed: boolean;
+  /** The limit applied (in a cluster with Redis away, this node's share of the configured one). */
+  limit: number;
   /** Failures counted for the key in the window, this one included. */
   count: number;
   /** Whole seconds until the oldest counted failure leaves the window (1..60). */
@@ -75,7 +77,7 @@ export class FailureLimiter {
       const a = this.#table;
       const allowed = a[entry + TOTAL] < limit;
       if (allowed && count) countInWindow(a, entry + LAST, BUCKETS, tick);
-      return { allowed, count: a[entry + TOTAL], retryAfter: this.#retryAfter(entry, tick, nowMs) };
+      return { allowed, limit, count: a[entry + TOTAL], retryAfter: this.#retryAfter(entry, tick, nowMs) };
     });
   }
 

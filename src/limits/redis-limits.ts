@@ -73,7 +73,7 @@ class RedisFailureLimit implements FailureLimit {
       (out) => {
         const [allowed, counted, retryAfter] = out as Triple;
         if (allowed === 1 && count) this.#local.hit(key, UNCAPPED, nowMs);
-        return { allowed: allowed === 1, count: counted, retryAfter };
+        return { allowed: allowed === 1, limit, count: counted, retryAfter };
       },
       () => this.#alone(key, limit, nowMs, count),
     );

@@ -92,7 +92,13 @@ export class DatabaseSwapper {
   async swapToCurrent(tables: KeywordTables | null): Promise<void> {
     this.#generation = databaseGeneration(this.#storage.state);
     const copy = publish(this.#currentFile);
-    const next = describe(copy.path, this.#dataDir, tables);
+    let next: ReturnType<typeof describe>;
+    try {
+      next = describe(copy.path, this.#dataDir, tables);
+    } catch (err) {
+      release(copy);
+      throw err;
+    }
     this.#queue = this.#queue.then(async () => {
       const answers = (await this.#threads?.swap(copy.path, next.tables)) ?? [];
       const failed = answers.filter((a) => a.error);

@@ -318,7 +318,7 @@ export function prepareDataDir(dataDir: string, setting = 'SPLITGUARD_DATA_DIR')
  * which must be a directory. Node 20's recursive mkdirSync never returns for
  * some paths (under /proc/self/, it retries forever at full CPU).
  */
-function makeDirectory(dir: string): void {
+export function makeDirectory(dir: string): void {
   const missing: string[] = [];
   let at = dir;
   while (!existsSync(at) && path.dirname(at) !== at) {
@@ -437,7 +437,7 @@ export function openStores(dataDir: string): Stores {
   let stores: Stores;
   try {
     refuseInterruptedRestore(dataDir, dir);
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     refuseDamagedFiles(dir);
     const root = open({ path: dir, ...ENV_OPTIONS });
     const databases: Record<string, Database> = {};

@@ -115,13 +115,16 @@ const SAME_SHARE = 1e-12;
  * exactly two variants, or default_group names a key the list lacks.
  */
 /**
- * Page B's weight for a split ratio: 1 − ratio to 12 significant digits, so
- * that a route answers the weight a person would write (1 − 0.8 is
- * 0.19999999999999996 in binary; the share it gives differs by less than
- * 1e-12).
+ * Page B's weight for a split ratio: 1 − ratio as a person would write it
+ * (0.2 for 0.8, where the binary difference is 0.19999999999999996), when
+ * that gives exactly the same answered split_ratio (weight(a) / (weight(a) +
+ * weight(b))) as the binary difference does; else the binary difference, so
+ * that a ratio of more digits (1/3) is answered as sent.
  */
 function weightOfB(splitRatio: number): number {
-  return Number((1 - splitRatio).toPrecision(12));
+  const exact = 1 - splitRatio;
+  const written = Number(exact.toPrecision(12));
+  return splitRatio / (splitRatio + written) === splitRatio / (splitRatio + exact) ? written : exact;
 }
 
 export function applyRouteChanges(current: RouteBase | undefined, changes: RouteChanges, now: string): RouteBase {

@@ -131,29 +131,39 @@ export class PublishedDatabase {
   readonly #currentFile: string;
   readonly #swap: () => Promise<void>;
   #running: Promise<void> = Promise.resolve();
-  /** SHA-256 of current.trie as this node installed it last. */
+  /** SHA-256 of current.trie as this node installed it last (follow() installs nothing it has). */
   #localSha: string | null;
+  /**
+   * SHA-256 of the file every thread serves: #localSha once the swap to it
+   * is done, so the heartbeat never pairs a new file's SHA-256 with the
+   * version of the database the threads still serve.
+   */
+  #servedSha: string | null;
 
   constructor(storage: Storage, currentFile: string, swap: () => Promise<void>) {
     this.#storage = storage;
     this.#currentFile = currentFile;
     this.#swap = swap;
     this.#localSha = fileSha256(currentFile);
+    this.#servedSha = this.#localSha;
     storage.feed.on(['ipdb'], () => void this.follow());
   }
 
-  /** SHA-256 of the file this node installed last, for its heartbeat (`cluster status` compares it with the published file's). */
+  /** SHA-256 of the file this node's threads serve, for its heartbeat (`cluster status` compares it with the published file's). */
   servingSha(): string | null {
-    return this.#localSha;
+    return this.#servedSha;
   }
 
   published(): Published | null {
     return this.#storage.state.get<Published>(META_PUBLISHED) ?? null;
   }
 
-  /** This node installed current.trie itself (it refreshed as the leader): remember what it is. */
-  installedLocally(): void {
-    this.#localSha = fileSha256(this.#currentFile);
+  /** This node installed current.trie itself (it refreshed as the leader): remember what it is, and `swap` its threads to it. */
+  async installedLocally(swap: () => Promise<void>): Promise<void> {
+    const sha = fileSha256(this.#currentFile);
+    this.#localSha = sha;
+    await swap();
+    this.#servedSha = sha;
   }
 
   /** Installs the published file unless it is installed already; never rejects. */
@@ -179,6 +189,7 @@ export class PublishedDatabase {
     this.#localSha = sha256;
     log('info', 'ipdb_published_installed', { version: published.version, size: data.length, sha256 });
     await this.#swap();
+    this.#servedSha = sha256;
   }
 
 }

@@ -2,6 +2,7 @@
 //   - killed (SIGKILL): the API is still served, each node holding the
 //     account to its share of the limit (60 / 2 live nodes = 30, what it
 //     already let through this minute included), with RateLimit-Limit 30;
+//     a bad key's 401 reports the node's share of the failure limit (15);
 //     /metrics shows splitguard_redis_connected 0 and the local decisions
 //     in splitguard_limit_fallbacks_total; the log says redis_unavailable
 //     once;
@@ -48,6 +49,10 @@ it('serves the API with local shares while Redis is down, and goes back to clust
   expect(await nodeMetric(a, 'splitguard_limit_fallbacks_total')).toBeGreaterThanOrEqual(40);
   expect(await nodeMetric(a, 'splitguard_redis_connected')).toBe(0);
   expect(events(a, 'redis_unavailable')).toHaveLength(1);
+  // A bad key's 401 reports the failure limit this node applies alone: its share, 30 / 2.
+  const refused = await call(a.ports[0], a.ca, 'GET', '/v1/account', 'sg_not_a_key');
+  expect(refused.status).toBe(401);
+  expect(limits(refused)).toMatchObject({ limit: 15, remaining: 14 });
 
   await redis.start();
   await untilMetric(nodes, 'splitguard_redis_connected', (v) => v === 1);

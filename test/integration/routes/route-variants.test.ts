@@ -52,6 +52,12 @@ it('a two-variant list gives split_ratio = weight(a) / (weight(a) + weight(b)); 
   for (const [ratio, rest] of [[0.8, 0.2], [0.9, 0.1], [0.7, 0.3]]) {
     const changed = await api(server, 'PUT', `/v1/routes/${old.json.id}`, { split_ratio: ratio });
     expect(changed.json.variants.map((v: { weight: number }) => v.weight)).toEqual([ratio, rest]);
+    expect(changed.json.split_ratio).toBe(ratio);
+  }
+  // A ratio of more digits than a person writes is answered exactly as sent.
+  for (const ratio of [1 / 3, 0.5714285714285714, 0.123456789012345]) {
+    const changed = await api(server, 'PUT', `/v1/routes/${old.json.id}`, { split_ratio: ratio });
+    expect(changed.json.split_ratio).toBe(ratio);
   }
   expect(old.json.append_click_id).toBe(false);
 });

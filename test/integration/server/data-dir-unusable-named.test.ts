@@ -2,12 +2,13 @@
 // with exit 1 and one line naming the variable, the path and why: a regular
 // file, a path below a file, and a path below /proc/self, where Node 20's
 // recursive mkdir never returned (the start spun at full CPU, printed
-// nothing and ignored SIGTERM). Before, the first two named the path but not
-// the variable.
+// nothing and ignored SIGTERM), and so did every CLI command there. Before,
+// the first two named the path but not the variable.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.js';
 import { serveToExit } from '../../helpers/server.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'sg-data-dir-'));
@@ -28,4 +29,11 @@ it.each([
   expect(line, run.stderr).toBeDefined();
   expect(line).toContain(dataDir);
   expect(line).toMatch(why);
+});
+
+it('a CLI command on a data directory below /proc/self exits 1 naming the path', async () => {
+  const dataDir = '/proc/self/splitguard-data';
+  const r = await runCli(['account', 'create', '--name', 'x'], dataDir, {}, 10_000);
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.stderr).toContain(dataDir);
 });

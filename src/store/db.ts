@@ -325,7 +325,8 @@ export function makeDirectory(dir: string): void {
     missing.push(at);
     at = path.dirname(at);
   }
-  if (!statSync(at).isDirectory()) throw new Error(`${at} is not a directory`);
+  // Node's own error for it, so that callers that name an errno keep doing so.
+  if (!statSync(at).isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: 'ENOTDIR', syscall: 'mkdir', path: dir });
   for (const d of missing.reverse()) {
     try {
       mkdirSync(d);

@@ -17,8 +17,8 @@ writeFileSync(file, 'not a directory\n');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 it.each([
-  ['a regular file', file, /is not a directory/],
-  ['a path below a file', path.join(file, 'data'), /is not a directory/],
+  ['a regular file', file, /ENOTDIR: not a directory/],
+  ['a path below a file', path.join(file, 'data'), /ENOTDIR: not a directory/],
   ['a path below /proc/self', '/proc/self/splitguard-data', /ENOENT|EACCES|EPERM|not permitted|no such file/i],
 ])('%s: exit 1 naming SPLITGUARD_DATA_DIR and the path', (_what, dataDir, why) => {
   const started = Date.now();

@@ -2,7 +2,7 @@
 // update, delete. Every change reaches the redirect's route caches on all
 // threads (the change feed) before the response goes out.
 import { dayOf, isoDay } from '../days.js';
-import { AppError, invalidParameter } from '../errors.js';
+import { AppError, clip, invalidParameter } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import { LEVELS, parseLevel } from '../quality/lists.js';
 import { type Route, type RouteChanges, type RoutePrecondition, VARIANT_KEYS, type VariantKey, variantsOf, type Variant } from '../store/routes-store.js';
@@ -127,7 +127,7 @@ function settings(body: Record<string, unknown>, partial: boolean): RouteChanges
 function routeId(value: string): number {
   const id = parseId(value);
   if (id === 0) {
-    if (/^[1-9][0-9]*$/.test(value)) throw new AppError('not_found', `route ${value.length > 40 ? `${value.slice(0, 40)}…` : value} does not exist`, 'id');
+    if (/^[1-9][0-9]*$/.test(value)) throw new AppError('not_found', `route ${clip(value, 40)} does not exist`, 'id');
     throw invalidParameter('id', `must be a positive integer of at most ${MAX_ID_DIGITS} digits`);
   }
   return id;

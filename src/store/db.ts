@@ -304,12 +304,12 @@ export function raiseIdCounter(stores: Stores, name: 'account' | 'route', id: nu
  * file system reports a misleading ENOENT, and LMDB's own errors name no
  * path).
  */
-export function prepareDataDir(dataDir: string, setting = 'SPLITGUARD_DATA_DIR'): void {
+export function prepareDataDir(dataDir: string): void {
   try {
     makeDirectory(dataDir);
     accessSync(dataDir, constants.W_OK);
   } catch (err) {
-    throw storageError(dataDir, err, setting);
+    throw storageError(dataDir, err, 'SPLITGUARD_DATA_DIR');
   }
 }
 

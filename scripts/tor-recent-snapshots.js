@@ -2,7 +2,7 @@
 // (feeds/snapshots/tor-exit-nodes.recent.list, tor-onionoo-exits.recent.list):
 // what the product's own retention (src/ipdb/feeds/recent.ts) holds at the
 // snapshot's moment after refreshing from every version of the lists that the
-// mirrors kept in the week before it, in time order.
+// mirrors kept in the 30 days before it (the feeds' keepDays), in time order.
 //
 //   node scripts/tor-recent-snapshots.js <idleadmin/ThreatFeed git dir> <ValdikSS/tor-onionoo-mirror git dir>
 //
@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFeed } from '../dist/ipdb/feeds/parse.js';
 import { recentAfter } from '../dist/ipdb/feeds/recent.js';
+import { FEEDS } from '../dist/ipdb/feeds/registry.js';
 
 const [threatFeed, onionooMirror] = process.argv.slice(2);
 if (!threatFeed || !onionooMirror) throw new Error('usage: node scripts/tor-recent-snapshots.js <ThreatFeed git dir> <tor-onionoo-mirror git dir>');
@@ -24,13 +25,14 @@ const RELAYS = 'details-running-relays-fingerprint-address-only.json';
 // The shipped snapshots' commits (feeds/README.md).
 const BULK_AT = '93496326e04d';
 const RELAYS_AT = '7d772bc58950';
-const KEEP_DAYS = 7;
+/** Both Tor feeds keep the same number of days (registry.ts). */
+const KEEP_DAYS = FEEDS.find((f) => f.name === 'tor').keepDays;
 const DAY_MS = 86_400_000;
 
 const git = (dir, ...args) => execFileSync('git', ['--git-dir', dir, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 const when = (dir, commit) => Date.parse(git(dir, 'show', '-s', '--format=%aI', commit).trim());
-/** The versions of `file` in the week before `commit`, oldest first, ending with `commit`'s. */
-function week(dir, file, commit) {
+/** The versions of `file` in the KEEP_DAYS before `commit`, oldest first, ending with `commit`'s. */
+function versionsBefore(dir, file, commit) {
   const end = when(dir, commit);
   return git(dir, 'log', '--format=%H %aI', commit, '--', file).trim().split('\n')
     .map((line) => ({ commit: line.split(' ')[0], at: Date.parse(line.split(' ')[1]) }))
@@ -58,7 +60,7 @@ function replay(name, format, versions, out) {
   console.log(`${out}: ${versions.length} versions, ${kept.split('\n').filter((l) => l && !l.startsWith('#')).length} addresses kept`);
 }
 
-const bulks = week(threatFeed, BULK, BULK_AT).map((v) => ({ ...v, text: git(threatFeed, 'show', `${v.commit}:${BULK}`) }));
+const bulks = versionsBefore(threatFeed, BULK, BULK_AT).map((v) => ({ ...v, text: git(threatFeed, 'show', `${v.commit}:${BULK}`) }));
 replay('tor', 'cidr-lines', bulks, 'tor-exit-nodes.recent.list');
 
 // The onionoo extract of each version, made as the shipped one was
@@ -72,6 +74,6 @@ const extract = (document, bulk) => {
   return `${head.join('\n')}\n${relays.map((l) => l.replace(/,$/, '')).join(',\n')}\n],\n"bridges":[\n]}\n`;
 };
 const nearest = (at) => bulks.reduce((a, b) => (Math.abs(b.at - at) < Math.abs(a.at - at) ? b : a));
-const documents = week(onionooMirror, RELAYS, RELAYS_AT).map((v) => ({ ...v, text: extract(git(onionooMirror, 'show', `${v.commit}:${RELAYS}`), nearest(v.at).text) }));
+const documents = versionsBefore(onionooMirror, RELAYS, RELAYS_AT).map((v) => ({ ...v, text: extract(git(onionooMirror, 'show', `${v.commit}:${RELAYS}`), nearest(v.at).text) }));
 replay('tor-onionoo', 'onionoo-json', documents, 'tor-onionoo-exits.recent.list');
 rmSync(work, { recursive: true, force: true });

@@ -43,7 +43,7 @@ type Kept = Map<string, { family: 4 | 6; at: bigint; cidr: string; seen: number 
 /**
  * Notes a range as seen at `seen`, unless it was seen later already. Only
  * single addresses are remembered: Tor's lists hold nothing else, and a wide
- * range that a hostile list once carried (every /8) would stay a week.
+ * range that a hostile list once carried (every /8) would stay for keepDays.
  */
 function note(into: Kept, family: 4 | 6, start: bigint, end: bigint, seen: number): void {
   if (start !== end) return;

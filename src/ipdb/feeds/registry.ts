@@ -116,7 +116,9 @@ const asnList = (list: HostingListSource, format: FeedFormat, url: string, file:
 // Provenance, licences and sizes of every snapshot: feeds/README.md.
 export const FEEDS: readonly FeedDefinition[] = [
   // Tor exits change by the hour, and many come back within days: both Tor
-  // feeds keep the exits of the last week (recent.ts).
+  // feeds keep the exits of the last week (recent.ts). Not longer: 30 days
+  // gain at most 0.005 on exits that come back, and a memory that outlives
+  // the growth rule's 7-day window weakens it (docs/detection.md, Tor exits).
   {
     name: 'tor', label: 'tor', format: 'cidr-lines', sources: ['https://check.torproject.org/torbulkexitlist'],
     snapshot: { ...snap('cidr-lines', '2026-08-22', 'tor-exit-nodes.threatfeed.list'), recent: 'tor-exit-nodes.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS, ...HOST_LIST,

@@ -47,7 +47,7 @@ export interface DatabaseStatus {
   refresh_running: boolean;
   last_refresh: RefreshRecord | null;
   next_refresh_at: string | null;
-  feeds: { name: string; label: string; version: string | null; fetched_at: string | null; ranges: number | null; last_outcome: string | null; last_error: string | null; next_refresh_at: string | null }[];
+  feeds: { name: string; label: string; version: string | null; fetched_at: string | null; ranges: number | null; last_attempt_at: string | null; last_outcome: string | null; last_error: string | null; next_refresh_at: string | null }[];
 }
 
 /** The fields that identify the database being served. */

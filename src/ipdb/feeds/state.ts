@@ -38,6 +38,14 @@ export interface FeedState {
    * download is taken without the shrink and growth rules (null otherwise).
    */
   reset_at: string | null;
+  /**
+   * When the last good data was last known to be the publisher's current
+   * list: its download, or a later 304. A failed attempt leaves it: the
+   * Tor memory dates what the data held by it (recent.ts), and an outage
+   * must not make old exits look recent. Null in a state written before it
+   * was kept: its download's time stands in (memoryAfter, update.ts).
+   */
+  confirmed_at: string | null;
   last_attempt_at: string | null;
   last_outcome: 'updated' | 'unchanged' | 'failed' | null;
   last_error: string | null;
@@ -62,7 +70,7 @@ export interface FeedFile {
 
 export const EMPTY_STATE: FeedState = {
   version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, validators: {}, covers: [], reset_at: null,
-  last_attempt_at: null, last_outcome: null, last_error: null, next_due_at: null,
+  confirmed_at: null, last_attempt_at: null, last_outcome: null, last_error: null, next_due_at: null,
 };
 
 const key = (name: string) => `feed:${name}`;

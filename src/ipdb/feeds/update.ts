@@ -192,7 +192,7 @@ async function fetchFrom(
   attempt.parsing = null;
   const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES }, options.stop);
   if (fetched.unchanged) {
-    await saveFeedState(options.state, feed.name, { ...before, last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
+    await saveFeedState(options.state, feed.name, { ...before, confirmed_at: now.toISOString(), last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
     return 'unchanged';
   }
   let entries = 0;
@@ -237,6 +237,7 @@ async function fetchFrom(
     validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
     covers: coversAfter(coversTaken(before, good, held, now.getTime()), cover, now.getTime()),
     reset_at: null,
+    confirmed_at: now.toISOString(),
     last_attempt_at: now.toISOString(),
     last_outcome: 'updated',
     last_error: null,
@@ -282,8 +283,10 @@ function coversTaken(before: FeedState, good: boolean, held: Cover, now: number)
  */
 function memoryAfter(dataDir: string, feed: FeedDefinition, before: FeedState, current: Ranges, now: number): ReturnType<typeof recentAfter> {
   const held = feedFile(feed, before, dataDir);
-  // A download was last known current at its last attempt (a 304 confirms it); a snapshot at its date.
-  const seenAt = hasGoodData(before, dataDir) ? Date.parse(before.last_attempt_at ?? '') || (held?.fetchedAt ?? 0) : (held?.fetchedAt ?? 0);
+  // A download was last known current when last confirmed (fetched, or a
+  // 304 since), or at its download in a state from before confirmed_at; a
+  // snapshot at its date.
+  const seenAt = hasGoodData(before, dataDir) ? Date.parse(before.confirmed_at ?? '') || (held?.fetchedAt ?? 0) : (held?.fetchedAt ?? 0);
   const previous: PreviousData = { files: held?.files ?? [], format: held?.format ?? feed.format, seenAt, recent: held?.recent ?? null };
   return recentAfter(previous, current, now, feed.keepDays!, feed.name);
 }

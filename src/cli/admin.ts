@@ -1,4 +1,4 @@
-// splitguard account create | key reset | user create: direct changes through
+// splitguard account create | key reset | user create | user sign-out: direct changes through
 // the storage. They work while the server runs: LMDB serialises writers
 // across processes and every server thread reads the new state on its next
 // request.
@@ -10,7 +10,8 @@ import { type Io, parseCommand, withStorage } from './io.js';
 
 export const adminUsage = `  splitguard account create --name NAME [--quota N]   prints {"account_id", "api_key"}
   splitguard key reset --account ID                    prints the new key; the old ones stop working
-  splitguard user create --email E --password P [--admin] [--account ID]`;
+  splitguard user create --email E --password P [--admin] [--account ID]
+  splitguard user sign-out --email E                   ends every console session of the user`;
 
 function positiveInt(command: string, flag: string, value: string | undefined, fallback?: number): number {
   if (value === undefined) {
@@ -69,6 +70,7 @@ export async function keyCommand(io: Io, args: string[]): Promise<number> {
 
 export async function userCommand(io: Io, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
+  if (sub === 'sign-out') return userSignOut(io, rest);
   if (sub !== 'create') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
   const { values } = parseCommand(
     'user create',
@@ -99,6 +101,19 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
     } catch (err) {
       throw new AppError('cli_failed', `user create: ${(err as Error).message}`);
     }
+  });
+  io.out(JSON.stringify(out));
+  return 0;
+}
+
+/** Ends every console session of a user (a lost device, a stolen cookie), on every node: the console's "Sign out everywhere" for an operator. */
+async function userSignOut(io: Io, args: string[]): Promise<number> {
+  const { values } = parseCommand('user sign-out', args, { email: { type: 'string' } }, false);
+  const email = (values.email as string | undefined)?.trim().toLowerCase() ?? '';
+  if (email === '') throw new AppError('cli_usage', 'user sign-out: --email is required');
+  const out = await withStorage(io, async (storage) => {
+    if (!storage.users.get(email)) throw new AppError('cli_failed', `user sign-out: there is no user with email ${email}`);
+    return { email, sessions_ended: await storage.sessions.deleteOfUser(email) };
   });
   io.out(JSON.stringify(out));
   return 0;

@@ -5,6 +5,7 @@
 //   /console/api/session/login          POST {"email","password"} → session cookie + the session
 //   /console/api/session                GET  the session (user, account, CSRF token)
 //   /console/api/session/logout         POST ends the session
+//   /console/api/session/logout-everywhere  POST ends every session of the user → {"ended": n}
 //   /console/api/keys, /accounts        the console's own endpoints (api.ts)
 //   /console/api/v1/...                 the /v1 handlers themselves, run with the session's
 //                                       account instead of an API key
@@ -133,14 +134,18 @@ class ConsoleApi {
     if (call.method !== 'GET' && !csrfMatches(live.session, call.csrf)) {
       throw new AppError('csrf_failed', "X-CSRF-Token is missing or is not this session's token", 'X-CSRF-Token');
     }
-    if (rest === '/session' || rest === '/session/logout') {
+    if (rest === '/session' || rest === '/session/logout' || rest === '/session/logout-everywhere') {
       const allowed = rest === '/session' ? 'GET' : 'POST';
       if (call.method !== allowed) throw methodNotAllowed(call.path, allowed);
-      if (allowed === 'GET') {
+      if (rest === '/session') {
         this.reply(exchange, 200, this.#me(user, account, live.session));
-      } else {
+      } else if (rest === '/session/logout') {
         await this.#sessions.delete(live.key);
         this.reply(exchange, 204, null, { 'Set-Cookie': CLEAR_COOKIE });
+      } else {
+        const ended = await this.#sessions.endAll(user.email);
+        log('info', 'console_logout_everywhere', { email: user.email, ended });
+        this.reply(exchange, 200, { ended }, { 'Set-Cookie': CLEAR_COOKIE });
       }
       return;
     }

@@ -4,7 +4,8 @@
 // The cookie carries a random 32-byte id (base64url); the store keeps only
 // its SHA-256, so a copy of the data directory does not hand out live
 // sessions. A session ends when it is IDLE (no request for
-// config.sessionIdleMinutes), when it is ABSOLUTE_MS old, or at logout.
+// config.sessionIdleMinutes), when it is ABSOLUTE_MS old, at logout, or when
+// its user signs out everywhere (console or CLI).
 // One stamped further ahead of the clock than CLOCK_SKEW_MS was made or used
 // while a clock ran ahead (then stepped back: NTP, a restored VM) and is
 // refused: its limits, counted from those stamps, would hold it open for the
@@ -91,6 +92,11 @@ export class Sessions {
 
   delete(key: string): Promise<void> {
     return this.#store.delete(key);
+  }
+
+  /** Ends every session of a user, on every thread and node (sign out everywhere); how many there were. */
+  endAll(email: string): Promise<number> {
+    return this.#store.deleteOfUser(email);
   }
 
   #expired(s: ConsoleSession, now: number): boolean {

@@ -55,6 +55,8 @@ export interface Backend {
   /** Sets a stored session's last use in one transaction; false when it is gone (signed out, expired), and then nothing is written. */
   touchSession(hash: string, lastSeenAt: number): Promise<boolean>;
   deleteSessions(hashes: readonly string[]): Promise<void>;
+  /** Deletes every session of one user in one transaction; how many there were. */
+  deleteUserSessions(email: string): Promise<number>;
 
   /**
    * Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever;

@@ -177,6 +177,21 @@ export class LmdbBackend implements Backend {
     });
   }
 
+  deleteUserSessions(email: string): Promise<number> {
+    return this.#write(() => {
+      // Sessions are keyed by their hash alone, so every user's are read, in
+      // the transaction: a session this user starts meanwhile is either
+      // deleted here or started after it.
+      const keys: string[] = [];
+      for (const { key, value } of this.#stores.sessions.getRange()) if (value.email === email) keys.push(key);
+      for (const key of keys) {
+        this.#stores.sessions.remove(key);
+        recordChange(this.#stores, 'session', key);
+      }
+      return keys.length;
+    });
+  }
+
   createRoute(accountId: number, settings: RouteChanges): Promise<Route> {
     return this.#write(() => {
       // The fields first (a default_group past the variants is 400 whatever the quota), then the quota.

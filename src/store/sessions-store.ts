@@ -34,4 +34,9 @@ export class SessionStore {
   delete(...hashes: string[]): Promise<void> {
     return this.#backend.deleteSessions(hashes);
   }
+
+  /** Deletes every session of a user; how many there were. */
+  deleteOfUser(email: string): Promise<number> {
+    return this.#backend.deleteUserSessions(email);
+  }
 }

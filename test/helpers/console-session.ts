@@ -24,9 +24,17 @@ export function signInRequest(server: TestServer, email: string, password: strin
   });
 }
 
-/** A signed-in session (throws unless the sign-in answers 200). */
-export async function consoleSession(server: TestServer, email: string, password: string): Promise<ConsoleSession> {
-  const res = await signInRequest(server, email, password);
+/**
+ * A signed-in session (throws unless the sign-in answers 200). `waitMs`: a
+ * 401 is tried again until then (a cluster node whose replica has not yet
+ * received a user made elsewhere); each try that succeeds is one session.
+ */
+export async function consoleSession(server: TestServer, email: string, password: string, options: { waitMs?: number } = {}): Promise<ConsoleSession> {
+  let res = await signInRequest(server, email, password);
+  for (const until = Date.now() + (options.waitMs ?? 0); res.status === 401 && Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 50));
+    res = await signInRequest(server, email, password);
+  }
   if (res.status !== 200) throw new Error(`sign-in as ${email} answered ${res.status}: ${res.body}`);
   const cookie = String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
   const csrf = String(res.json.csrf_token);

@@ -301,24 +301,24 @@ function signedIn(me) {
 }
 
 /**
- * Ends the session the cookie names, which need not be the one this page
- * signed in with: after a sign-out and sign-in in another tab it is a new
- * one, whose CSRF token the page reads before asking again.
+ * A POST to the session the cookie names, which need not be the one this
+ * page signed in with: after a sign-out and sign-in in another tab it is a
+ * new one, whose CSRF token the page reads before asking again.
  */
-async function endSession() {
+async function toCookieSession(path) {
   try {
-    await api('POST', '/session/logout');
+    return await api('POST', path);
   } catch (err) {
     if (err.code !== 'csrf_failed') throw err;
     state.csrf = (await api('GET', '/session')).csrf_token;
-    await api('POST', '/session/logout');
+    return api('POST', path);
   }
 }
 
 async function logout() {
   document.getElementById('logout-error')?.remove();
   try {
-    await endSession();
+    await toCookieSession('/session/logout');
   } catch (err) {
     // 401: there is no session left to end. Anything else: the session may
     // still be live, and the page must not say otherwise.
@@ -346,6 +346,16 @@ async function keysPage(view) {
     toast('Account name saved');
   });
 
+  const everywhere = form({}, [
+    h('p', { class: 'hint' }, 'Ends every session of this login, in every browser and on every device, this one included: for a lost device, or a session someone else may hold.'),
+    h('button', { type: 'submit', class: 'secondary' }, 'Sign out everywhere'),
+  ], async () => {
+    const { ended } = await toCookieSession('/session/logout-everywhere');
+    state.returnTo = '';
+    window.location.hash = '';
+    showLogin(`You have signed out everywhere (${ended} ${ended === 1 ? 'session' : 'sessions'} ended).`);
+  });
+
   const reveal = h('div', { 'aria-live': 'polite' });
   const list = h('div');
   const keyName = h('input', { name: 'name', maxlength: 100, placeholder: 'e.g. production server' });
@@ -366,6 +376,9 @@ async function keysPage(view) {
         h('dt', {}, 'Conversions stored'), h('dd', {}, conversionUsage(account)),
         h('dt', {}, 'Signed in as'), h('dd', {}, me.email, me.admin ? ' (administrator)' : '')),
       rename),
+    h('section', { class: 'panel', 'aria-labelledby': 'sessions-h' },
+      h('h2', { id: 'sessions-h' }, 'Sessions'),
+      everywhere),
     h('section', { class: 'panel', 'aria-labelledby': 'keys-h' },
       h('h2', { id: 'keys-h' }, 'API keys'),
       h('p', { class: 'hint' }, 'Keys authenticate /v1 requests as "Authorization: Bearer <key>". Keep them out of front-end code.'),

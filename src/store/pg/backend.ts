@@ -253,6 +253,13 @@ export class PgBackend implements Backend {
     });
   }
 
+  deleteUserSessions(email: string): Promise<number> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query('DELETE FROM sessions WHERE email = $1 RETURNING hash', [email]);
+      return { out: rows.length, changes: rows.map((r) => ({ kind: 'session' as const, key: r.hash as string, record: null })) };
+    });
+  }
+
   createRoute(accountId: number, settings: RouteChanges): Promise<Route> {
     return this.#write(async (c) => {
       // The fields first (a default_group past the variants is 400 whatever the quota), then the quota.

@@ -141,7 +141,7 @@ describe('serve with a bad environment', () => {
   });
 });
 
-describe('account create, key reset, user create', () => {
+describe('account create, key reset, user create, user sign-out', () => {
   it.each(named([
     { args: ['account', 'create'], code: 2, stderr: /--name NAME is required/ },
     { args: ['account', 'create', '--name', '   '], code: 2, stderr: /--name NAME is required/ },
@@ -166,6 +166,10 @@ describe('account create, key reset, user create', () => {
     { args: ['user', 'create', '--email', 'a@example.com', '--password', 'a-long-password', '--account', 'x'], code: 2, stderr: /--account must be a positive integer/ },
     { args: ['user', 'create', '--email', 'a@example.com', '--password', 'a-long-password', '--account', '999'], code: 1, stderr: /user create: account 999 does not exist/ },
     { args: ['user', 'create', '--email', 'TAKEN@example.com', '--password', 'a-long-password'], code: 1, stderr: /user create: a user with email taken@example\.com already exists/ },
+    { args: ['user', 'sign-out'], code: 2, stderr: /user sign-out: --email is required/ },
+    { args: ['user', 'sign-out', '--email', '  '], code: 2, stderr: /user sign-out: --email is required/ },
+    { args: ['user', 'sign-out', '--email', 'taken@example.com', 'extra'], code: 2, stderr: /Unexpected argument 'extra'/ },
+    { args: ['user', 'sign-out', '--email', 'nobody@example.com'], code: 1, stderr: /user sign-out: there is no user with email nobody@example\.com/ },
   ]))('%s', (_name, c) => expectRefusal(c));
 
   it('a refused key reset left the existing account and its key alone', async () => {

@@ -1,0 +1,26 @@
+// `splitguard user sign-out --email E`, while the server runs: every console
+// session of that user ends at the next request (the operator's answer to a
+// lost device), the email read as sign-in reads it (any case), and no other
+// user's. Its bad command lines: reliability/cli-bad-input.test.ts.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCliJson } from '../../helpers/cli.js';
+import { consoleSession } from '../../helpers/console-session.js';
+import { readBootstrap, startServer, type TestServer } from '../../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+  await runCliJson(['user', 'create', '--email', 'erin@example.com', '--password', 'a-long-password', '--account', String(server.accountId)], server.dataDir);
+});
+afterAll(() => server?.close());
+
+it('ends the user\'s sessions in the running server', async () => {
+  const sessions = [await consoleSession(server, 'erin@example.com', 'a-long-password'), await consoleSession(server, 'erin@example.com', 'a-long-password')];
+  const boot = readBootstrap(server.dataDir);
+  const admin = await consoleSession(server, boot.admin_email, boot.admin_password);
+
+  expect(await runCliJson(['user', 'sign-out', '--email', 'Erin@Example.com'], server.dataDir)).toEqual({ email: 'erin@example.com', sessions_ended: 2 });
+  for (const s of sessions) expect((await s.call('GET', '/session')).status).toBe(401);
+  expect((await admin.call('GET', '/session')).status).toBe(200);
+  expect(await runCliJson(['user', 'sign-out', '--email', 'erin@example.com'], server.dataDir)).toEqual({ email: 'erin@example.com', sessions_ended: 0 });
+});

@@ -28,7 +28,7 @@ import { AppError, invalidParameter } from '../errors.js';
 import { limitKey } from '../http/client-ip.js';
 import { failureKey } from '../http/failure-limiter.js';
 import type { FailureLimit } from '../limits/limits.js';
-import { NEVER_MATCHING_PASSWORD_HASH, PASSWORD_MAX, passwordLength, type Users, verifyPassword } from '../store/accounts-store.js';
+import { hashPassword, NEVER_MATCHING_PASSWORD_HASH, PASSWORD_MAX, PASSWORD_MIN, passwordLength, type Users, verifyPassword } from '../store/accounts-store.js';
 import type { User } from '../store/db.js';
 import { objectBody } from '../api/validate.js';
 import type { PasswordWork } from './password-work.js';
@@ -132,4 +132,42 @@ export async function login(users: Users, limits: LoginLimits, address: Uint8Arr
   }
   await limits.emails.hit(email, UNCAPPED, Date.now());
   throw new AppError('login_failed');
+}
+
+export interface PasswordChange {
+  current: string;
+  next: string;
+}
+
+/** The body of POST /console/api/session/password: {"current_password", "new_password"}. */
+export function passwordChange(body: unknown): PasswordChange {
+  const b = objectBody(body, ['current_password', 'new_password']);
+  if (typeof b.current_password !== 'string' || b.current_password === '' || passwordLength(b.current_password) > PASSWORD_MAX) {
+    throw invalidParameter('current_password', `must be a string of 1 to ${PASSWORD_MAX} characters`);
+  }
+  const length = typeof b.new_password === 'string' ? passwordLength(b.new_password) : 0;
+  if (typeof b.new_password !== 'string' || length < PASSWORD_MIN || length > PASSWORD_MAX) {
+    throw invalidParameter('new_password', `must be a string of ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+  }
+  return { current: b.current_password, next: b.new_password };
+}
+
+/**
+ * A signed-in user's password change. The current password is checked as a
+ * sign-in is, under the same limits (a session someone else holds must not
+ * become a way to guess it faster, nor to lock the owner out with a new
+ * one); a wrong one is invalid_parameter, not login_failed, since the
+ * session itself stays good. The new one is hashed within the password
+ * work, and set with every session of the user ended (accounts-store.ts).
+ * Null when the user was removed meanwhile.
+ */
+export async function changePassword(users: Users, limits: LoginLimits, address: Uint8Array, email: string, change: PasswordChange): Promise<{ sessionsEnded: number } | null> {
+  try {
+    await login(users, limits, address, { email, password: change.current });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'login_failed') throw invalidParameter('current_password', 'is not the password of this user');
+    throw err;
+  }
+  const hash = await limits.work.run(() => hashPassword(change.next), 0);
+  return users.setPasswordHash(email, hash);
 }

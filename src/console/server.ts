@@ -6,6 +6,7 @@
 //   /console/api/session                GET  the session (user, account, CSRF token)
 //   /console/api/session/logout         POST ends the session
 //   /console/api/session/logout-everywhere  POST ends every session of the user → {"ended": n}
+//   /console/api/session/password       POST {"current_password","new_password"} → a new session, every other ended
 //   /console/api/keys, /accounts        the console's own endpoints (api.ts)
 //   /console/api/v1/...                 the /v1 handlers themselves, run with the session's
 //                                       account instead of an API key
@@ -31,7 +32,7 @@ import { log } from '../log.js';
 import type { RateLimit } from '../limits/limits.js';
 import type { Account, ConsoleSession, User } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
-import { credentials, login, type LoginLimits } from './login.js';
+import { changePassword, credentials, login, type LoginLimits, passwordChange } from './login.js';
 import { CLEAR_COOKIE, COOKIE, csrfMatches, readCookie, sessionCookie, Sessions } from './sessions.js';
 import { type ConsoleFiles, SECURITY_HEADERS, staticFiles } from './static.js';
 
@@ -122,7 +123,7 @@ class ConsoleApi {
     // too many pieces (http/body.ts; an answered response must not be
     // touched again), nor undo what a handler did meanwhile. A body that
     // failed is the answer (413, or nothing more when the reader answered).
-    if (body !== undefined) await body;
+    const received = body === undefined ? undefined : await body;
     const { storage } = this.#deps;
     const live = await this.#sessions.find(readCookie(call.cookie, COOKIE));
     const user = live ? storage.users.get(live.session.email) : undefined;
@@ -133,6 +134,18 @@ class ConsoleApi {
     }
     if (call.method !== 'GET' && !csrfMatches(live.session, call.csrf)) {
       throw new AppError('csrf_failed', "X-CSRF-Token is missing or is not this session's token", 'X-CSRF-Token');
+    }
+    if (rest === '/session/password') {
+      if (call.method !== 'POST') throw methodNotAllowed(call.path, 'POST');
+      if (!isJsonType(call.contentType)) throw contentTypeError();
+      const change = passwordChange(parseJson(received ?? Buffer.alloc(0)));
+      const changed = await changePassword(storage.users, this.#deps.loginLimits, call.ip, user.email, change);
+      if (!changed) throw new AppError('session_invalid');
+      // The browser that changed it goes on in a new session (a new id and CSRF token).
+      const { id, session } = await this.#sessions.create(user.email);
+      log('info', 'console_password_changed', { email: user.email, sessions_ended: changed.sessionsEnded });
+      this.reply(exchange, 200, { ...this.#me(user, account, session), sessions_ended: changed.sessionsEnded }, { 'Set-Cookie': sessionCookie(id) });
+      return;
     }
     if (rest === '/session' || rest === '/session/logout' || rest === '/session/logout-everywhere') {
       const allowed = rest === '/session' ? 'GET' : 'POST';

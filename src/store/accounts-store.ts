@@ -3,7 +3,7 @@
 // client sends and reading one record. Reads are synchronous, from the local
 // store; writes go to the back end (backend.ts).
 import { AppError } from '../errors.js';
-import { createHash, randomBytes, randomUUID, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
 import type { Backend } from './backend.js';
 import { type Account, accountKeyEntries, type ApiKey, liveKeyCount, type Stores, type User } from './db.js';
 import type { FeedReader } from './feed.js';
@@ -236,10 +236,15 @@ export const passwordLength = (password: string): number => [...password].length
 
 const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
-function hashPassword(password: string): string {
+/** A new scrypt$N$r$p$salt$hash for `password`, computed on libuv's thread pool. */
+export function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = scryptSync(password, salt, 32, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+  return new Promise((resolve, reject) => {
+    scrypt(password, salt, 32, SCRYPT, (err, hash) => {
+      if (err) reject(err);
+      else resolve(`scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`);
+    });
+  });
 }
 
 /**
@@ -285,12 +290,21 @@ export class Users {
   async create(email: string, password: string, admin: boolean, accountId: number): Promise<User> {
     const user: User = {
       email: email.toLowerCase(),
-      passwordHash: hashPassword(password),
+      passwordHash: await hashPassword(password),
       admin,
       accountId,
       createdAt: new Date().toISOString(),
     };
     if (!(await this.#backend.createUser(user))) throw new AppError('user_exists', user.email, 'email');
     return user;
+  }
+
+  /**
+   * Replaces a user's password hash (hashPassword's) and ends every session
+   * of theirs, in one transaction: whoever held one must sign in with the
+   * new password. Null when there is no such user.
+   */
+  setPasswordHash(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null> {
+    return this.#backend.setUserPassword(email, passwordHash);
   }
 }

@@ -57,6 +57,8 @@ export interface Backend {
   deleteSessions(hashes: readonly string[]): Promise<void>;
   /** Deletes every session of one user in one transaction; how many there were. */
   deleteUserSessions(email: string): Promise<number>;
+  /** Replaces a user's password hash and deletes every session of theirs, in one transaction; null when there is no such user. */
+  setUserPassword(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null>;
 
   /**
    * Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever;

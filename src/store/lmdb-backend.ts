@@ -177,19 +177,32 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  deleteUserSessions(email: string): Promise<number> {
+  setUserPassword(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null> {
     return this.#write(() => {
-      // Sessions are keyed by their hash alone, so every user's are read, in
-      // the transaction: a session this user starts meanwhile is either
-      // deleted here or started after it.
-      const keys: string[] = [];
-      for (const { key, value } of this.#stores.sessions.getRange()) if (value.email === email) keys.push(key);
-      for (const key of keys) {
-        this.#stores.sessions.remove(key);
-        recordChange(this.#stores, 'session', key);
-      }
-      return keys.length;
+      const user = this.#stores.users.get(email);
+      if (!user) return null;
+      this.#stores.users.put(email, { ...user, passwordHash });
+      recordChange(this.#stores, 'user', email);
+      return { sessionsEnded: this.#deleteUserSessions(email) };
     });
+  }
+
+  deleteUserSessions(email: string): Promise<number> {
+    return this.#write(() => this.#deleteUserSessions(email));
+  }
+
+  /** Inside a write transaction. */
+  #deleteUserSessions(email: string): number {
+    // Sessions are keyed by their hash alone, so every user's are read, in
+    // the transaction: a session this user starts meanwhile is either
+    // deleted here or started after it.
+    const keys: string[] = [];
+    for (const { key, value } of this.#stores.sessions.getRange()) if (value.email === email) keys.push(key);
+    for (const key of keys) {
+      this.#stores.sessions.remove(key);
+      recordChange(this.#stores, 'session', key);
+    }
+    return keys.length;
   }
 
   createRoute(accountId: number, settings: RouteChanges): Promise<Route> {

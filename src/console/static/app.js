@@ -120,7 +120,10 @@ async function api(method, path, body, extra = {}) {
   });
   const data = res.status === 204 ? null : await res.json().catch(() => null);
   if (res.status === 401 && path !== '/session/login') {
-    showLogin(state.me ? 'Your session has ended. Please sign in again.' : '');
+    // Once per ended session: a page's other calls answered 401 too (the
+    // account page makes two at once) must not draw the sign-in again
+    // without the message the first one put there.
+    if (state.me || !document.getElementById('login-title')) showLogin(state.me ? 'Your session has ended. Please sign in again.' : '');
     throw new ApiError(401, data);
   }
   if (!res.ok) throw new ApiError(res.status, data);
@@ -346,6 +349,24 @@ async function keysPage(view) {
     toast('Account name saved');
   });
 
+  const current = h('input', { name: 'current_password', type: 'password', autocomplete: 'current-password' });
+  const next = h('input', { name: 'new_password', type: 'password', autocomplete: 'new-password', minlength: 10 });
+  const repeat = h('input', { name: 'repeat_password', type: 'password', autocomplete: 'new-password' });
+  const password = form({ 'aria-labelledby': 'password-h' }, [
+    h('h3', { id: 'password-h', class: 'subhead' }, 'Change password'),
+    h('div', { class: 'row' }, field('Current password', current), field('New password (10 or more characters)', next), field('Repeat the new password', repeat)),
+    h('button', { type: 'submit' }, 'Change password'),
+  ], async () => {
+    if (next.value !== repeat.value) throw Object.assign(new Error('the two new passwords differ'), { field: 'repeat_password' });
+    const me = await api('POST', '/session/password', { current_password: current.value, new_password: next.value });
+    // A new session for this browser: its CSRF token too.
+    state.me = me;
+    state.csrf = me.csrf_token;
+    for (const input of [current, next, repeat]) input.value = '';
+    const others = me.sessions_ended - 1;
+    toast(others > 0 ? `Password changed; ${others} other ${others === 1 ? 'session' : 'sessions'} signed out` : 'Password changed');
+  });
+
   const everywhere = form({}, [
     h('p', { class: 'hint' }, 'Ends every session of this login, in every browser and on every device, this one included: for a lost device, or a session someone else may hold.'),
     h('button', { type: 'submit', class: 'secondary' }, 'Sign out everywhere'),
@@ -377,7 +398,9 @@ async function keysPage(view) {
         h('dt', {}, 'Signed in as'), h('dd', {}, me.email, me.admin ? ' (administrator)' : '')),
       rename),
     h('section', { class: 'panel', 'aria-labelledby': 'sessions-h' },
-      h('h2', { id: 'sessions-h' }, 'Sessions'),
+      h('h2', { id: 'sessions-h' }, 'Password and sessions'),
+      password,
+      h('h3', { class: 'subhead' }, 'Sessions'),
       everywhere),
     h('section', { class: 'panel', 'aria-labelledby': 'keys-h' },
       h('h2', { id: 'keys-h' }, 'API keys'),

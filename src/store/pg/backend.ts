@@ -101,6 +101,12 @@ async function mergeSketches(c: PoolClient, sketches: readonly SketchRow[]): Pro
 type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
 
 /** A new key's row; inside a transaction. */
+/** Deletes every session of a user: the changes that say so. */
+async function endSessions(c: PoolClient, email: string): Promise<NewChange[]> {
+  const { rows } = await c.query('DELETE FROM sessions WHERE email = $1 RETURNING hash', [email]);
+  return rows.map((r) => ({ kind: 'session', key: r.hash as string, record: null }));
+}
+
 function insertKey(c: PoolClient, key: ApiKey): Promise<unknown> {
   return c.query(
     'INSERT INTO api_keys (id, hash, account_id, name, prefix, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
@@ -255,8 +261,17 @@ export class PgBackend implements Backend {
 
   deleteUserSessions(email: string): Promise<number> {
     return this.#write(async (c) => {
-      const { rows } = await c.query('DELETE FROM sessions WHERE email = $1 RETURNING hash', [email]);
-      return { out: rows.length, changes: rows.map((r) => ({ kind: 'session' as const, key: r.hash as string, record: null })) };
+      const ended = await endSessions(c, email);
+      return { out: ended.length, changes: ended };
+    });
+  }
+
+  setUserPassword(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null> {
+    return this.#write(async (c) => {
+      const { rows } = await c.query('UPDATE users SET password_hash = $2 WHERE email = $1 RETURNING *', [email, passwordHash]);
+      if (rows.length === 0) return { out: null, changes: [] };
+      const ended = await endSessions(c, email);
+      return { out: { sessionsEnded: ended.length }, changes: [{ kind: 'user', key: email, record: userOf(rows[0]) }, ...ended] };
     });
   }
 

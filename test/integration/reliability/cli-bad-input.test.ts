@@ -141,7 +141,7 @@ describe('serve with a bad environment', () => {
   });
 });
 
-describe('account create, key reset, user create, user sign-out', () => {
+describe('account create, key reset, user create, user password, user sign-out', () => {
   it.each(named([
     { args: ['account', 'create'], code: 2, stderr: /--name NAME is required/ },
     { args: ['account', 'create', '--name', '   '], code: 2, stderr: /--name NAME is required/ },
@@ -166,6 +166,10 @@ describe('account create, key reset, user create, user sign-out', () => {
     { args: ['user', 'create', '--email', 'a@example.com', '--password', 'a-long-password', '--account', 'x'], code: 2, stderr: /--account must be a positive integer/ },
     { args: ['user', 'create', '--email', 'a@example.com', '--password', 'a-long-password', '--account', '999'], code: 1, stderr: /user create: account 999 does not exist/ },
     { args: ['user', 'create', '--email', 'TAKEN@example.com', '--password', 'a-long-password'], code: 1, stderr: /user create: a user with email taken@example\.com already exists/ },
+    { args: ['user', 'password', '--password', 'a-long-password'], code: 2, stderr: /user password: --email is required/ },
+    { args: ['user', 'password', '--email', 'taken@example.com'], code: 2, stderr: /user password: --password must be at least 10 characters/ },
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password', 'p'.repeat(1025)], code: 2, stderr: /user password: --password must be at most 1024 characters/ },
+    { args: ['user', 'password', '--email', 'nobody@example.com', '--password', 'a-long-password'], code: 1, stderr: /user password: there is no user with email nobody@example\.com/ },
     { args: ['user', 'sign-out'], code: 2, stderr: /user sign-out: --email is required/ },
     { args: ['user', 'sign-out', '--email', '  '], code: 2, stderr: /user sign-out: --email is required/ },
     { args: ['user', 'sign-out', '--email', 'taken@example.com', 'extra'], code: 2, stderr: /Unexpected argument 'extra'/ },

@@ -35,7 +35,8 @@ function accountFlag(command: string, value: string | undefined): number {
 
 /** --password as sign-in takes passwords (characters, not UTF-16 units). */
 function passwordFlag(command: string, value: string | undefined): string {
-  const password = value ?? '';
+  if (value === undefined) throw new AppError('cli_usage', `${command}: --password is required`);
+  const password = value;
   const length = passwordLength(password);
   if (length < PASSWORD_MIN) throw new AppError('cli_usage', `${command}: --password must be at least ${PASSWORD_MIN} characters`);
   if (length > PASSWORD_MAX) throw new AppError('cli_usage', `${command}: --password must be at most ${PASSWORD_MAX} characters (sign-in refuses longer ones)`);
@@ -140,8 +141,10 @@ async function userPassword(io: Io, args: string[]): Promise<number> {
   const email = userEmailFlag('user password', values.email as string | undefined);
   const password = passwordFlag('user password', values.password as string | undefined);
   const out = await withStorage(io, async (storage) => {
-    const changed = await storage.users.setPasswordHash(email, await hashPassword(password));
-    if (!changed) throw new AppError('cli_failed', `user password: there is no user with email ${email}`);
+    if (!storage.users.get(email)) throw new AppError('cli_failed', `user password: there is no user with email ${email}`);
+    // Set whatever the stored hash is now (an operator's reset, not a change).
+    const changed = await storage.users.setPasswordHash(email, await hashPassword(password), null);
+    if (changed === null || changed === 'changed') throw new AppError('cli_failed', `user password: there is no user with email ${email}`);
     return { email, sessions_ended: changed.sessionsEnded };
   });
   io.out(JSON.stringify(out));

@@ -17,8 +17,11 @@
 //   can take from the others: signing in again and again, one user stored
 //   about 24 sessions a second, some 43,000 in half an hour, each swept by a
 //   scan of them all (docs/reliability.md, finding 119). Only a right
-//   password counts, so nobody else can use it to lock the owner out; once
-//   it is reached an attempt is refused before its password is hashed.
+//   password counts, so nobody without it can lock the owner out (someone
+//   holding a leaked one can keep it full, and the owner then changes the
+//   password from a session, whose check has a budget of its own, or the
+//   operator sets it: `splitguard user password`); once it is reached an
+//   attempt is refused before its password is hashed.
 // An attempt is counted before its password is checked, so concurrent
 // attempts cannot all pass the check, and taken back when it succeeds.
 // Password hashing is bounded process-wide (PasswordWork), so a burst of
@@ -39,6 +42,8 @@ const FAILURES_PER_EMAIL_AT_ADDRESS = 5;
 const EMAIL_SLOWDOWN_AFTER = 5;
 /** Successful sign-ins of one email a minute (see above). */
 const SIGN_INS_PER_EMAIL = 10;
+/** Password changes of one email a minute (each costs two hashes; it ends every session and starts one, so it adds none). */
+const CHANGES_PER_EMAIL = 5;
 export const EMAIL_DELAY_MS = 1000;
 const UNCAPPED = 0x7fffffff;
 
@@ -72,8 +77,9 @@ function tooMany(retryAfter: number): AppError {
   return new AppError('rate_limited', 'too many failed sign-ins; wait a minute and try again', null, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
-function tooManySignIns(retryAfter: number): AppError {
-  return new AppError('rate_limited', `this user signed in ${SIGN_INS_PER_EMAIL} times in the last minute; wait a minute and try again`, null, { headers: { 'Retry-After': String(retryAfter) } });
+function tooManySignIns(retryAfter: number, successes: number): AppError {
+  const what = successes === SIGN_INS_PER_EMAIL ? `signed in ${successes} times` : `changed the password ${successes} times`;
+  return new AppError('rate_limited', `this user ${what} in the last minute; wait a minute and try again`, null, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
 /** Takes back the attempt counted up front at `at` by address and by email at the address. */
@@ -91,7 +97,19 @@ async function release(limits: LoginLimits, ip: Uint8Array, atAddress: Uint8Arra
  * fewest first: once each address of a flood has failed, the owner, trying
  * from an address of its own, goes ahead of all of them.
  */
-export async function login(users: Users, limits: LoginLimits, address: Uint8Array, given: Credentials): Promise<User> {
+export function login(users: Users, limits: LoginLimits, address: Uint8Array, given: Credentials): Promise<User> {
+  return check(users, limits, address, given, SIGN_INS_PER_EMAIL);
+}
+
+/**
+ * login's check, with `successes` right passwords a minute for the email
+ * (SIGN_INS_PER_EMAIL for a sign-in, CHANGES_PER_EMAIL for a password
+ * change, each counted apart: someone holding a leaked password who signs in
+ * again and again must not stop the owner from changing it). The user
+ * returned carries the hash the password was checked against, which what
+ * follows must still find stored (putSession, setUserPassword).
+ */
+async function check(users: Users, limits: LoginLimits, address: Uint8Array, given: Credentials, successes: number): Promise<User> {
   const now = Date.now();
   const ip = limitKey(Uint8Array.from(address));
   const atAddress = failureKey(given.email, ip);
@@ -103,11 +121,12 @@ export async function login(users: Users, limits: LoginLimits, address: Uint8Arr
     throw tooMany(byPair.retryAfter);
   }
   const email = failureKey(given.email);
+  const budget = successes === SIGN_INS_PER_EMAIL ? email : failureKey(given.email, 'password change');
   // Refused unchecked, before the password work: not a failure either.
-  const signedIn = await limits.signIns.hit(email, SIGN_INS_PER_EMAIL, now, false);
+  const signedIn = await limits.signIns.hit(budget, successes, now, false);
   if (!signedIn.allowed) {
     await release(limits, ip, atAddress, now);
-    throw tooManySignIns(signedIn.retryAfter);
+    throw tooManySignIns(signedIn.retryAfter, successes);
   }
   if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
   const user = users.get(given.email);
@@ -126,8 +145,8 @@ export async function login(users: Users, limits: LoginLimits, address: Uint8Arr
     await release(limits, ip, atAddress, now);
     // Counted here, atomically: sign-ins that passed the check above together
     // (each waited for the password work) cannot all get a session.
-    const counted = await limits.signIns.hit(email, SIGN_INS_PER_EMAIL, Date.now());
-    if (!counted.allowed) throw tooManySignIns(counted.retryAfter);
+    const counted = await limits.signIns.hit(budget, successes, Date.now());
+    if (!counted.allowed) throw tooManySignIns(counted.retryAfter, successes);
     return user;
   }
   await limits.emails.hit(email, UNCAPPED, Date.now());
@@ -152,22 +171,30 @@ export function passwordChange(body: unknown): PasswordChange {
   return { current: b.current_password, next: b.new_password };
 }
 
+const wrongCurrent = () => invalidParameter('current_password', 'is not the password of this user');
+
 /**
  * A signed-in user's password change. The current password is checked as a
- * sign-in is, under the same limits (a session someone else holds must not
- * become a way to guess it faster, nor to lock the owner out with a new
- * one); a wrong one is invalid_parameter, not login_failed, since the
- * session itself stays good. The new one is hashed within the password
- * work, and set with every session of the user ended (accounts-store.ts).
- * Null when the user was removed meanwhile.
+ * sign-in is, under the same failure limits (a session someone else holds
+ * must not become a way to guess it faster), with a budget of successes of
+ * its own (CHANGES_PER_EMAIL); a wrong one is invalid_parameter, not
+ * login_failed, since the session itself stays good. The new one is hashed
+ * within the password work and set only if the checked hash is still the
+ * stored one (a change or `user password` meanwhile makes this one wrong),
+ * with every session of the user ended (accounts-store.ts). Returns the new
+ * hash, which the session this browser goes on in is stored against; null
+ * when the user was removed meanwhile.
  */
-export async function changePassword(users: Users, limits: LoginLimits, address: Uint8Array, email: string, change: PasswordChange): Promise<{ sessionsEnded: number } | null> {
+export async function changePassword(users: Users, limits: LoginLimits, address: Uint8Array, email: string, change: PasswordChange): Promise<{ sessionsEnded: number; passwordHash: string } | null> {
+  let checked: User;
   try {
-    await login(users, limits, address, { email, password: change.current });
+    checked = await check(users, limits, address, { email, password: change.current }, CHANGES_PER_EMAIL);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'login_failed') throw invalidParameter('current_password', 'is not the password of this user');
+    if (err instanceof AppError && err.code === 'login_failed') throw wrongCurrent();
     throw err;
   }
-  const hash = await limits.work.run(() => hashPassword(change.next), 0);
-  return users.setPasswordHash(email, hash);
+  const passwordHash = await limits.work.run(() => hashPassword(change.next), 0);
+  const changed = await users.setPasswordHash(email, passwordHash, checked.passwordHash);
+  if (changed === 'changed') throw wrongCurrent();
+  return changed && { sessionsEnded: changed.sessionsEnded, passwordHash };
 }

@@ -142,7 +142,7 @@ class ConsoleApi {
       const changed = await changePassword(storage.users, this.#deps.loginLimits, call.ip, user.email, change);
       if (!changed) throw new AppError('session_invalid');
       // The browser that changed it goes on in a new session (a new id and CSRF token).
-      const { id, session } = await this.#sessions.create(user.email);
+      const { id, session } = await this.#sessions.create({ email: user.email, passwordHash: changed.passwordHash });
       log('info', 'console_password_changed', { email: user.email, sessions_ended: changed.sessionsEnded });
       this.reply(exchange, 200, { ...this.#me(user, account, session), sessions_ended: changed.sessionsEnded }, { 'Set-Cookie': sessionCookie(id) });
       return;
@@ -183,7 +183,7 @@ class ConsoleApi {
       const user = await login(storage.users, loginLimits, call.ip, credentials(body));
       const account = storage.accounts.get(user.accountId);
       if (!account) throw new AppError('login_failed', 'the login has no account');
-      const { id, session } = await this.#sessions.create(user.email);
+      const { id, session } = await this.#sessions.create(user);
       log('info', 'console_login', { email: user.email });
       return { status: 200, body: this.#me(user, account, session), headers: { 'Set-Cookie': sessionCookie(id) } };
     });

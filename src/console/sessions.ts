@@ -18,7 +18,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../clock.js';
 import { log } from '../log.js';
-import type { ConsoleSession } from '../store/db.js';
+import type { ConsoleSession, User } from '../store/db.js';
 import type { SessionStore } from '../store/sessions-store.js';
 
 export const COOKIE = 'sg_session';
@@ -47,12 +47,17 @@ export class Sessions {
     this.#idleMs = Math.round(idleMinutes * 60_000);
   }
 
-  /** Starts a session; returns the cookie value (the only copy of the id) and the session. */
-  async create(email: string, now = Date.now()): Promise<{ id: string; session: ConsoleSession }> {
+  /**
+   * Starts a session for a user whose password was just checked; returns the
+   * cookie value (the only copy of the id) and the session. login_failed when
+   * the password checked is no longer the user's: a change between the check
+   * and this write must not leave a session of the old password behind.
+   */
+  async create(user: Pick<User, 'email' | 'passwordHash'>, now = Date.now()): Promise<{ id: string; session: ConsoleSession }> {
     this.#sweep(now);
     const id = randomBytes(32).toString('base64url');
-    const session: ConsoleSession = { email, csrf: randomBytes(32).toString('base64url'), createdAt: now, lastSeenAt: now };
-    await this.#store.put(hash(id), session);
+    const session: ConsoleSession = { email: user.email, csrf: randomBytes(32).toString('base64url'), createdAt: now, lastSeenAt: now };
+    if (!(await this.#store.put(hash(id), session, user.passwordHash))) throw new AppError('login_failed');
     return { id, session };
   }
 

@@ -302,9 +302,10 @@ export class Users {
   /**
    * Replaces a user's password hash (hashPassword's) and ends every session
    * of theirs, in one transaction: whoever held one must sign in with the
-   * new password. Null when there is no such user.
+   * new password. With `expected`, only if that is still the stored hash
+   * ('changed' otherwise). Null when there is no such user.
    */
-  setPasswordHash(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null> {
-    return this.#backend.setUserPassword(email, passwordHash);
+  setPasswordHash(email: string, passwordHash: string, expected: string | null = null): Promise<{ sessionsEnded: number } | 'changed' | null> {
+    return this.#backend.setUserPassword(email, passwordHash, expected);
   }
 }

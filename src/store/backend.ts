@@ -51,14 +51,23 @@ export interface Backend {
   recordKeyUse(used: ReadonlyMap<string, string>): Promise<void>;
   /** False when a user with that email exists. */
   createUser(user: User): Promise<boolean>;
-  putSession(hash: string, session: ConsoleSession): Promise<void>;
+  /**
+   * Stores a new session of a user whose password was checked against
+   * `passwordHash`: false, and nothing stored, when that is no longer the
+   * user's hash (a password change between the check and this write).
+   */
+  putSession(hash: string, session: ConsoleSession, passwordHash: string): Promise<boolean>;
   /** Sets a stored session's last use in one transaction; false when it is gone (signed out, expired), and then nothing is written. */
   touchSession(hash: string, lastSeenAt: number): Promise<boolean>;
   deleteSessions(hashes: readonly string[]): Promise<void>;
   /** Deletes every session of one user in one transaction; how many there were. */
   deleteUserSessions(email: string): Promise<number>;
-  /** Replaces a user's password hash and deletes every session of theirs, in one transaction; null when there is no such user. */
-  setUserPassword(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null>;
+  /**
+   * Replaces a user's password hash and deletes every session of theirs, in
+   * one transaction; with `expected`, only if that is the stored hash
+   * ('changed' otherwise). Null when there is no such user.
+   */
+  setUserPassword(email: string, passwordHash: string, expected: string | null): Promise<{ sessionsEnded: number } | 'changed' | null>;
 
   /**
    * Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever;

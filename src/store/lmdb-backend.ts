@@ -150,10 +150,12 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  putSession(hash: string, session: ConsoleSession): Promise<void> {
+  putSession(hash: string, session: ConsoleSession, passwordHash: string): Promise<boolean> {
     return this.#write(() => {
+      if (this.#stores.users.get(session.email)?.passwordHash !== passwordHash) return false;
       this.#stores.sessions.put(hash, session);
       recordChange(this.#stores, 'session', hash);
+      return true;
     });
   }
 
@@ -177,10 +179,11 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  setUserPassword(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null> {
+  setUserPassword(email: string, passwordHash: string, expected: string | null): Promise<{ sessionsEnded: number } | 'changed' | null> {
     return this.#write(() => {
       const user = this.#stores.users.get(email);
       if (!user) return null;
+      if (expected !== null && user.passwordHash !== expected) return 'changed';
       this.#stores.users.put(email, { ...user, passwordHash });
       recordChange(this.#stores, 'user', email);
       return { sessionsEnded: this.#deleteUserSessions(email) };

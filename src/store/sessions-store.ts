@@ -22,8 +22,9 @@ export class SessionStore {
     return this.#stores.sessions.getRange();
   }
 
-  put(hash: string, session: ConsoleSession): Promise<void> {
-    return this.#backend.putSession(hash, session);
+  /** False, and nothing stored, when the user's password hash is no longer `passwordHash` (backend.ts). */
+  put(hash: string, session: ConsoleSession, passwordHash: string): Promise<boolean> {
+    return this.#backend.putSession(hash, session, passwordHash);
   }
 
   /** False when the session is gone: a sign-out between reading it and this write is not undone. */

@@ -1,5 +1,6 @@
 // Sign out everywhere, from the account page: the user signed in on two
-// devices (two browser contexts) ends both sessions from one; the page says
+// devices (two browser contexts) ends both sessions from one, after saying
+// yes to the question (Cancel ends nothing); the page says
 // how many sessions ended and shows the sign-in, and the other device meets
 // the sign-in at its next request.
 import { expect, it } from 'vitest';
@@ -15,7 +16,12 @@ it('ends the sessions of every device, this one included', async () => {
   expect((await consoleCall(phone.page, 'GET', '/session')).status).toBe(200);
 
   await visit(laptop.page, '#/keys', 'Account and API keys');
+  // Asked first; Cancel keeps every session.
   await laptop.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await laptop.page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+  expect((await consoleCall(phone.page, 'GET', '/session')).status).toBe(200);
+  await laptop.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await laptop.page.getByRole('dialog').getByRole('button', { name: 'Sign out everywhere' }).click();
   await laptop.page.getByText('You have signed out everywhere (2 sessions ended).').waitFor();
   expect((await consoleCall(laptop.page, 'GET', '/session')).status).toBe(401);
   expect(await laptop.context.cookies()).toEqual([]);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { Accounts } from '../../src/store/accounts-store.js';
+import { Accounts, NEVER_MATCHING_PASSWORD_HASH } from '../../src/store/accounts-store.js';
 import { openStores, type Stores } from '../../src/store/db.js';
 import { LmdbBackend } from '../../src/store/lmdb-backend.js';
 import { Routes } from '../../src/store/routes-store.js';
@@ -54,4 +54,14 @@ export function useLocalRepositories(prefix: string): { readonly stores: Stores;
       return made!.routes;
     },
   };
+}
+
+/**
+ * A console user stored directly (no password checked): what Sessions.create
+ * takes, the user whose password was just checked. The hash matches no password.
+ */
+export function storedUser(stores: Stores, email: string): { email: string; passwordHash: string } {
+  const passwordHash = NEVER_MATCHING_PASSWORD_HASH;
+  stores.users.putSync(email, { email, passwordHash, admin: false, accountId: 1, createdAt: new Date(0).toISOString() });
+  return { email, passwordHash };
 }

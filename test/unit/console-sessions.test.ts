@@ -3,7 +3,7 @@
 // holds its hash), deletion (a request that touches the session while it is
 // signed out does not bring it back), and the Cookie header parser.
 import { beforeAll, expect, it } from 'vitest';
-import { useLocalStores } from '../helpers/local-stores.js';
+import { storedUser, useLocalStores } from '../helpers/local-stores.js';
 import { ABSOLUTE_MS, csrfMatches, readCookie, sessionCookie, Sessions } from '../../src/console/sessions.js';
 import { LmdbBackend } from '../../src/store/lmdb-backend.js';
 import { SessionStore } from '../../src/store/sessions-store.js';
@@ -19,7 +19,7 @@ const MIN = 60_000;
 
 it('ends a session after the idle time without requests', async () => {
   const sessions = new Sessions(store, 30);
-  const { id } = await sessions.create('a@example.com', T0);
+  const { id } = await sessions.create(storedUser(local.stores, 'a@example.com'), T0);
   const live = await sessions.find(id, T0 + 29 * MIN);
   expect(live?.session.email).toBe('a@example.com');
   // The request at +29 min moved the idle deadline.
@@ -31,7 +31,7 @@ it('ends a session after the idle time without requests', async () => {
 
 it('ends a session 12 hours after sign-in however busy it is', async () => {
   const sessions = new Sessions(store, 30);
-  const { id } = await sessions.create('b@example.com', T0);
+  const { id } = await sessions.create(storedUser(local.stores, 'b@example.com'), T0);
   let t = T0;
   for (; t < T0 + ABSOLUTE_MS - 10 * MIN; t += 10 * MIN) expect(await sessions.find(id, t)).not.toBeNull();
   expect(await sessions.find(id, T0 + ABSOLUTE_MS)).toBeNull();
@@ -39,7 +39,7 @@ it('ends a session 12 hours after sign-in however busy it is', async () => {
 
 it('does not bring back a session signed out while a request touches it', async () => {
   const sessions = new Sessions(store, 30);
-  const { id, session } = await sessions.create('c@example.com', T0);
+  const { id, session } = await sessions.create(storedUser(local.stores, 'c@example.com'), T0);
   const key = (await sessions.find(id, T0))!.key;
   // The sign-out's write is queued first; the request, past the touch
   // interval, reads the session before that write lands and touches it after.
@@ -54,7 +54,7 @@ it('does not bring back a session signed out while a request touches it', async 
 
 it('stores only a hash of the id and finds nothing for a wrong or malformed id', async () => {
   const sessions = new Sessions(store, 30);
-  const { id, session } = await sessions.create('c@example.com', T0);
+  const { id, session } = await sessions.create(storedUser(local.stores, 'c@example.com'), T0);
   expect(local.stores.sessions.get(id)).toBeUndefined();
   expect([...local.stores.sessions.getKeys()].every((k) => /^[0-9a-f]{64}$/.test(k))).toBe(true);
   expect(await sessions.find(`${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}`, T0)).toBeNull();

@@ -305,16 +305,17 @@ function signedIn(me) {
 
 /**
  * A POST to the session the cookie names, which need not be the one this
- * page signed in with: after a sign-out and sign-in in another tab it is a
- * new one, whose CSRF token the page reads before asking again.
+ * page signed in with: after a sign-out and sign-in (or a password change)
+ * in another tab it is a new one, whose CSRF token the page reads before
+ * asking again.
  */
-async function toCookieSession(path) {
+async function toCookieSession(path, body) {
   try {
-    return await api('POST', path);
+    return await api('POST', path, body);
   } catch (err) {
     if (err.code !== 'csrf_failed') throw err;
     state.csrf = (await api('GET', '/session')).csrf_token;
-    return api('POST', path);
+    return api('POST', path, body);
   }
 }
 
@@ -354,23 +355,26 @@ async function keysPage(view) {
   const repeat = h('input', { name: 'repeat_password', type: 'password', autocomplete: 'new-password' });
   const password = form({ 'aria-labelledby': 'password-h' }, [
     h('h3', { id: 'password-h', class: 'subhead' }, 'Change password'),
+    // For password managers: the login the new password belongs to.
+    h('input', { type: 'text', name: 'username', autocomplete: 'username', 'aria-label': 'Login', value: me.email, hidden: true, readonly: true, tabindex: -1 }),
     h('div', { class: 'row' }, field('Current password', current), field('New password (10 or more characters)', next), field('Repeat the new password', repeat)),
     h('button', { type: 'submit' }, 'Change password'),
   ], async () => {
     if (next.value !== repeat.value) throw Object.assign(new Error('the two new passwords differ'), { field: 'repeat_password' });
-    const me = await api('POST', '/session/password', { current_password: current.value, new_password: next.value });
+    const changed = await toCookieSession('/session/password', { current_password: current.value, new_password: next.value });
     // A new session for this browser: its CSRF token too.
-    state.me = me;
-    state.csrf = me.csrf_token;
+    state.me = changed;
+    state.csrf = changed.csrf_token;
     for (const input of [current, next, repeat]) input.value = '';
-    const others = me.sessions_ended - 1;
+    const others = changed.sessions_ended - 1;
     toast(others > 0 ? `Password changed; ${others} other ${others === 1 ? 'session' : 'sessions'} signed out` : 'Password changed');
   });
 
   const everywhere = form({}, [
-    h('p', { class: 'hint' }, 'Ends every session of this login, in every browser and on every device, this one included: for a lost device, or a session someone else may hold.'),
+    h('p', { class: 'hint' }, 'Ends every session of this login, in every browser and on every device, this one included: for a lost device, or a session someone else may hold. API keys stay: revoke any below that you did not make.'),
     h('button', { type: 'submit', class: 'secondary' }, 'Sign out everywhere'),
   ], async () => {
+    if (!(await confirmDialog('Sign out of every browser and device, this one included?', 'Sign out everywhere'))) return;
     const { ended } = await toCookieSession('/session/logout-everywhere');
     state.returnTo = '';
     window.location.hash = '';

@@ -100,13 +100,13 @@ async function mergeSketches(c: PoolClient, sketches: readonly SketchRow[]): Pro
 
 type Work<T> = (c: PoolClient) => Promise<{ out: T; changes: NewChange[] }>;
 
-/** A new key's row; inside a transaction. */
 /** Deletes every session of a user: the changes that say so. */
 async function endSessions(c: PoolClient, email: string): Promise<NewChange[]> {
   const { rows } = await c.query('DELETE FROM sessions WHERE email = $1 RETURNING hash', [email]);
   return rows.map((r) => ({ kind: 'session', key: r.hash as string, record: null }));
 }
 
+/** A new key's row; inside a transaction. */
 function insertKey(c: PoolClient, key: ApiKey): Promise<unknown> {
   return c.query(
     'INSERT INTO api_keys (id, hash, account_id, name, prefix, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
@@ -233,14 +233,17 @@ export class PgBackend implements Backend {
     });
   }
 
-  putSession(hash: string, session: ConsoleSession): Promise<void> {
+  putSession(hash: string, session: ConsoleSession, passwordHash: string): Promise<boolean> {
     return this.#write(async (c) => {
+      // FOR SHARE waits for a password change holding the user's row, and then sees its hash.
+      const user = await c.query('SELECT 1 FROM users WHERE email = $1 AND password_hash = $2 FOR SHARE', [session.email, passwordHash]);
+      if (user.rows.length === 0) return { out: false, changes: [] };
       const { rows } = await c.query(
         `INSERT INTO sessions (hash, email, csrf, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (hash) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at RETURNING *`,
         [hash, session.email, session.csrf, session.createdAt, session.lastSeenAt],
       );
-      return { out: undefined, changes: [{ kind: 'session', key: hash, record: sessionOf(rows[0]) }] };
+      return { out: true, changes: [{ kind: 'session', key: hash, record: sessionOf(rows[0]) }] };
     });
   }
 
@@ -266,10 +269,16 @@ export class PgBackend implements Backend {
     });
   }
 
-  setUserPassword(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null> {
-    return this.#write(async (c) => {
-      const { rows } = await c.query('UPDATE users SET password_hash = $2 WHERE email = $1 RETURNING *', [email, passwordHash]);
-      if (rows.length === 0) return { out: null, changes: [] };
+  setUserPassword(email: string, passwordHash: string, expected: string | null): Promise<{ sessionsEnded: number } | 'changed' | null> {
+    return this.#write<{ sessionsEnded: number } | 'changed' | null>(async (c) => {
+      const { rows } = await c.query(
+        'UPDATE users SET password_hash = $2 WHERE email = $1 AND ($3::text IS NULL OR password_hash = $3) RETURNING *',
+        [email, passwordHash, expected],
+      );
+      if (rows.length === 0) {
+        const exists = await c.query('SELECT 1 FROM users WHERE email = $1', [email]);
+        return { out: exists.rows.length === 0 ? null : 'changed', changes: [] };
+      }
       const ended = await endSessions(c, email);
       return { out: { sessionsEnded: ended.length }, changes: [{ kind: 'user', key: email, record: userOf(rows[0]) }, ...ended] };
     });

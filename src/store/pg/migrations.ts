@@ -225,6 +225,11 @@ const MIGRATIONS: string[] = [
   `
   ALTER TABLE nodes ADD COLUMN sketch_days integer, ADD COLUMN conversion_quota bigint;
   `,
+  // 7: a user's sessions by email, which Sign out everywhere and a password
+  // change delete together (pg/backend.ts endSessions).
+  `
+  CREATE INDEX IF NOT EXISTS sessions_email ON sessions (email);
+  `,
 ];
 
 /**

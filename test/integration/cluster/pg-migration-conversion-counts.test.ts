@@ -22,6 +22,8 @@ it.skipIf(postgresBin() === null)("counts each account's stored conversions at t
     await pg.query('DROP TABLE account_conversions');
     // Nor the settings nodes publish (migration 6).
     await pg.query('ALTER TABLE nodes DROP COLUMN sketch_days, DROP COLUMN conversion_quota');
+    // Nor the sessions' index by email (migration 7).
+    await pg.query('DROP INDEX sessions_email');
     await pg.query('DELETE FROM schema_migrations WHERE version >= 4');
     await migrate(pool);
     expect(await pg.query('SELECT account_id::int AS a, stored::int AS n FROM account_conversions ORDER BY 1')).toEqual([{ a: 1, n: 42 }, { a: 2, n: 5 }]);

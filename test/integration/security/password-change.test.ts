@@ -65,3 +65,18 @@ it('counts wrong current passwords as failed sign-ins', async () => {
   expect((await s.call('POST', '/session/password', { current_password: NEW, new_password: 'whatever-it-is' })).status).toBe(429);
   expect((await s.call('GET', '/session')).status).toBe(200);
 });
+
+it('is not stopped by someone signing in with the leaked password again and again', async () => {
+  await runCliJson(['user', 'create', '--email', 'lee@example.com', '--password', 'leaked-password', '--account', String(server.accountId)], server.dataDir);
+  const owner = await consoleSession(server, 'lee@example.com', 'leaked-password');
+  // The other holder of the password fills the minute's sign-ins (10 with the owner's).
+  const answers = [];
+  for (let i = 0; i < 10; i++) answers.push(await signInRequest(server, 'lee@example.com', 'leaked-password'));
+  expect(answers.map((r) => r.status)).toEqual([...Array(9).fill(200), 429]);
+  const theirs = String(answers[0]!.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+  const changed = await owner.call('POST', '/session/password', { current_password: 'leaked-password', new_password: 'only-the-owner-knows' });
+  expect(changed.status, changed.body).toBe(200);
+  expect(changed.json.sessions_ended).toBe(10);
+  const r = await request({ port: server.ports[0]!, ca: server.ca, method: 'GET', path: '/console/api/session', headers: { Cookie: theirs } });
+  expect(r.status).toBe(401);
+});

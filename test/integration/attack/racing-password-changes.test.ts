@@ -1,0 +1,50 @@
+// Eight password changes of one user at once, each with the right current
+// password and a new password of its own, spread over both threads: exactly
+// one is taken (the others checked the same old hash, and a change applies
+// only over the hash it checked: 400 current_password; or they found the
+// minute's 5 changes spent: 429). Afterwards exactly that change's password
+// signs in, and its session is the user's only one.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { request } from '../../helpers/client.js';
+import { runCliJson } from '../../helpers/cli.js';
+import { consoleSession, signInRequest } from '../../helpers/console-session.js';
+import { startServer, type TestServer } from '../../helpers/server.js';
+
+const EMAIL = 'race@example.com';
+const OLD = 'the-old-password';
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({ threads: 2 });
+  await runCliJson(['user', 'create', '--email', EMAIL, '--password', OLD, '--account', String(server.accountId)], server.dataDir);
+});
+afterAll(() => server?.close());
+
+it('takes exactly one of racing changes', async () => {
+  const s = await consoleSession(server, EMAIL, OLD);
+  const candidates = Array.from({ length: 8 }, (_, i) => `new-password-number-${i}`);
+  const answers = await Promise.all(candidates.map((next, i) => request({
+    port: server.ports[i % 2]!,
+    ca: server.ca,
+    method: 'POST',
+    path: '/console/api/session/password',
+    json: { current_password: OLD, new_password: next },
+    headers: { Cookie: s.cookie, 'X-CSRF-Token': s.csrf },
+  })));
+  const statuses = answers.map((r) => r.status);
+  expect(statuses.filter((x) => x === 200), statuses.join()).toHaveLength(1);
+  for (const r of answers.filter((a) => a.status !== 200)) {
+    expect([400, 429]).toContain(r.status);
+    if (r.status === 400) expect(r.json.field).toBe('current_password');
+  }
+  const winner = statuses.indexOf(200);
+  for (const [i, next] of candidates.entries()) {
+    // Each from an address of its own: seven wrong passwords from one would meet the sign-in limit.
+    expect((await signInRequest(server, EMAIL, next, { thread: i % 2, localAddress: `127.0.12.${i + 1}` })).status, next).toBe(i === winner ? 200 : 401);
+  }
+  expect((await signInRequest(server, EMAIL, OLD, { localAddress: '127.0.12.20' })).status).toBe(401);
+  // The winner's session, plus the one its sign-in above made.
+  const cookie = String(answers[winner]!.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+  const token = answers[winner]!.json.csrf_token as string;
+  const ended = await request({ port: server.ports[0]!, ca: server.ca, method: 'POST', path: '/console/api/session/logout-everywhere', headers: { Cookie: cookie, 'X-CSRF-Token': token } });
+  expect(ended.json).toEqual({ ended: 2 });
+});

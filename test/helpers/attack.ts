@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Worker } from 'node:worker_threads';
+import { runCliJson } from './cli.js';
 import { request } from './client.js';
+import { consoleSession } from './console-session.js';
 import { parseResponse } from './raw-http.js';
 import { createRoute } from './routes.js';
 import type { TestServer } from './server.js';
@@ -26,12 +28,16 @@ export interface Family {
 
 /**
  * One request of every endpoint family the server answers: static files,
- * console pages and API (sign-in included), /v1 with and without a key
+ * console pages and API (sign-in included, and a password change in a
+ * live session whose new password is refused before any password is
+ * hashed: the session, CSRF and body paths), /v1 with and without a key
  * (large and small answers, a body read, a route created, a conversion
  * recorded: 202 the first time, 200 duplicate after), /healthz,
  * /metrics, the 404 catch-all and the redirect (302, HEAD, unknown code).
  * The /v1 requests use the server's bootstrap key (an admin account).
  */
+let familyUsers = 0;
+
 export async function endpointFamilies(server: TestServer): Promise<Family[]> {
   const route = await createRoute(server);
   const auth = `Authorization: Bearer ${server.apiKey}\r\n`;
@@ -46,11 +52,17 @@ export async function endpointFamilies(server: TestServer): Promise<Family[]> {
   const visit = await request({ port: server.ports[0], ca: server.ca, path: `/r/${experiment.code}` });
   const clickId = /sg_cid=([A-Za-z0-9_-]+)/.exec(String(visit.headers.location))?.[1];
   if (!clickId) throw new Error(`the redirect appended no click id: ${String(visit.headers.location)}`);
+  // A console user of this call's own: a file may ask for the families more than once.
+  const email = `attack-${++familyUsers}@example.com`;
+  await runCliJson(['user', 'create', '--email', email, '--password', 'an-attack-password', '--account', String(server.accountId)], server.dataDir);
+  const session = await consoleSession(server, email, 'an-attack-password');
+  const inSession = `Cookie: ${session.cookie}\r\nX-CSRF-Token: ${session.csrf}\r\n`;
   return [
     family('static file', get('/console/app.js'), [200]),
     family('console page', get('/console/routes'), [200]),
     family('console api', get('/console/api/session'), [401]),
     family('console sign-in', post('/console/api/session/login', { email: 'nobody@example.com', password: 'not-the-password' }), [401, 429]),
+    family('console password change', post('/console/api/session/password', { current_password: 'an-attack-password', new_password: 'short' }, inSession), [400]),
     family('v1 large answer', get('/v1/admin/blacklist?limit=100', auth), [200]),
     family('v1 small answer', get('/v1/account', auth), [200]),
     family('v1 unauthenticated', get('/v1/account'), [401, 429]),

@@ -10,7 +10,7 @@
 // - per email from anywhere: past 5 failures every attempt for that email is
 //   answered EMAIL_DELAY_MS later: it slows a spread-out attacker and never
 //   refuses the owner;
-// - per email: SIGN_INS_PER_EMAIL successful sign-ins. Each stores a session
+// - per email: SIGN_INS.limit successful sign-ins. Each stores a session
 //   that lives until it has been idle SPLITGUARD_SESSION_IDLE_MINUTES (up to
 //   720) or is 12 hours old, so this bounds the sessions one user can hold
 //   (300 at the default idle time) and the password work one user's script
@@ -40,10 +40,16 @@ const FAILURES_PER_ADDRESS = 20;
 const FAILURES_PER_EMAIL_AT_ADDRESS = 5;
 /** Failures of one email, from anywhere, after which its sign-ins are slowed. */
 const EMAIL_SLOWDOWN_AFTER = 5;
-/** Successful sign-ins of one email a minute (see above). */
-const SIGN_INS_PER_EMAIL = 10;
-/** Password changes of one email a minute (each costs two hashes; it ends every session and starts one, so it adds none). */
-const CHANGES_PER_EMAIL = 5;
+/** Right passwords of one email a minute, counted apart for each use: its key (with the email), its limit, and what the refusal says was done. */
+interface Successes {
+  key: string;
+  limit: number;
+  done: string;
+}
+/** Successful sign-ins (see above). */
+const SIGN_INS: Successes = { key: '', limit: 10, done: 'signed in' };
+/** Password changes: each costs two hashes; it ends every session and starts one, so it adds none. */
+const CHANGES: Successes = { key: 'password change', limit: 5, done: 'changed the password' };
 export const EMAIL_DELAY_MS = 1000;
 const UNCAPPED = 0x7fffffff;
 
@@ -77,9 +83,8 @@ function tooMany(retryAfter: number): AppError {
   return new AppError('rate_limited', 'too many failed sign-ins; wait a minute and try again', null, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
-function tooManySignIns(retryAfter: number, successes: number): AppError {
-  const what = successes === SIGN_INS_PER_EMAIL ? `signed in ${successes} times` : `changed the password ${successes} times`;
-  return new AppError('rate_limited', `this user ${what} in the last minute; wait a minute and try again`, null, { headers: { 'Retry-After': String(retryAfter) } });
+function tooManySuccesses(retryAfter: number, successes: Successes): AppError {
+  return new AppError('rate_limited', `this user ${successes.done} ${successes.limit} times in the last minute; wait a minute and try again`, null, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
 /** Takes back the attempt counted up front at `at` by address and by email at the address. */
@@ -98,18 +103,18 @@ async function release(limits: LoginLimits, ip: Uint8Array, atAddress: Uint8Arra
  * from an address of its own, goes ahead of all of them.
  */
 export function login(users: Users, limits: LoginLimits, address: Uint8Array, given: Credentials): Promise<User> {
-  return check(users, limits, address, given, SIGN_INS_PER_EMAIL);
+  return check(users, limits, address, given, SIGN_INS);
 }
 
 /**
  * login's check, with `successes` right passwords a minute for the email
- * (SIGN_INS_PER_EMAIL for a sign-in, CHANGES_PER_EMAIL for a password
+ * (SIGN_INS for a sign-in, CHANGES for a password
  * change, each counted apart: someone holding a leaked password who signs in
  * again and again must not stop the owner from changing it). The user
  * returned carries the hash the password was checked against, which what
  * follows must still find stored (putSession, setUserPassword).
  */
-async function check(users: Users, limits: LoginLimits, address: Uint8Array, given: Credentials, successes: number): Promise<User> {
+async function check(users: Users, limits: LoginLimits, address: Uint8Array, given: Credentials, successes: Successes): Promise<User> {
   const now = Date.now();
   const ip = limitKey(Uint8Array.from(address));
   const atAddress = failureKey(given.email, ip);
@@ -121,12 +126,13 @@ async function check(users: Users, limits: LoginLimits, address: Uint8Array, giv
     throw tooMany(byPair.retryAfter);
   }
   const email = failureKey(given.email);
-  const budget = successes === SIGN_INS_PER_EMAIL ? email : failureKey(given.email, 'password change');
+  // A sign-in's key is the email's own (the key every version has used).
+  const budget = successes.key === '' ? email : failureKey(given.email, successes.key);
   // Refused unchecked, before the password work: not a failure either.
-  const signedIn = await limits.signIns.hit(budget, successes, now, false);
+  const signedIn = await limits.signIns.hit(budget, successes.limit, now, false);
   if (!signedIn.allowed) {
     await release(limits, ip, atAddress, now);
-    throw tooManySignIns(signedIn.retryAfter, successes);
+    throw tooManySuccesses(signedIn.retryAfter, successes);
   }
   if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
   const user = users.get(given.email);
@@ -145,8 +151,8 @@ async function check(users: Users, limits: LoginLimits, address: Uint8Array, giv
     await release(limits, ip, atAddress, now);
     // Counted here, atomically: sign-ins that passed the check above together
     // (each waited for the password work) cannot all get a session.
-    const counted = await limits.signIns.hit(budget, successes, Date.now());
-    if (!counted.allowed) throw tooManySignIns(counted.retryAfter, successes);
+    const counted = await limits.signIns.hit(budget, successes.limit, Date.now());
+    if (!counted.allowed) throw tooManySuccesses(counted.retryAfter, successes);
     return user;
   }
   await limits.emails.hit(email, UNCAPPED, Date.now());
@@ -177,7 +183,7 @@ const wrongCurrent = () => invalidParameter('current_password', 'is not the pass
  * A signed-in user's password change. The current password is checked as a
  * sign-in is, under the same failure limits (a session someone else holds
  * must not become a way to guess it faster), with a budget of successes of
- * its own (CHANGES_PER_EMAIL); a wrong one is invalid_parameter, not
+ * its own (CHANGES); a wrong one is invalid_parameter, not
  * login_failed, since the session itself stays good. The new one is hashed
  * within the password work and set only if the checked hash is still the
  * stored one (a change or `user password` meanwhile makes this one wrong),
@@ -188,7 +194,7 @@ const wrongCurrent = () => invalidParameter('current_password', 'is not the pass
 export async function changePassword(users: Users, limits: LoginLimits, address: Uint8Array, email: string, change: PasswordChange): Promise<{ sessionsEnded: number; passwordHash: string } | null> {
   let checked: User;
   try {
-    checked = await check(users, limits, address, { email, password: change.current }, CHANGES_PER_EMAIL);
+    checked = await check(users, limits, address, { email, password: change.current }, CHANGES);
   } catch (err) {
     if (err instanceof AppError && err.code === 'login_failed') throw wrongCurrent();
     throw err;

@@ -4,13 +4,13 @@
 // out, and this page goes on in its new session: its next change is taken
 // (the new session's CSRF token), and the new password signs in.
 import { beforeAll, expect, it } from 'vitest';
-import { runCliJson } from '../helpers/cli.js';
+import { createConsoleUser } from '../helpers/console-session.js';
 import { consoleCall, openConsole, signIn, useConsoleBrowser, visit } from '../helpers/browser.js';
 
 const ctx = useConsoleBrowser();
 const EMAIL = 'kit@example.com';
 beforeAll(async () => {
-  await runCliJson(['user', 'create', '--email', EMAIL, '--password', 'the-old-password', '--account', String(ctx.server.accountId)], ctx.server.dataDir);
+  await createConsoleUser(ctx.server, EMAIL, 'the-old-password');
 });
 
 it('changes the password, signs the other device out and stays signed in', async () => {

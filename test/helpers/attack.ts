@@ -6,9 +6,8 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
 import { Worker } from 'node:worker_threads';
-import { runCliJson } from './cli.js';
 import { request } from './client.js';
-import { consoleSession } from './console-session.js';
+import { consoleSession, createConsoleUser } from './console-session.js';
 import { parseResponse } from './raw-http.js';
 import { createRoute } from './routes.js';
 import type { TestServer } from './server.js';
@@ -54,7 +53,7 @@ export async function endpointFamilies(server: TestServer): Promise<Family[]> {
   if (!clickId) throw new Error(`the redirect appended no click id: ${String(visit.headers.location)}`);
   // A console user of this call's own: a file may ask for the families more than once.
   const email = `attack-${++familyUsers}@example.com`;
-  await runCliJson(['user', 'create', '--email', email, '--password', 'an-attack-password', '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, email, 'an-attack-password');
   const session = await consoleSession(server, email, 'an-attack-password');
   const inSession = `Cookie: ${session.cookie}\r\nX-CSRF-Token: ${session.csrf}\r\n`;
   return [

@@ -2,8 +2,9 @@
 // then call /console/api/... with the session cookie and CSRF token, as the
 // console's own script does. For tests of rights and limits, where a real
 // Chromium adds nothing; the console's pages are tested in test/browser/.
+import { runCliJson } from './cli.js';
 import { request, type Response } from './client.js';
-import type { TestServer } from './server.js';
+import type { Env, TestServer } from './server.js';
 
 export interface ConsoleSession {
   cookie: string;
@@ -51,4 +52,9 @@ export async function consoleSession(server: TestServer, email: string, password
         headers: { Cookie: cookie, 'X-CSRF-Token': csrf },
       }),
   };
+}
+
+/** A console login in the server's bootstrap account, made as an operator makes one (`splitguard user create`); `env`: a cluster node's. */
+export async function createConsoleUser(server: TestServer, email: string, password: string, env: Env = {}): Promise<void> {
+  await runCliJson(['user', 'create', '--email', email, '--password', password, '--account', String(server.accountId)], server.dataDir, env);
 }

@@ -6,8 +6,7 @@
 // signs in, and its session is the user's only one.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
-import { runCliJson } from '../../helpers/cli.js';
-import { consoleSession, signInRequest } from '../../helpers/console-session.js';
+import { consoleSession, createConsoleUser, signInRequest } from '../../helpers/console-session.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
 const EMAIL = 'race@example.com';
@@ -15,7 +14,7 @@ const OLD = 'the-old-password';
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer({ threads: 2 });
-  await runCliJson(['user', 'create', '--email', EMAIL, '--password', OLD, '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, EMAIL, OLD);
 });
 afterAll(() => server?.close());
 

@@ -3,9 +3,8 @@
 // node A within a second, and node A then takes the new password and
 // refuses the old one.
 import { expect, it } from 'vitest';
-import { runCliJson } from '../../helpers/cli.js';
 import { useCluster } from '../../helpers/cluster.js';
-import { consoleSession, signInRequest } from '../../helpers/console-session.js';
+import { consoleSession, createConsoleUser, signInRequest } from '../../helpers/console-session.js';
 import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 
 const cluster = useCluster({ nodes: 2, nginx: false, env: NO_RATE_LIMIT });
@@ -13,7 +12,7 @@ const EMAIL = 'jay@example.com';
 
 it.skipIf(cluster.skip)('ends the sessions on the other node, which then takes the new password', async () => {
   const [a, b] = cluster.nodes;
-  await runCliJson(['user', 'create', '--email', EMAIL, '--password', 'the-old-password', '--account', String(a!.accountId)], a!.dataDir, cluster.env(0));
+  await createConsoleUser(a!, EMAIL, 'the-old-password', cluster.env(0));
   const onA = await consoleSession(a!, EMAIL, 'the-old-password', { waitMs: 5000 });
   const onB = await consoleSession(b!, EMAIL, 'the-old-password', { waitMs: 5000 });
 

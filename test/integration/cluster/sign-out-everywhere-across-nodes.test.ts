@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import { runCliJson } from '../../helpers/cli.js';
 import { useCluster } from '../../helpers/cluster.js';
-import { consoleSession } from '../../helpers/console-session.js';
+import { consoleSession, createConsoleUser } from '../../helpers/console-session.js';
 import { NO_RATE_LIMIT, waitUntil } from '../../helpers/routes.js';
 import { readBootstrap, type TestServer } from '../../helpers/server.js';
 
@@ -18,7 +18,7 @@ const signedIn = (node: TestServer) => consoleSession(node, EMAIL, PASSWORD, { w
 
 it.skipIf(cluster.skip)('ends the user\'s sessions on both nodes', async () => {
   const [a, b] = cluster.nodes;
-  await runCliJson(['user', 'create', '--email', EMAIL, '--password', PASSWORD, '--account', String(a!.accountId)], a!.dataDir, cluster.env(0));
+  await createConsoleUser(a!, EMAIL, PASSWORD, cluster.env(0));
   const onA = [await signedIn(a!), await signedIn(a!)];
   const onB = await signedIn(b!);
   const boot = readBootstrap(a!.dataDir);

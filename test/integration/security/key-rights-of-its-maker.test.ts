@@ -7,8 +7,7 @@
 // user resets: an admin key reset by them comes back without admin rights
 // (the reset copied the old key's rights).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCliJson } from '../../helpers/cli.js';
-import { consoleSession } from '../../helpers/console-session.js';
+import { consoleSession, createConsoleUser } from '../../helpers/console-session.js';
 import { api } from '../../helpers/routes.js';
 import { readBootstrap, startServer, type TestServer } from '../../helpers/server.js';
 
@@ -19,7 +18,7 @@ let resetKey = '';
 
 beforeAll(async () => {
   server = await startServer();
-  await runCliJson(['user', 'create', '--email', 'plain@x.y', '--password', 'longenough1', '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, 'plain@x.y', 'longenough1');
   const plain = await consoleSession(server, 'plain@x.y', 'longenough1');
   const made = await plain.call('POST', '/keys', { name: 'made by a plain user' });
   expect(made.status).toBe(201);

@@ -5,8 +5,7 @@
 // made it goes on in a new one; the old password no longer signs in.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
-import { runCliJson } from '../../helpers/cli.js';
-import { consoleSession, signInRequest } from '../../helpers/console-session.js';
+import { consoleSession, createConsoleUser, signInRequest } from '../../helpers/console-session.js';
 import { readBootstrap, startServer, type TestServer } from '../../helpers/server.js';
 
 const EMAIL = 'gale@example.com';
@@ -16,7 +15,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startServer({ threads: 2 });
-  await runCliJson(['user', 'create', '--email', EMAIL, '--password', OLD, '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, EMAIL, OLD);
 });
 afterAll(() => server?.close());
 
@@ -56,7 +55,7 @@ it('checks the current password, ends every session and starts a new one', async
 
 it('counts wrong current passwords as failed sign-ins', async () => {
   // A user of its own: the test above failed sign-ins for its email.
-  await runCliJson(['user', 'create', '--email', 'hale@example.com', '--password', NEW, '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, 'hale@example.com', NEW);
   const s = await consoleSession(server, 'hale@example.com', NEW);
   const statuses: number[] = [];
   for (let i = 0; i < 6; i++) statuses.push((await s.call('POST', '/session/password', { current_password: `guess number ${i}`, new_password: 'whatever-it-is' })).status);
@@ -67,7 +66,7 @@ it('counts wrong current passwords as failed sign-ins', async () => {
 });
 
 it('is not stopped by someone signing in with the leaked password again and again', async () => {
-  await runCliJson(['user', 'create', '--email', 'lee@example.com', '--password', 'leaked-password', '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, 'lee@example.com', 'leaked-password');
   const owner = await consoleSession(server, 'lee@example.com', 'leaked-password');
   // The other holder of the password fills the minute's sign-ins (10 with the owner's).
   const answers = [];

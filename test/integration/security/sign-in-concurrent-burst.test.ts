@@ -4,14 +4,13 @@
 // (5 per email at an address), every other one is refused with 429, the right
 // one included. Before, all 60 passed the check and the right one got in.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCliJson } from '../../helpers/cli.js';
-import { signInRequest } from '../../helpers/console-session.js';
+import { createConsoleUser, signInRequest } from '../../helpers/console-session.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer({ threads: 2 });
-  await runCliJson(['user', 'create', '--email', 'target@x.y', '--password', 'the-right-one', '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, 'target@x.y', 'the-right-one');
 });
 afterAll(() => server?.close());
 

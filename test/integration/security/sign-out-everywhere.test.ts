@@ -5,8 +5,7 @@
 // the user can sign in again at once.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
-import { runCliJson } from '../../helpers/cli.js';
-import { type ConsoleSession, consoleSession, signInRequest } from '../../helpers/console-session.js';
+import { type ConsoleSession, consoleSession, createConsoleUser, signInRequest } from '../../helpers/console-session.js';
 import { readBootstrap, startServer, type TestServer } from '../../helpers/server.js';
 
 const EMAIL = 'dana@example.com';
@@ -19,7 +18,7 @@ const sessionOn = (s: ConsoleSession, thread: number) =>
 
 beforeAll(async () => {
   server = await startServer({ threads: 2 });
-  await runCliJson(['user', 'create', '--email', EMAIL, '--password', PASSWORD, '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, EMAIL, PASSWORD);
 });
 afterAll(() => server?.close());
 

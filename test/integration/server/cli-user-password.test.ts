@@ -4,13 +4,13 @@
 // one does. Its bad command lines: reliability/cli-bad-input.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliJson } from '../../helpers/cli.js';
-import { consoleSession, signInRequest } from '../../helpers/console-session.js';
+import { consoleSession, createConsoleUser, signInRequest } from '../../helpers/console-session.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer();
-  await runCliJson(['user', 'create', '--email', 'ivy@example.com', '--password', 'the-old-password', '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, 'ivy@example.com', 'the-old-password');
 });
 afterAll(() => server?.close());
 

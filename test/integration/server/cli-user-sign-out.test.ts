@@ -4,13 +4,13 @@
 // user's. Its bad command lines: reliability/cli-bad-input.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCliJson } from '../../helpers/cli.js';
-import { consoleSession } from '../../helpers/console-session.js';
+import { consoleSession, createConsoleUser } from '../../helpers/console-session.js';
 import { readBootstrap, startServer, type TestServer } from '../../helpers/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer();
-  await runCliJson(['user', 'create', '--email', 'erin@example.com', '--password', 'a-long-password', '--account', String(server.accountId)], server.dataDir);
+  await createConsoleUser(server, 'erin@example.com', 'a-long-password');
 });
 afterAll(() => server?.close());
 

@@ -141,11 +141,12 @@ async function userPassword(io: Io, args: string[]): Promise<number> {
   const email = userEmailFlag('user password', values.email as string | undefined);
   const password = passwordFlag('user password', values.password as string | undefined);
   const out = await withStorage(io, async (storage) => {
-    if (!storage.users.get(email)) throw new AppError('cli_failed', `user password: there is no user with email ${email}`);
-    // Set whatever the stored hash is now (an operator's reset, not a change).
-    const changed = await storage.users.setPasswordHash(email, await hashPassword(password), null);
-    if (changed === null || changed === 'changed') throw new AppError('cli_failed', `user password: there is no user with email ${email}`);
-    return { email, sessions_ended: changed.sessionsEnded };
+    // Checked first too, so that no password is hashed for nobody.
+    const noUser = () => new AppError('cli_failed', `user password: there is no user with email ${email}`);
+    if (!storage.users.get(email)) throw noUser();
+    const reset = await storage.users.resetPasswordHash(email, await hashPassword(password));
+    if (!reset) throw noUser();
+    return { email, sessions_ended: reset.sessionsEnded };
   });
   io.out(JSON.stringify(out));
   return 0;

@@ -200,7 +200,7 @@ export async function changePassword(users: Users, limits: LoginLimits, address:
     throw err;
   }
   const passwordHash = await limits.work.run(() => hashPassword(change.next), 0);
-  const changed = await users.setPasswordHash(email, passwordHash, checked.passwordHash);
+  const changed = await users.changePasswordHash(email, passwordHash, checked.passwordHash);
   if (changed === 'changed') throw wrongCurrent();
   return changed && { sessionsEnded: changed.sessionsEnded, passwordHash };
 }

@@ -300,12 +300,19 @@ export class Users {
   }
 
   /**
-   * Replaces a user's password hash (hashPassword's) and ends every session
-   * of theirs, in one transaction: whoever held one must sign in with the
-   * new password. With `expected`, only if that is still the stored hash
-   * ('changed' otherwise). Null when there is no such user.
+   * A user's password change: replaces the hash (hashPassword's) if the
+   * stored one is still `checked`, the hash the current password was checked
+   * against ('changed' otherwise), and ends every session of theirs, in one
+   * transaction: whoever held one must sign in with the new password. Null
+   * when there is no such user.
    */
-  setPasswordHash(email: string, passwordHash: string, expected: string | null = null): Promise<{ sessionsEnded: number } | 'changed' | null> {
-    return this.#backend.setUserPassword(email, passwordHash, expected);
+  changePasswordHash(email: string, passwordHash: string, checked: string): Promise<{ sessionsEnded: number } | 'changed' | null> {
+    return this.#backend.setUserPassword(email, passwordHash, checked);
+  }
+
+  /** An operator's reset: changePasswordHash over whatever hash is stored. */
+  async resetPasswordHash(email: string, passwordHash: string): Promise<{ sessionsEnded: number } | null> {
+    const out = await this.#backend.setUserPassword(email, passwordHash, null);
+    return out === 'changed' ? null : out;
   }
 }

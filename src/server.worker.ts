@@ -369,7 +369,9 @@ async function openLimits() {
   const tables = localTables(input.shared);
   if (!input.config.redisUrl) return localLimits(tables);
   const [{ RedisLink }, { redisLimits }] = await Promise.all([import('./limits/redis-link.js'), import('./limits/redis-limits.js')]);
-  return redisLimits(new RedisLink({ url: input.config.redisUrl, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0, member: input.instance }), tables);
+  const link = new RedisLink({ url: input.config.redisUrl, timeoutMs: input.config.redisTimeoutMs, metrics, reportsNodes: input.thread === 0, member: input.instance });
+  await link.started();
+  return redisLimits(link, tables);
 }
 
 /** Listens on the shared port and tells the main thread the port, or that it could not. */

@@ -25,6 +25,8 @@ const RETRY_MS = 1000;
 const HEARTBEAT_MS = 5000;
 /** A node silent this long no longer counts as live. */
 const ALIVE_MS = 15_000;
+/** How long a starting thread waits for its first connection to settle (started()). */
+const START_WAIT_MS = 3000;
 const NODES_KEY = 'sg:nodes';
 
 export interface RedisLinkOptions {
@@ -56,12 +58,18 @@ export class RedisLink {
   #nodes = 0;
   /** Set by close(): the connection's end is then not an outage to report. */
   #closing = false;
+  readonly #started: Promise<void>;
+  #settleStart!: () => void;
 
   constructor(options: RedisLinkOptions) {
     this.#timeoutMs = options.timeoutMs;
     this.#metrics = options.metrics;
     this.#reportsNodes = options.reportsNodes;
     this.#member = options.member;
+    this.#started = new Promise((resolve) => {
+      this.#settleStart = resolve;
+    });
+    setTimeout(() => this.#settleStart(), START_WAIT_MS).unref();
     // Loaded here, not at import: a single node never loads ioredis (see pgModule in store/pg/client.ts).
     const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
     this.#client = new RedisClient(options.url, {
@@ -79,10 +87,29 @@ export class RedisLink {
       this.beat();
       if (this.#reportsNodes) void this.#checkEviction();
     });
-    this.#client.on('error', (err: Error) => this.#report(false, err));
-    this.#client.on('close', () => this.#report(false));
+    this.#client.on('error', (err: Error) => {
+      this.#report(false, err);
+      this.#settleStart();
+    });
+    this.#client.on('close', () => {
+      this.#report(false);
+      this.#settleStart();
+    });
     this.#heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
     this.#heartbeat.unref();
+  }
+
+  /**
+   * Settles once the first connection has been tried: connected and the
+   * first heartbeat answered (the live-node count known), or failed, or
+   * after START_WAIT_MS (a Redis that accepts and does not answer). A thread
+   * listens only then: before, every request would be decided by this node
+   * alone with the whole limit (it knows of no other node yet), which Redis
+   * never learns, so each node of a rolling restart let up to a limit more
+   * through.
+   */
+  started(): Promise<void> {
+    return this.#started;
   }
 
   /** Whether a limit should ask Redis now, rather than decide locally. */
@@ -151,8 +178,9 @@ export class RedisLink {
         // A heartbeat answered after a failure: Redis is back for the limits too.
         this.#restingUntil = 0;
         this.#report(true);
+        this.#settleStart();
       },
-      () => {},
+      () => this.#settleStart(),
     );
   }
 

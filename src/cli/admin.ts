@@ -1,5 +1,5 @@
 // splitguard account create | key reset | user create | user password |
-// user sign-out: direct changes through
+// user sign-out | user delete: direct changes through
 // the storage. They work while the server runs: LMDB serialises writers
 // across processes and every server thread reads the new state on its next
 // request.
@@ -13,7 +13,11 @@ export const adminUsage = `  splitguard account create --name NAME [--quota N]  
   splitguard key reset --account ID                    prints the new key; the old ones stop working
   splitguard user create --email E --password P [--admin] [--account ID]
   splitguard user password --email E --password P      sets the user's password; ends their sessions
-  splitguard user sign-out --email E                   ends every console session of the user`;
+  splitguard user sign-out --email E                   ends every console session of the user
+  splitguard user delete --email E                     deletes the console login and ends its sessions;
+                                                       its account and API keys stay
+  (user create and user password take --password-stdin instead of --password:
+   the password alone on standard input, kept out of the process list and shell history)`;
 
 function positiveInt(command: string, flag: string, value: string | undefined, fallback?: number): number {
   if (value === undefined) {
@@ -33,13 +37,57 @@ function accountFlag(command: string, value: string | undefined): number {
   return id;
 }
 
-/** --password as sign-in takes passwords (characters, not UTF-16 units). */
-function passwordFlag(command: string, value: string | undefined): string {
-  if (value === undefined) throw new AppError('cli_usage', `${command}: --password is required`);
-  const password = value;
+const STDIN_PASSWORD = 'the password on standard input';
+
+const passwordTooLong = (command: string, what: string) => new AppError('cli_usage', `${command}: ${what} must be at most ${PASSWORD_MAX} characters (sign-in refuses longer ones)`);
+
+const PASSWORD_OPTIONS = { password: { type: 'string' }, 'password-stdin': { type: 'boolean' } } as const;
+
+/**
+ * The password of --password or --password-stdin, measured as sign-in
+ * measures passwords (characters, not UTF-16 units).
+ */
+async function passwordOption(io: Io, command: string, values: { password?: unknown; 'password-stdin'?: unknown }): Promise<string> {
+  const given = values.password as string | undefined;
+  if (given !== undefined && values['password-stdin']) throw new AppError('cli_usage', `${command}: give --password or --password-stdin, not both`);
+  if (given === undefined && !values['password-stdin']) throw new AppError('cli_usage', `${command}: --password (or --password-stdin) is required`);
+  const what = given === undefined ? STDIN_PASSWORD : '--password';
+  const password = given ?? (await passwordFromStdin(io, command));
   const length = passwordLength(password);
-  if (length < PASSWORD_MIN) throw new AppError('cli_usage', `${command}: --password must be at least ${PASSWORD_MIN} characters`);
-  if (length > PASSWORD_MAX) throw new AppError('cli_usage', `${command}: --password must be at most ${PASSWORD_MAX} characters (sign-in refuses longer ones)`);
+  if (length < PASSWORD_MIN) throw new AppError('cli_usage', `${command}: ${what} must be at least ${PASSWORD_MIN} characters`);
+  if (length > PASSWORD_MAX) throw passwordTooLong(command, what);
+  return password;
+}
+
+/**
+ * Standard input as one password: UTF-8 text on one line, one line end
+ * (\n or \r\n) after it allowed, as `printf '%s\n' "$PW" |` or a file
+ * gives it. Anything else is refused, not trimmed: a second line or a
+ * stray byte would otherwise become part of a password nobody could type.
+ * Read only up to what the longest password can take in UTF-8.
+ */
+async function passwordFromStdin(io: Io, command: string): Promise<string> {
+  if ((io.stdin as { isTTY?: boolean }).isTTY) {
+    throw new AppError('cli_usage', `${command}: --password-stdin reads a pipe or a file, not a terminal (which would show the password as it is typed)`);
+  }
+  const limit = PASSWORD_MAX * 4 + 2;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of io.stdin) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > limit) throw passwordTooLong(command, STDIN_PASSWORD);
+    chunks.push(bytes);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new AppError('cli_usage', `${command}: --password-stdin: standard input is not UTF-8 text`);
+  }
+  const password = text.replace(/\r?\n$/, '');
+  if (password === '') throw new AppError('cli_usage', `${command}: --password-stdin: standard input held no password`);
+  if (/[\r\n]/.test(password)) throw new AppError('cli_usage', `${command}: --password-stdin: standard input must hold the password alone, on one line`);
   return password;
 }
 
@@ -91,16 +139,17 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'sign-out') return userSignOut(io, rest);
   if (sub === 'password') return userPassword(io, rest);
+  if (sub === 'delete') return userDelete(io, rest);
   if (sub !== 'create') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
   const { values } = parseCommand(
     'user create',
     rest,
-    { email: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean' }, account: { type: 'string' } },
+    { email: { type: 'string' }, ...PASSWORD_OPTIONS, admin: { type: 'boolean' }, account: { type: 'string' } },
     false,
   );
   const email = (values.email as string | undefined)?.trim() ?? '';
   if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) throw new AppError('cli_usage', `user create: --email must be an email address, got "${email}"`);
-  const password = passwordFlag('user create', values.password as string | undefined);
+  const password = await passwordOption(io, 'user create', values);
   const out = await withStorage(io, async (storage) => {
     // Checked before an account is made for the user, so that a refused
     // user leaves no account behind.
@@ -137,9 +186,9 @@ async function userSignOut(io: Io, args: string[]): Promise<number> {
 
 /** Sets a user's password (a forgotten one, a leaked one) and ends every session of theirs. */
 async function userPassword(io: Io, args: string[]): Promise<number> {
-  const { values } = parseCommand('user password', args, { email: { type: 'string' }, password: { type: 'string' } }, false);
+  const { values } = parseCommand('user password', args, { email: { type: 'string' }, ...PASSWORD_OPTIONS }, false);
   const email = userEmailFlag('user password', values.email as string | undefined);
-  const password = passwordFlag('user password', values.password as string | undefined);
+  const password = await passwordOption(io, 'user password', values);
   const out = await withStorage(io, async (storage) => {
     // Checked first too, so that no password is hashed for nobody.
     const noUser = () => new AppError('cli_failed', `user password: there is no user with email ${email}`);
@@ -147,6 +196,24 @@ async function userPassword(io: Io, args: string[]): Promise<number> {
     const reset = await storage.users.resetPasswordHash(email, await hashPassword(password));
     if (!reset) throw noUser();
     return { email, sessions_ended: reset.sessionsEnded };
+  });
+  io.out(JSON.stringify(out));
+  return 0;
+}
+
+/**
+ * Deletes a console login (someone who left) and ends every session of
+ * theirs, in one transaction. Their account, its routes and API keys stay:
+ * they may belong to others too (`key reset` ends the keys).
+ */
+async function userDelete(io: Io, args: string[]): Promise<number> {
+  const { values } = parseCommand('user delete', args, { email: { type: 'string' } }, false);
+  const email = userEmailFlag('user delete', values.email as string | undefined);
+  const out = await withStorage(io, async (storage) => {
+    const user = storage.users.get(email);
+    const deleted = user ? await storage.users.delete(email) : null;
+    if (!user || !deleted) throw new AppError('cli_failed', `user delete: there is no user with email ${email}`);
+    return { email, account_id: user.accountId, sessions_ended: deleted.sessionsEnded };
   });
   io.out(JSON.stringify(out));
   return 0;

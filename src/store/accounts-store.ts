@@ -315,4 +315,9 @@ export class Users {
     const out = await this.#backend.setUserPassword(email, passwordHash, null);
     return out === 'changed' ? null : out;
   }
+
+  /** Deletes a user and ends every session of theirs; their account and its keys stay. Null when there is no such user. */
+  delete(email: string): Promise<{ sessionsEnded: number } | null> {
+    return this.#backend.deleteUser(email);
+  }
 }

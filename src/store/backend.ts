@@ -68,6 +68,8 @@ export interface Backend {
    * ('changed' otherwise). Null when there is no such user.
    */
   setUserPassword(email: string, passwordHash: string, expected: string | null): Promise<{ sessionsEnded: number } | 'changed' | null>;
+  /** Deletes a user and every session of theirs in one transaction (their account stays); null when there is no such user. */
+  deleteUser(email: string): Promise<{ sessionsEnded: number } | null>;
 
   /**
    * Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever;

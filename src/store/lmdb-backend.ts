@@ -190,6 +190,15 @@ export class LmdbBackend implements Backend {
     });
   }
 
+  deleteUser(email: string): Promise<{ sessionsEnded: number } | null> {
+    return this.#write(() => {
+      if (!this.#stores.users.get(email)) return null;
+      this.#stores.users.remove(email);
+      recordChange(this.#stores, 'user', email);
+      return { sessionsEnded: this.#deleteUserSessions(email) };
+    });
+  }
+
   deleteUserSessions(email: string): Promise<number> {
     return this.#write(() => this.#deleteUserSessions(email));
   }

@@ -284,6 +284,17 @@ export class PgBackend implements Backend {
     });
   }
 
+  deleteUser(email: string): Promise<{ sessionsEnded: number } | null> {
+    return this.#write<{ sessionsEnded: number } | null>(async (c) => {
+      // The row lock taken here makes a sign-in's putSession (FOR SHARE)
+      // wait, and then find no user: no session outlives the user.
+      const { rows } = await c.query('DELETE FROM users WHERE email = $1 RETURNING email', [email]);
+      if (rows.length === 0) return { out: null, changes: [] };
+      const ended = await endSessions(c, email);
+      return { out: { sessionsEnded: ended.length }, changes: [{ kind: 'user', key: email, record: null }, ...ended] };
+    });
+  }
+
   createRoute(accountId: number, settings: RouteChanges): Promise<Route> {
     return this.#write(async (c) => {
       // The fields first (a default_group past the variants is 400 whatever the quota), then the quota.

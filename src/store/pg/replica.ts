@@ -77,7 +77,8 @@ function apply(s: Stores, c: ChangeRow): void {
       break;
     }
     case 'user':
-      s.users.put(c.key, c.record as User);
+      if (c.record === null) s.users.remove(c.key);
+      else s.users.put(c.key, c.record as User);
       break;
     case 'session':
       if (c.record === null) s.sessions.remove(c.key);

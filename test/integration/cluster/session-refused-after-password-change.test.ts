@@ -1,6 +1,7 @@
 // A sign-in checks the password against the hash it read, then stores the
 // session: a password change committed in between (the owner's, or
-// `user password`) must not leave a session of the old password behind. The
+// `user password`) must not leave a session of the old password behind,
+// nor a `user delete` a session of a user who is gone. The
 // session is stored only if the hash it was checked against is still the
 // user's, in the same transaction; and a change made against a hash that is
 // no longer stored is refused ('changed'), not applied over the other one.
@@ -41,6 +42,11 @@ async function race(backend: Backend, stores: Stores, email: string): Promise<vo
   await sessions.create({ email, passwordHash: h1 });
   expect(await backend.setUserPassword(email, h2, null)).toEqual({ sessionsEnded: 1 });
   expect(await backend.setUserPassword('nobody@example.com', h2, null)).toBeNull();
+  // A sign-in checked against h2; the user is deleted first.
+  await sessions.create({ email, passwordHash: h2 });
+  expect(await backend.deleteUser(email)).toEqual({ sessionsEnded: 1 });
+  await expect(sessions.create({ email, passwordHash: h2 })).rejects.toMatchObject({ code: 'login_failed' });
+  expect(await backend.deleteUser(email)).toBeNull();
   expect(before.session.email).toBe(email);
 }
 

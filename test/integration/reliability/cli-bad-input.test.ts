@@ -58,15 +58,21 @@ interface Case {
   env?: Record<string, string>;
   /** The command prints its (failed) result on stdout too. */
   stdout?: 'any';
+  /** Standard input (otherwise open and empty). */
+  input?: string | Buffer;
 }
 
 /** Test names: the command line (and environment) of each case. */
 function named(cases: Case[]): [string, Case][] {
-  return cases.map((c) => [`${c.args.join(' ')}${c.env ? ` with ${Object.entries(c.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''} → exit ${c.code}`, c]);
+  return cases.map((c) => [`${c.args.join(' ')}${c.env ? ` with ${Object.entries(c.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}${c.input === undefined ? '' : ` < ${inputName(c.input)}`} → exit ${c.code}`, c]);
+}
+
+function inputName(input: string | Buffer): string {
+  return typeof input === 'string' && input.length <= 40 ? JSON.stringify(input) : `${Buffer.byteLength(input)} bytes`;
 }
 
 async function expectRefusal(c: Case): Promise<void> {
-  const r = await runCli(c.args, dataDir, c.env ?? {});
+  const r = await runCli(c.args, dataDir, c.env ?? {}, undefined, c.input);
   const what = `splitguard ${c.args.join(' ')}\n--- stdout ---\n${r.stdout}--- stderr ---\n${r.stderr}`;
   expect(r.code, what).toBe(c.code);
   expect(r.stderr, what).toMatch(/^splitguard: /);
@@ -82,7 +88,7 @@ describe('unknown commands and flags', () => {
     { args: ['--version'], code: 2, stderr: /unknown command "--version"/ },
     { args: ['account', 'delete'], code: 2, stderr: /usage:[^]*account create/ },
     { args: ['key', 'revoke'], code: 2, stderr: /usage:[^]*key reset/ },
-    { args: ['user', 'delete'], code: 2, stderr: /usage:[^]*user create/ },
+    { args: ['user', 'rename'], code: 2, stderr: /usage:[^]*user create/ },
     { args: ['ipdb'], code: 2, stderr: /ipdb build/ },
     { args: ['ipdb', 'compile'], code: 2, stderr: /unknown ipdb command "compile"/ },
     { args: ['serve', '--port', '1'], code: 2, stderr: /serve: Unknown option '--port'/ },
@@ -141,7 +147,7 @@ describe('serve with a bad environment', () => {
   });
 });
 
-describe('account create, key reset, user create, user password, user sign-out', () => {
+describe('account create, key reset, user create, user password, user sign-out, user delete', () => {
   it.each(named([
     { args: ['account', 'create'], code: 2, stderr: /--name NAME is required/ },
     { args: ['account', 'create', '--name', '   '], code: 2, stderr: /--name NAME is required/ },
@@ -167,15 +173,29 @@ describe('account create, key reset, user create, user password, user sign-out',
     { args: ['user', 'create', '--email', 'a@example.com', '--password', 'a-long-password', '--account', '999'], code: 1, stderr: /user create: account 999 does not exist/ },
     { args: ['user', 'create', '--email', 'TAKEN@example.com', '--password', 'a-long-password'], code: 1, stderr: /user create: a user with email taken@example\.com already exists/ },
     { args: ['user', 'password', '--password', 'a-long-password'], code: 2, stderr: /user password: --email is required/ },
-    { args: ['user', 'password', '--email', 'taken@example.com'], code: 2, stderr: /user password: --password is required/ },
+    { args: ['user', 'password', '--email', 'taken@example.com'], code: 2, stderr: /user password: --password \(or --password-stdin\) is required/ },
     { args: ['user', 'password', '--email', 'taken@example.com', '--password', 'short'], code: 2, stderr: /user password: --password must be at least 10 characters/ },
-    { args: ['user', 'create', '--email', 'a@example.com'], code: 2, stderr: /user create: --password is required/ },
+    { args: ['user', 'create', '--email', 'a@example.com'], code: 2, stderr: /user create: --password \(or --password-stdin\) is required/ },
     { args: ['user', 'password', '--email', 'taken@example.com', '--password', 'p'.repeat(1025)], code: 2, stderr: /user password: --password must be at most 1024 characters/ },
     { args: ['user', 'password', '--email', 'nobody@example.com', '--password', 'a-long-password'], code: 1, stderr: /user password: there is no user with email nobody@example\.com/ },
     { args: ['user', 'sign-out'], code: 2, stderr: /user sign-out: --email is required/ },
     { args: ['user', 'sign-out', '--email', '  '], code: 2, stderr: /user sign-out: --email is required/ },
     { args: ['user', 'sign-out', '--email', 'taken@example.com', 'extra'], code: 2, stderr: /Unexpected argument 'extra'/ },
     { args: ['user', 'sign-out', '--email', 'nobody@example.com'], code: 1, stderr: /user sign-out: there is no user with email nobody@example\.com/ },
+    { args: ['user', 'delete'], code: 2, stderr: /user delete: --email is required/ },
+    { args: ['user', 'delete', '--email', 'taken@example.com', '--account', '1'], code: 2, stderr: /user delete: Unknown option '--account'/ },
+    { args: ['user', 'delete', '--email', 'nobody@example.com'], code: 1, stderr: /user delete: there is no user with email nobody@example\.com/ },
+    // --password-stdin: the password alone on one line, one line end allowed after it.
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password', 'a-long-password', '--password-stdin'], code: 2, stderr: /user password: give --password or --password-stdin, not both/, input: 'another-password\n' },
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input held no password/, input: '' },
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input held no password/, input: '\r\n' },
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input must hold the password alone, on one line/, input: 'a-long-password\nand more\n' },
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input must hold the password alone, on one line/, input: 'a-long-password\n\n' },
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input is not UTF-8 text/, input: Buffer.from([0x61, 0x2d, 0x6c, 0x6f, 0x6e, 0x67, 0xff, 0xfe, 0x70, 0x61, 0x73, 0x73]) },
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: the password on standard input must be at least 10 characters/, input: 'short\n' },
+    { args: ['user', 'create', '--email', 'b@example.com', '--password-stdin'], code: 2, stderr: /user create: the password on standard input must be at most 1024 characters/, input: 'p'.repeat(1025) },
+    // Past what 1,024 characters can take in UTF-8, reading stops: the rest is refused unread.
+    { args: ['user', 'create', '--email', 'b@example.com', '--password-stdin'], code: 2, stderr: /user create: the password on standard input must be at most 1024 characters/, input: 'p'.repeat(1 << 20) },
   ]))('%s', (_name, c) => expectRefusal(c));
 
   it('a refused key reset left the existing account and its key alone', async () => {

@@ -1,0 +1,44 @@
+// `splitguard user delete --email E`, while the server runs: the login and
+// every console session of it end at once (someone who left), its password
+// no longer signs in, and its account stays with its API keys and routes.
+// Other users are untouched. Its bad command lines:
+// reliability/cli-bad-input.test.ts.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli, runCliJson } from '../../helpers/cli.js';
+import { consoleSession, type ConsoleSession, createConsoleUser, signInRequest } from '../../helpers/console-session.js';
+import { api } from '../../helpers/routes.js';
+import { readBootstrap, startServer, type TestServer } from '../../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+  await createConsoleUser(server, 'kim@example.com', 'a-long-password');
+});
+afterAll(() => server?.close());
+
+it('deletes the login and its sessions, and keeps the account', async () => {
+  const sessions = [await consoleSession(server, 'kim@example.com', 'a-long-password'), await consoleSession(server, 'kim@example.com', 'a-long-password')];
+  const boot = readBootstrap(server.dataDir);
+  const admin = await consoleSession(server, boot.admin_email, boot.admin_password);
+  expect(await logins(admin)).toContain('kim@example.com');
+
+  expect(await runCliJson(['user', 'delete', '--email', 'Kim@Example.com'], server.dataDir)).toEqual({ email: 'kim@example.com', account_id: server.accountId, sessions_ended: 2 });
+  for (const s of sessions) expect((await s.call('GET', '/session')).status).toBe(401);
+  expect((await signInRequest(server, 'kim@example.com', 'a-long-password')).status).toBe(401);
+  expect((await admin.call('GET', '/session')).status).toBe(200);
+  expect(await logins(admin)).not.toContain('kim@example.com');
+  expect((await api(server, 'GET', '/v1/routes')).status).toBe(200);
+
+  const again = await runCli(['user', 'delete', '--email', 'kim@example.com'], server.dataDir);
+  expect(again.code).toBe(1);
+  expect(again.stderr).toMatch(/user delete: there is no user with email kim@example\.com/);
+});
+
+/** The emails of the logins of the server's account, as the admin console lists them. */
+async function logins(admin: ConsoleSession): Promise<string[]> {
+  const r = await admin.call('GET', '/accounts');
+  expect(r.status, r.body).toBe(200);
+  const account = (r.json.data as { id: number; users: { email: string }[] }[]).find((a) => a.id === server.accountId);
+  expect(account).toBeDefined();
+  return account!.users.map((u) => u.email);
+}

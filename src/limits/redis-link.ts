@@ -60,6 +60,7 @@ export class RedisLink {
   #closing = false;
   readonly #started: Promise<void>;
   #settleStart!: () => void;
+  #startSettled = false;
 
   constructor(options: RedisLinkOptions) {
     this.#timeoutMs = options.timeoutMs;
@@ -67,7 +68,10 @@ export class RedisLink {
     this.#reportsNodes = options.reportsNodes;
     this.#member = options.member;
     this.#started = new Promise((resolve) => {
-      this.#settleStart = resolve;
+      this.#settleStart = () => {
+        this.#startSettled = true;
+        resolve();
+      };
     });
     setTimeout(() => this.#settleStart(), START_WAIT_MS).unref();
     // Loaded here, not at import: a single node never loads ioredis (see pgModule in store/pg/client.ts).
@@ -82,9 +86,12 @@ export class RedisLink {
       retryStrategy: (times) => Math.min(100 * times, 1000),
     });
     // Connected: the first heartbeat's answer reports it, with the node count.
+    // The start's heartbeat may take the start's whole wait: one that timed
+    // out at the requests' deadline (a first EVAL, a busy start) would let
+    // the thread listen knowing no other node.
     this.#client.on('ready', () => {
       this.#restingUntil = 0;
-      this.beat();
+      this.beat(this.#startSettled ? this.#timeoutMs : START_WAIT_MS);
       if (this.#reportsNodes) void this.#checkEviction();
     });
     this.#client.on('error', (err: Error) => {
@@ -141,13 +148,13 @@ export class RedisLink {
    * script (a new or restarted Redis), within the timeout as a whole. A
    * failure rests the link (see RETRY_MS) before it is passed on.
    */
-  async run(script: Script, key: string, args: (string | number)[]): Promise<unknown> {
+  async run(script: Script, key: string, args: (string | number)[], timeoutMs = this.#timeoutMs): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       // Timers run before the event loop reads sockets: a busy thread would
       // see the deadline pass while the answer waits unread. setImmediate
       // runs after this turn's reads, so an answer that has arrived wins.
-      timer = setTimeout(() => setImmediate(() => reject(new AppError('redis_timeout', `${this.#timeoutMs} ms`))), this.#timeoutMs);
+      timer = setTimeout(() => setImmediate(() => reject(new AppError('redis_timeout', `${timeoutMs} ms`))), timeoutMs);
     });
     const call = this.#client.evalsha(script.sha, 1, key, ...args).catch((err: Error) => {
       if (!err.message.startsWith('NOSCRIPT')) throw err;
@@ -169,9 +176,9 @@ export class RedisLink {
   }
 
   /** Announces this node as live and counts the live nodes (every HEARTBEAT_MS, and on connecting). */
-  beat(): void {
+  beat(timeoutMs = this.#timeoutMs): void {
     if (this.#client.status !== 'ready') return;
-    this.run(HEARTBEAT, NODES_KEY, [this.#member, Date.now(), ALIVE_MS]).then(
+    this.run(HEARTBEAT, NODES_KEY, [this.#member, Date.now(), ALIVE_MS], timeoutMs).then(
       (n) => {
         this.#nodes = Number(n);
         if (this.#reportsNodes) this.#metrics.set(Metric.redisNodes, this.#nodes);

@@ -26,9 +26,16 @@ export function schedulingPolicy(pid: number, tid = pid): number {
   return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[38]);
 }
 
-/** Each thread of a process by `<name>/<tid>`, with its scheduling policy. */
+/** Each thread of a process by `<name>/<tid>`, with its scheduling policy; a thread that ends while it is read is left out. */
 export function threadPolicies(pid: number): Record<string, number> {
-  return Object.fromEntries(readdirSync(`/proc/${pid}/task`).map((t) => [`${readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim()}/${t}`, schedulingPolicy(pid, Number(t))]));
+  return Object.fromEntries(readdirSync(`/proc/${pid}/task`).flatMap((t) => {
+    try {
+      return [[`${readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim()}/${t}`, schedulingPolicy(pid, Number(t))]];
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ESRCH') return [];
+      throw err;
+    }
+  }));
 }
 
 /** Whether a process exists and has not ended (a zombie, ended but not yet reaped, has). */

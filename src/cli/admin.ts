@@ -81,11 +81,12 @@ async function passwordFromStdin(io: Io, command: string): Promise<string> {
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks));
   } catch {
     throw new AppError('cli_usage', `${command}: --password-stdin: standard input is not UTF-8 text`);
   }
   const password = text.replace(/\r?\n$/, '');
+  if (password.startsWith('\uFEFF')) throw new AppError('cli_usage', `${command}: --password-stdin: standard input starts with a byte order mark (save the file without one)`);
   if (password === '') throw new AppError('cli_usage', `${command}: --password-stdin: standard input held no password`);
   if (/[\r\n]/.test(password)) throw new AppError('cli_usage', `${command}: --password-stdin: standard input must hold the password alone, on one line`);
   return password;
@@ -210,10 +211,10 @@ async function userDelete(io: Io, args: string[]): Promise<number> {
   const { values } = parseCommand('user delete', args, { email: { type: 'string' } }, false);
   const email = userEmailFlag('user delete', values.email as string | undefined);
   const out = await withStorage(io, async (storage) => {
-    const user = storage.users.get(email);
-    const deleted = user ? await storage.users.delete(email) : null;
-    if (!user || !deleted) throw new AppError('cli_failed', `user delete: there is no user with email ${email}`);
-    return { email, account_id: user.accountId, sessions_ended: deleted.sessionsEnded };
+    const deleted = await storage.users.delete(email);
+    if (deleted === null) throw new AppError('cli_failed', `user delete: there is no user with email ${email}`);
+    if (deleted === 'last_admin') throw new AppError('cli_failed', `user delete: ${email} is the last admin login; make another first (user create --admin)`);
+    return { email, account_id: deleted.accountId, sessions_ended: deleted.sessionsEnded };
   });
   io.out(JSON.stringify(out));
   return 0;

@@ -278,12 +278,14 @@ export class Users {
     this.#backend = backend;
   }
 
+  // A node of the version before user deletion replicates one as an empty
+  // record (it could only put users), which stays after its upgrade: no user.
   get(email: string): User | undefined {
-    return this.#stores.users.get(email);
+    return this.#stores.users.get(email) ?? undefined;
   }
 
   list(): User[] {
-    return [...this.#stores.users.getRange().map(({ value }) => value)];
+    return [...this.#stores.users.getRange().filter(({ value }) => value !== null).map(({ value }) => value)];
   }
 
   /** Creates a user; user_exists when the email is taken. */
@@ -316,8 +318,8 @@ export class Users {
     return out === 'changed' ? null : out;
   }
 
-  /** Deletes a user and ends every session of theirs; their account and its keys stay. Null when there is no such user. */
-  delete(email: string): Promise<{ sessionsEnded: number } | null> {
+  /** Deletes a user and ends every session of theirs; their account and its keys stay (Backend.deleteUser). */
+  delete(email: string): Promise<{ sessionsEnded: number; accountId: number } | 'last_admin' | null> {
     return this.#backend.deleteUser(email);
   }
 }

@@ -68,8 +68,14 @@ export interface Backend {
    * ('changed' otherwise). Null when there is no such user.
    */
   setUserPassword(email: string, passwordHash: string, expected: string | null): Promise<{ sessionsEnded: number } | 'changed' | null>;
-  /** Deletes a user and every session of theirs in one transaction (their account stays); null when there is no such user. */
-  deleteUser(email: string): Promise<{ sessionsEnded: number } | null>;
+  /**
+   * Deletes a user and every session of theirs in one transaction (their
+   * account stays). Null when there is no such user; 'last_admin', and
+   * nothing deleted, for the one admin left: the store keeps an admin (and
+   * so a user: with none, the next start would bootstrap a new admin and
+   * key), also when deletions of the last admins race.
+   */
+  deleteUser(email: string): Promise<{ sessionsEnded: number; accountId: number } | 'last_admin' | null>;
 
   /**
    * Counts the creation against the account's lifetime quota (quota_exceeded) and reserves a fresh code for ever;

@@ -190,13 +190,21 @@ export class LmdbBackend implements Backend {
     });
   }
 
-  deleteUser(email: string): Promise<{ sessionsEnded: number } | null> {
+  deleteUser(email: string): Promise<{ sessionsEnded: number; accountId: number } | 'last_admin' | null> {
     return this.#write(() => {
-      if (!this.#stores.users.get(email)) return null;
+      const user = this.#stores.users.get(email);
+      if (!user) return null;
+      if (user.admin && !this.#anotherAdmin(email)) return 'last_admin';
       this.#stores.users.remove(email);
       recordChange(this.#stores, 'user', email);
-      return { sessionsEnded: this.#deleteUserSessions(email) };
+      return { sessionsEnded: this.#deleteUserSessions(email), accountId: user.accountId };
     });
+  }
+
+  /** Inside a write transaction: whether a user other than `email` is an admin. */
+  #anotherAdmin(email: string): boolean {
+    for (const { key, value } of this.#stores.users.getRange()) if (key !== email && value?.admin) return true;
+    return false;
   }
 
   deleteUserSessions(email: string): Promise<number> {

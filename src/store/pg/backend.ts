@@ -284,14 +284,23 @@ export class PgBackend implements Backend {
     });
   }
 
-  deleteUser(email: string): Promise<{ sessionsEnded: number } | null> {
-    return this.#write<{ sessionsEnded: number } | null>(async (c) => {
+  deleteUser(email: string): Promise<{ sessionsEnded: number; accountId: number } | 'last_admin' | null> {
+    return this.#write<{ sessionsEnded: number; accountId: number } | 'last_admin' | null>(async (c) => {
+      const target = await c.query('SELECT admin FROM users WHERE email = $1', [email]);
+      if (target.rows.length === 0) return { out: null, changes: [] };
+      if (target.rows[0].admin) {
+        // Every admin's row locked, in one order: of two deletions racing
+        // for the last two admins, the second waits for the first and then
+        // finds only its own (a deleted row is skipped once its lock frees).
+        const admins = await c.query('SELECT email FROM users WHERE admin ORDER BY email FOR UPDATE');
+        if (admins.rows.every((r) => r.email === email)) return { out: 'last_admin', changes: [] };
+      }
       // The row lock taken here makes a sign-in's putSession (FOR SHARE)
       // wait, and then find no user: no session outlives the user.
-      const { rows } = await c.query('DELETE FROM users WHERE email = $1 RETURNING email', [email]);
+      const { rows } = await c.query('DELETE FROM users WHERE email = $1 RETURNING account_id', [email]);
       if (rows.length === 0) return { out: null, changes: [] };
       const ended = await endSessions(c, email);
-      return { out: { sessionsEnded: ended.length }, changes: [{ kind: 'user', key: email, record: null }, ...ended] };
+      return { out: { sessionsEnded: ended.length, accountId: Number(rows[0].account_id) }, changes: [{ kind: 'user', key: email, record: null }, ...ended] };
     });
   }
 

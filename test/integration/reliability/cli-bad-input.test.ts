@@ -4,7 +4,7 @@
 // nothing is printed as a result on stdout. Exit 2 means the command line or
 // the configuration is wrong; exit 1 means the command ran and failed (a
 // missing account, an unreadable or invalid file, a failed refresh).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCliJson } from '../../helpers/cli.js';
 import { ensureCachedDatabase, ROOT } from '../../helpers/ipdb-cache.js';
 import { generateSelfSigned } from '../../../src/tls/self-signed.js';
-import { tempDataDir } from '../../helpers/server.js';
+import { BIN, childEnv, tempDataDir } from '../../helpers/server.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'splitguard-cli-bad-'));
 const file = (name: string) => path.join(scratch, name);
@@ -191,12 +191,22 @@ describe('account create, key reset, user create, user password, user sign-out, 
     { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input held no password/, input: '\r\n' },
     { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input must hold the password alone, on one line/, input: 'a-long-password\nand more\n' },
     { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input must hold the password alone, on one line/, input: 'a-long-password\n\n' },
+    // A byte order mark (a Windows editor's file) is refused, not dropped in silence.
+    { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input starts with a byte order mark/, input: '\uFEFFa-long-password\r\n' },
     { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: --password-stdin: standard input is not UTF-8 text/, input: Buffer.from([0x61, 0x2d, 0x6c, 0x6f, 0x6e, 0x67, 0xff, 0xfe, 0x70, 0x61, 0x73, 0x73]) },
     { args: ['user', 'password', '--email', 'taken@example.com', '--password-stdin'], code: 2, stderr: /user password: the password on standard input must be at least 10 characters/, input: 'short\n' },
     { args: ['user', 'create', '--email', 'b@example.com', '--password-stdin'], code: 2, stderr: /user create: the password on standard input must be at most 1024 characters/, input: 'p'.repeat(1025) },
-    // Past what 1,024 characters can take in UTF-8, reading stops: the rest is refused unread.
+    // Past what 1,024 characters can take in UTF-8 (4,098 bytes with a line end), reading stops.
     { args: ['user', 'create', '--email', 'b@example.com', '--password-stdin'], code: 2, stderr: /user create: the password on standard input must be at most 1024 characters/, input: 'p'.repeat(1 << 20) },
   ]))('%s', (_name, c) => expectRefusal(c));
+
+  it('--password-stdin refuses a terminal, which would show the password as it is typed', () => {
+    // script(1) runs the command on a pseudo-terminal, its standard input a TTY; its output is the terminal's.
+    const command = [process.execPath, BIN, 'user', 'password', '--email', 'taken@example.com', '--password-stdin'].map((a) => JSON.stringify(a)).join(' ');
+    const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: childEnv(dataDir), encoding: 'utf8', timeout: 20_000, input: '' });
+    expect(r.status, r.stdout).toBe(2);
+    expect(r.stdout).toMatch(/splitguard: user password: --password-stdin reads a pipe or a file, not a terminal/);
+  });
 
   it('a refused key reset left the existing account and its key alone', async () => {
     const r = await runCliJson<{ account_id: number }>(['key', 'reset', '--account', String(accountId)], dataDir);

@@ -1,7 +1,8 @@
 // `splitguard user delete --email E`, while the server runs: the login and
 // every console session of it end at once (someone who left), its password
 // no longer signs in, and its account stays with its API keys and routes.
-// Other users are untouched. Its bad command lines:
+// Other users are untouched. The last admin login is kept (the store with
+// no user would bootstrap a new admin at the next start). Its bad command lines:
 // reliability/cli-bad-input.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, runCliJson } from '../../helpers/cli.js';
@@ -32,6 +33,18 @@ it('deletes the login and its sessions, and keeps the account', async () => {
   const again = await runCli(['user', 'delete', '--email', 'kim@example.com'], server.dataDir);
   expect(again.code).toBe(1);
   expect(again.stderr).toMatch(/user delete: there is no user with email kim@example\.com/);
+});
+
+it('keeps the last admin login', async () => {
+  const boot = readBootstrap(server.dataDir);
+  const refused = await runCli(['user', 'delete', '--email', boot.admin_email], server.dataDir);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/user delete: admin@localhost is the last admin login; make another first \(user create --admin\)/);
+  expect((await signInRequest(server, boot.admin_email, boot.admin_password)).status).toBe(200);
+
+  await runCliJson(['user', 'create', '--email', 'ops@example.com', '--password', 'a-long-password', '--admin'], server.dataDir);
+  expect(await runCliJson(['user', 'delete', '--email', boot.admin_email], server.dataDir)).toMatchObject({ email: boot.admin_email });
+  expect((await runCli(['user', 'delete', '--email', 'ops@example.com'], server.dataDir)).code).toBe(1);
 });
 
 /** The emails of the logins of the server's account, as the admin console lists them. */

@@ -4,23 +4,15 @@
 // bootstrap a new admin login and admin key. On both back ends: the single
 // node's LMDB (one writer at a time) and PostgreSQL (two nodes' pools
 // racing, twelve rounds, each with one admin kept and one added).
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { NEVER_MATCHING_PASSWORD_HASH } from '../../../src/store/accounts-store.js';
 import type { Backend } from '../../../src/store/backend.js';
-import { openStores } from '../../../src/store/db.js';
 import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
+import { useLocalStores } from '../../helpers/local-stores.js';
 import { usePgBackend } from '../../helpers/pg-backend.js';
 
 const fixture = usePgBackend('sg-last-admin-');
-const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-last-admin-lmdb-'));
-const local = openStores(dir);
-afterAll(async () => {
-  await local.root.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const local = useLocalStores('sg-last-admin-lmdb-');
 
 async function addUser(backend: Backend, email: string, admin: boolean): Promise<void> {
   const account = await backend.createAccount({ name: email, quota: 1, admin: false });
@@ -52,9 +44,9 @@ async function rounds(one: Backend, other: Backend, tag: string, count: number):
 }
 
 it('single node (LMDB)', async () => {
-  const backend = new LmdbBackend(local);
+  const backend = new LmdbBackend(local.stores);
   await rounds(backend, backend, 'lmdb', 3);
-  expect([...local.users.getRange()].filter(({ value }) => value.admin)).toHaveLength(1);
+  expect([...local.stores.users.getRange()].filter(({ value }) => value.admin)).toHaveLength(1);
 });
 
 it.skipIf(fixture.skip)('cluster (PostgreSQL), deletions racing from two nodes', async () => {

@@ -6,25 +6,18 @@
 // user's, in the same transaction; and a change made against a hash that is
 // no longer stored is refused ('changed'), not applied over the other one.
 // On both back ends: the single node's LMDB, and PostgreSQL.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Sessions } from '../../../src/console/sessions.js';
 import { hashPassword } from '../../../src/store/accounts-store.js';
 import type { Backend } from '../../../src/store/backend.js';
-import { openStores, type Stores } from '../../../src/store/db.js';
+import type { Stores } from '../../../src/store/db.js';
 import { LmdbBackend } from '../../../src/store/lmdb-backend.js';
 import { SessionStore } from '../../../src/store/sessions-store.js';
+import { useLocalStores } from '../../helpers/local-stores.js';
 import { usePgBackend } from '../../helpers/pg-backend.js';
 
 const fixture = usePgBackend('sg-session-race-');
-const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-session-race-lmdb-'));
-const local = openStores(dir);
-afterAll(async () => {
-  await local.root.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const local = useLocalStores('sg-session-race-lmdb-');
 
 async function race(backend: Backend, stores: Stores, email: string): Promise<void> {
   const [h0, h1, h2] = await Promise.all([hashPassword('the-old-password'), hashPassword('the-new-password'), hashPassword('a-third-password')]);
@@ -51,9 +44,9 @@ async function race(backend: Backend, stores: Stores, email: string): Promise<vo
 }
 
 it('single node (LMDB)', async () => {
-  await race(new LmdbBackend(local), local, 'lmdb@example.com');
+  await race(new LmdbBackend(local.stores), local.stores, 'lmdb@example.com');
   // Nothing of the refused sign-in was stored.
-  expect([...local.sessions.getRange()].filter(({ value }) => value.email === 'lmdb@example.com')).toHaveLength(0);
+  expect([...local.stores.sessions.getRange()].filter(({ value }) => value.email === 'lmdb@example.com')).toHaveLength(0);
 });
 
 it.skipIf(fixture.skip)('cluster (PostgreSQL)', async () => {

@@ -62,8 +62,9 @@ async function passwordOption(io: Io, command: string, values: { password?: unkn
 /**
  * Standard input as one password: UTF-8 text on one line, one line end
  * (\n or \r\n) after it allowed, as `printf '%s\n' "$PW" |` or a file
- * gives it. Anything else is refused, not trimmed: a second line or a
- * stray byte would otherwise become part of a password nobody could type.
+ * gives it. Anything else is refused, not trimmed: a second line, a byte
+ * order mark or a stray byte would otherwise become part of a password
+ * nobody could type.
  * Read only up to what the longest password can take in UTF-8.
  */
 async function passwordFromStdin(io: Io, command: string): Promise<string> {

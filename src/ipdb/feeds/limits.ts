@@ -14,7 +14,12 @@
 // and the cover of the snapshot a feed's first download replaced; a new
 // download is measured against the smallest of them and of its last good
 // data, so that a list grown by MAX_GROWTH at every refresh (Tor's is hourly)
-// still needs a week per step.
+// still needs a week per step. And for good, against the feed's base: the
+// cover its growth started from (the snapshot's when a first download
+// replaced it, a reset's download), which only `ipdb reset-feed` moves, so
+// that a list grown MAX_GROWTH times a week, every week, stops at MAX_GROWTH
+// times where it started instead of covering 16 times more the second week,
+// 64 the third.
 import { DAY_MS } from '../../days.js';
 import type { FeedDefinition } from './registry.js';
 import { rangeCidr } from './recent.js';
@@ -95,32 +100,49 @@ export function coverOf(ranges: Ranges): Cover {
   return { v4: covered(ranges.v4), v6: covered(ranges.v6) };
 }
 
+export function coverRecord(cover: Cover, at: number): CoverRecord {
+  return { at: new Date(at).toISOString(), v4: cover.v4.toString(), v6: cover.v6.toString() };
+}
+
+const coverOfRecord = (r: CoverRecord): Cover => ({ v4: BigInt(r.v4), v6: BigInt(r.v6) });
+
+const ofTheWeek = (records: readonly CoverRecord[], now: number) => records.filter((r) => Date.parse(r.at) >= now - COVER_DAYS * DAY_MS);
+
+/** The smallest cover, per family, of `held` and the records of the last COVER_DAYS at `now`: what the weekly rule measures against. */
+export function smallestCover(held: Cover, records: readonly CoverRecord[], now: number): Cover {
+  const recent = ofTheWeek(records, now).map(coverOfRecord);
+  const least = (family: 'v4' | 'v6') => recent.reduce((min, r) => (r[family] < min ? r[family] : min), held[family]);
+  return { v4: least('v4'), v6: least('v6') };
+}
+
 /** The records of the last COVER_DAYS at `now`, with `cover` (taken at `now`) added. */
 export function coversAfter(records: readonly CoverRecord[], cover: Cover, now: number): CoverRecord[] {
-  const recent = records.filter((r) => Date.parse(r.at) >= now - COVER_DAYS * DAY_MS);
-  return [...recent, { at: new Date(now).toISOString(), v4: cover.v4.toString(), v6: cover.v6.toString() }];
+  return [...ofTheWeek(records, now), coverRecord(cover, now)];
 }
 
 /**
  * Why data covering `cover` is refused against the feed's data, `held` (its
- * last good data or snapshot, with its memory) and `records` (the covers of
- * its data taken), or null when it is not. For a feed with keepDays, `cover`
- * is the download's with the memory it would leave, and `downloaded` the
- * download's alone: the error names the addresses only the memory holds.
+ * last good data or snapshot, with its memory), `records` (the covers of
+ * its data taken) and `base` (FeedState.base; null before a feed's first
+ * download, or in a state from before bases were kept), or null when it is
+ * not. For a feed with keepDays, `cover` is the download's with the memory
+ * it would leave, and `downloaded` the download's alone: the error names the
+ * addresses only the memory holds.
  */
-export function growthError(feed: FeedDefinition, cover: Cover, held: Cover, records: readonly CoverRecord[], now: number, downloaded: Cover = cover): string | null {
-  const recent = records.filter((r) => Date.parse(r.at) >= now - COVER_DAYS * DAY_MS);
+export function growthError(feed: FeedDefinition, cover: Cover, held: Cover, records: readonly CoverRecord[], base: CoverRecord | null, now: number, downloaded: Cover = cover): string | null {
   const floor = feed.hosts ? HOST_COVER_FLOOR : COVER_FLOOR;
+  const week = smallestCover(held, records, now);
+  const start = base === null ? null : coverOfRecord(base);
   for (const family of ['v4', 'v6'] as const) {
-    const base = recent.reduce((min, r) => {
-      const v = BigInt(r[family]);
-      return v < min ? v : min;
-    }, held[family]);
-    const allowed = MAX_GROWTH * base > floor[family] ? MAX_GROWTH * base : floor[family];
-    if (cover[family] > allowed) {
-      const remembered = cover[family] - downloaded[family];
-      const memory = remembered > 0n ? ` with the ${remembered} only its memory of the last ${feed.keepDays} days holds` : '';
-      return `covers ${cover[family]} IP${family} addresses${memory}, more than ${MAX_GROWTH} times the ${base} the feed's data covered at its smallest in ${COVER_DAYS} days (${allowed} allowed); if the publisher's list did grow, \`splitguard ipdb reset-feed ${feed.name}\` takes it`;
+    const allowed = (from: bigint) => (MAX_GROWTH * from > floor[family] ? MAX_GROWTH * from : floor[family]);
+    const remembered = cover[family] - downloaded[family];
+    const covers = `covers ${cover[family]} IP${family} addresses${remembered > 0n ? ` with the ${remembered} only its memory of the last ${feed.keepDays} days holds` : ''}`;
+    const reset = `if the publisher's list did grow, \`splitguard ipdb reset-feed ${feed.name}\` takes it`;
+    if (cover[family] > allowed(week[family])) {
+      return `${covers}, more than ${MAX_GROWTH} times the ${week[family]} the feed's data covered at its smallest in ${COVER_DAYS} days (${allowed(week[family])} allowed); ${reset}`;
+    }
+    if (start !== null && cover[family] > allowed(start[family])) {
+      return `${covers}, more than ${MAX_GROWTH} times the ${start[family]} its data covered when taken as its base on ${base!.at.slice(0, 10)} (${allowed(start[family])} allowed, until a reset); ${reset}`;
     }
   }
   return null;

@@ -34,6 +34,13 @@ export interface FeedState {
   /** The covers of the data taken in the last week (a download with its memory; the snapshot a first download replaced), for the growth rule (limits.ts). */
   covers: CoverRecord[];
   /**
+   * The cover the feed's growth is measured from for good (limits.ts): set
+   * by its first download, moved only by a reset's. Null before the first
+   * download, and in a state written before it was kept (its next download
+   * sets it).
+   */
+  base: CoverRecord | null;
+  /**
    * When `splitguard ipdb reset-feed` dropped the feed's data: the next
    * download is taken without the shrink and growth rules (null otherwise).
    */
@@ -69,7 +76,7 @@ export interface FeedFile {
 }
 
 export const EMPTY_STATE: FeedState = {
-  version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, validators: {}, covers: [], reset_at: null,
+  version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, validators: {}, covers: [], base: null, reset_at: null,
   confirmed_at: null, last_attempt_at: null, last_outcome: null, last_error: null, next_due_at: null,
 };
 

@@ -16,7 +16,7 @@ import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { dueAfterClockStep } from '../refresh-state.js';
 import { displayUrl, type FetchLimits, fetchSource, inOrder, type SourceFailure } from '../fetch.js';
-import { type Cover, type CoverRecord, coverOf, coversAfter, growthError, pastCap } from './limits.js';
+import { type Cover, type CoverRecord, coverOf, coverRecord, coversAfter, growthError, pastCap, smallestCover } from './limits.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import { FEEDS, type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
@@ -216,7 +216,7 @@ async function fetchFrom(
   const memory = feed.keepDays ? memoryAfter(options.dataDir, feed, before, ranges, now.getTime()) : null;
   const cover = coverOf(joined(ranges, memory?.ranges ?? null));
   // After `ipdb reset-feed` (no good download then) the publisher's list is taken whole.
-  const grown = before.reset_at === null ? growthError(feed, cover, held, before.covers, now.getTime(), coverOf(ranges)) : null;
+  const grown = before.reset_at === null ? growthError(feed, cover, held, before.covers, before.base, now.getTime(), coverOf(ranges)) : null;
   if (grown) throw new Error(grown);
   if (good && entries < before.entries * MIN_ENTRY_FRACTION) {
     throw new Error(`${entries} entries, under ${MIN_ENTRY_FRACTION * 100}% of the ${before.entries} of the last good download; if the publisher's list did shrink, \`splitguard ipdb reset-feed ${feed.name}\` takes it`);
@@ -236,6 +236,7 @@ async function fetchFrom(
     recent,
     validators: Object.fromEntries(fetched.parts.map((p) => [p.url, p.validators])),
     covers: coversAfter(coversTaken(before, good, held, now.getTime()), cover, now.getTime()),
+    base: baseAfter(before, held, cover, now.getTime()),
     reset_at: null,
     confirmed_at: now.toISOString(),
     last_attempt_at: now.toISOString(),
@@ -274,6 +275,18 @@ function installParts(dataDir: string, name: string, parts: string[]): string[] 
 function coversTaken(before: FeedState, good: boolean, held: Cover, now: number): CoverRecord[] {
   if (before.reset_at !== null) return [];
   return good ? before.covers : coversAfter(before.covers, held, now);
+}
+
+/**
+ * The feed's base after a download taken now (FeedState.base): a reset's
+ * download is the new base; otherwise the base stays, and the first
+ * download (or the first in a state from before bases were kept) takes what
+ * the weekly rule measured it against: the snapshot's cover, or the week's
+ * smallest.
+ */
+function baseAfter(before: FeedState, held: Cover, cover: Cover, now: number): CoverRecord {
+  if (before.reset_at !== null) return coverRecord(cover, now);
+  return before.base ?? coverRecord(smallestCover(held, before.covers, now), now);
 }
 
 /**

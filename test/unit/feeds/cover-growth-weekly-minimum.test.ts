@@ -18,28 +18,28 @@ it('counts the smallest cover of the week, and only of the week', () => {
   records = coversAfter(records, v4(50_000), NOW - 2 * HOUR);
   records = coversAfter(records, v4(200_000), NOW - HOUR);
   // 4 times the last (200,000) but 16 times the week's smallest (50,000).
-  expect(growthError(tor, v4(800_000), v4(200_000), records, NOW)).toContain('more than 4 times the 50000');
-  expect(growthError(tor, v4(200_000), v4(200_000), records, NOW)).toBeNull();
+  expect(growthError(tor, v4(800_000), v4(200_000), records, null, NOW)).toContain('more than 4 times the 50000');
+  expect(growthError(tor, v4(200_000), v4(200_000), records, null, NOW)).toBeNull();
   // Eight days on, the 50,000 has left the week.
   const later = NOW + 8 * 24 * HOUR;
   records = coversAfter(records, v4(200_000), later - HOUR);
   expect(records.map((r) => r.v4)).toEqual(['200000']);
-  expect(growthError(tor, v4(800_000), v4(200_000), records, later)).toBeNull();
+  expect(growthError(tor, v4(800_000), v4(200_000), records, null, later)).toBeNull();
 });
 
 it('lets a small range list grow up to a /16, a list of single addresses up to 4,096', () => {
   const openai = FEEDS.find((f) => f.name === 'openai')!;
-  expect(growthError(openai, v4(65_536), v4(20), [], NOW)).toBeNull();
-  expect(growthError(openai, v4(65_537), v4(20), [], NOW)).toContain('(65536 allowed)');
-  expect(growthError(tor, v4(4096), v4(20), [], NOW)).toBeNull();
-  expect(growthError(tor, v4(4097), v4(20), [], NOW)).toContain('(4096 allowed)');
+  expect(growthError(openai, v4(65_536), v4(20), [], null, NOW)).toBeNull();
+  expect(growthError(openai, v4(65_537), v4(20), [], null, NOW)).toContain('(65536 allowed)');
+  expect(growthError(tor, v4(4096), v4(20), [], null, NOW)).toBeNull();
+  expect(growthError(tor, v4(4097), v4(20), [], null, NOW)).toContain('(4096 allowed)');
   const six = { v4: 0n, v6: 4097n };
-  expect(growthError(tor, six, { v4: 0n, v6: 20n }, [], NOW)).toContain('covers 4097 IPv6 addresses');
+  expect(growthError(tor, six, { v4: 0n, v6: 20n }, [], null, NOW)).toContain('covers 4097 IPv6 addresses');
 });
 
 it('names the addresses only the memory holds', () => {
   // 1,000 downloaded and 7,000 remembered, against a week whose smallest was 1,651.
-  const error = growthError(tor, v4(8000), v4(1651), [], NOW, v4(1000));
+  const error = growthError(tor, v4(8000), v4(1651), [], null, NOW, v4(1000));
   expect(error).toContain('covers 8000 IPv4 addresses with the 7000 only its memory of the last 7 days holds, more than 4 times the 1651');
-  expect(growthError(tor, v4(6604), v4(1651), [], NOW, v4(1000))).toBeNull();
+  expect(growthError(tor, v4(6604), v4(1651), [], null, NOW, v4(1000))).toBeNull();
 });

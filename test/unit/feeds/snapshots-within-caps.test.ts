@@ -32,10 +32,10 @@ it.each(rangeFeeds.map((f) => [f.name, f] as const))('%s', (_, feed) => {
   }
   if (feed.hosts) {
     const cover = coverOf(ranges);
-    const fromNothing = growthError(feed, cover, { v4: 0n, v6: 0n }, [], Date.now());
+    const fromNothing = growthError(feed, cover, { v4: 0n, v6: 0n }, [], null, Date.now());
     if (feed.name === 'nordvpn') {
       expect(fromNothing).toContain('covers 8468 IPv4 addresses');
-      expect(growthError(feed, cover, { v4: cover.v4 / 4n, v6: 0n }, [], Date.now())).toBeNull();
+      expect(growthError(feed, cover, { v4: cover.v4 / 4n, v6: 0n }, [], null, Date.now())).toBeNull();
     } else {
       expect(fromNothing).toBeNull();
     }

@@ -14,12 +14,13 @@
 // and the cover of the snapshot a feed's first download replaced; a new
 // download is measured against the smallest of them and of its last good
 // data, so that a list grown by MAX_GROWTH at every refresh (Tor's is hourly)
-// still needs a week per step. And for good, against the feed's base: the
-// cover its growth started from (the snapshot's when a first download
-// replaced it, a reset's download), which only `ipdb reset-feed` moves, so
-// that a list grown MAX_GROWTH times a week, every week, stops at MAX_GROWTH
-// times where it started instead of covering 16 times more the second week,
-// 64 the third.
+// still needs a week per step. And for BASE_DAYS, against the feed's base:
+// the cover its growth started from (the snapshot's when a first download
+// replaced it, a reset's download, the week's smallest when the base was
+// BASE_DAYS old), so that a list grown MAX_GROWTH times a week, every week,
+// grows MAX_GROWTH times a quarter instead of 16 times more the second week
+// and 64 the third, while an honest list's growth is taken as its base
+// ages.
 import { DAY_MS } from '../../days.js';
 import type { FeedDefinition } from './registry.js';
 import { rangeCidr } from './recent.js';
@@ -41,6 +42,8 @@ export interface CoverRecord {
 /** A download may cover this many times what the feed's data covered at its smallest in COVER_DAYS. */
 const MAX_GROWTH = 4n;
 const COVER_DAYS = 7;
+/** How long a feed's base bounds its growth before it moves to the week's smallest cover. */
+const BASE_DAYS = 90;
 /**
  * Below this, growth is not counted: a range list of two /24s may become a
  * /16. A /16 of IPv4 and a /48 of IPv6.
@@ -115,6 +118,11 @@ export function smallestCover(held: Cover, records: readonly CoverRecord[], now:
   return { v4: least('v4'), v6: least('v6') };
 }
 
+/** The feed's base while it bounds growth at `now` (for BASE_DAYS after it was taken), else null. */
+export function baseInForce(base: CoverRecord | null, now: number): CoverRecord | null {
+  return base !== null && Date.parse(base.at) >= now - BASE_DAYS * DAY_MS ? base : null;
+}
+
 /** The records of the last COVER_DAYS at `now`, with `cover` (taken at `now`) added. */
 export function coversAfter(records: readonly CoverRecord[], cover: Cover, now: number): CoverRecord[] {
   return [...ofTheWeek(records, now), coverRecord(cover, now)];
@@ -132,7 +140,8 @@ export function coversAfter(records: readonly CoverRecord[], cover: Cover, now: 
 export function growthError(feed: FeedDefinition, cover: Cover, held: Cover, records: readonly CoverRecord[], base: CoverRecord | null, now: number, downloaded: Cover = cover): string | null {
   const floor = feed.hosts ? HOST_COVER_FLOOR : COVER_FLOOR;
   const week = smallestCover(held, records, now);
-  const start = base === null ? null : coverOfRecord(base);
+  const inForce = baseInForce(base, now);
+  const start = inForce === null ? null : coverOfRecord(inForce);
   for (const family of ['v4', 'v6'] as const) {
     const allowed = (from: bigint) => (MAX_GROWTH * from > floor[family] ? MAX_GROWTH * from : floor[family]);
     const remembered = cover[family] - downloaded[family];
@@ -142,7 +151,7 @@ export function growthError(feed: FeedDefinition, cover: Cover, held: Cover, rec
       return `${covers}, more than ${MAX_GROWTH} times the ${week[family]} the feed's data covered at its smallest in ${COVER_DAYS} days (${allowed(week[family])} allowed); ${reset}`;
     }
     if (start !== null && cover[family] > allowed(start[family])) {
-      return `${covers}, more than ${MAX_GROWTH} times the ${start[family]} its data covered when taken as its base on ${base!.at.slice(0, 10)} (${allowed(start[family])} allowed, until a reset); ${reset}`;
+      return `${covers}, more than ${MAX_GROWTH} times the ${start[family]} its data covered when taken as its base on ${inForce!.at.slice(0, 10)} (${allowed(start[family])} allowed for ${BASE_DAYS} days from then); ${reset}`;
     }
   }
   return null;

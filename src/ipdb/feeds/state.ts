@@ -34,10 +34,10 @@ export interface FeedState {
   /** The covers of the data taken in the last week (a download with its memory; the snapshot a first download replaced), for the growth rule (limits.ts). */
   covers: CoverRecord[];
   /**
-   * The cover the feed's growth is measured from for good (limits.ts): set
-   * by its first download, moved only by a reset's. Null before the first
-   * download, and in a state written before it was kept (its next download
-   * sets it).
+   * The cover the feed's growth is measured from (limits.ts): set by its
+   * first download, by a reset's, and by the first download after it is
+   * BASE_DAYS old. Null before the first download, and in a state written
+   * before it was kept (its next download sets it).
    */
   base: CoverRecord | null;
   /**

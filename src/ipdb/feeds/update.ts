@@ -16,7 +16,7 @@ import { log } from '../../log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { dueAfterClockStep } from '../refresh-state.js';
 import { displayUrl, type FetchLimits, fetchSource, inOrder, type SourceFailure } from '../fetch.js';
-import { type Cover, type CoverRecord, coverOf, coverRecord, coversAfter, growthError, pastCap, smallestCover } from './limits.js';
+import { baseInForce, type Cover, type CoverRecord, coverOf, coverRecord, coversAfter, growthError, pastCap, smallestCover } from './limits.js';
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import { FEEDS, type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
@@ -279,14 +279,14 @@ function coversTaken(before: FeedState, good: boolean, held: Cover, now: number)
 
 /**
  * The feed's base after a download taken now (FeedState.base): a reset's
- * download is the new base; otherwise the base stays, and the first
- * download (or the first in a state from before bases were kept) takes what
- * the weekly rule measured it against: the snapshot's cover, or the week's
- * smallest.
+ * download is the new base; otherwise the base stays while in force, and
+ * the first download (or the first in a state from before bases were
+ * kept, or once the base is BASE_DAYS old) takes what the weekly rule
+ * measured it against: the snapshot's cover, or the week's smallest.
  */
 function baseAfter(before: FeedState, held: Cover, cover: Cover, now: number): CoverRecord {
   if (before.reset_at !== null) return coverRecord(cover, now);
-  return before.base ?? coverRecord(smallestCover(held, before.covers, now), now);
+  return baseInForce(before.base, now) ?? coverRecord(smallestCover(held, before.covers, now), now);
 }
 
 /**

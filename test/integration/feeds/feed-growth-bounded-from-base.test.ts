@@ -3,11 +3,12 @@
 // smallest cover only, a Tor list went from the snapshot's 1,651 addresses
 // to 6,604, then 26,416, then 105,664 (the hostile-publisher review). The
 // feed's base, the cover its first download was measured from, now bounds it
-// for good: the second week's step is refused, naming the base, and the feed
-// keeps its last good data; `ipdb reset-feed` takes the publisher's list and
-// makes it the new base. The feeds' real update (updateFeeds) runs here on a
-// real store and a loopback publisher, with the clock (Date alone) moved a
-// week and a day between refreshes.
+// for 90 days: the second week's step is refused, naming the base, and the
+// feed keeps its last good data. Once the base is 90 days old the step is
+// taken and the week's smallest becomes the base (4 times a quarter, not a
+// week); `ipdb reset-feed` takes the publisher's list at once as the new
+// base. The feeds' real update (updateFeeds) runs here on a real store and
+// a loopback publisher, with the clock (Date alone) moved between refreshes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,21 +57,23 @@ async function refreshAt(at: number, n: number): Promise<{ outcome: string; erro
   }
 }
 
-it('stops a list grown 4 times a week at 4 times its base, until a reset', async () => {
+it('stops a list grown 4 times a week at 4 times its base, until the base ages or a reset', async () => {
   const start = Date.parse('2026-11-01T12:00:00Z');
-  const week = 8 * DAY_MS;
+  const day = (n: number) => start + n * DAY_MS;
   // The snapshot covers 1,651 (1,372 exits and 279 remembered): 6,000 is within 4 times it, and becomes the data.
-  expect(await refreshAt(start, 6000)).toEqual({ outcome: 'updated', error: null });
+  expect(await refreshAt(day(0), 6000)).toEqual({ outcome: 'updated', error: null });
   expect(feedState(state, 'tor').base).toEqual({ at: '2026-11-01T12:00:00.000Z', v4: '1651', v6: '0' });
-  // A week on, 24,000 is within 4 times the week's smallest (6,000), not 4 times the base.
-  const refused = await refreshAt(start + week, 24_000);
+  // Eight days on, 24,000 is within 4 times the week's smallest (6,000), not 4 times the base.
+  const refused = await refreshAt(day(8), 24_000);
   expect(refused.outcome).toBe('failed');
-  expect(refused.error).toContain('covers 24000 IPv4 addresses, more than 4 times the 1651 its data covered when taken as its base on 2026-11-01 (6604 allowed, until a reset)');
+  expect(refused.error).toContain('covers 24000 IPv4 addresses, more than 4 times the 1651 its data covered when taken as its base on 2026-11-01 (6604 allowed for 90 days from then)');
   expect(feedState(state, 'tor')).toMatchObject({ entries: 6000, last_outcome: 'failed' });
-  // The operator takes the grown list: it is the new base.
-  await resetFeed(state, dir, 'tor', new Date(start + week));
-  expect(await refreshAt(start + week + DAY_MS, 24_000)).toEqual({ outcome: 'updated', error: null });
-  expect(feedState(state, 'tor').base).toMatchObject({ v4: '24000' });
-  expect(await refreshAt(start + 2 * week, 90_000)).toEqual({ outcome: 'updated', error: null });
-  expect((await refreshAt(start + 3 * week, 100_000)).error).toContain('more than 4 times the 24000 its data covered when taken as its base');
+  // 91 days on, the base has aged: the step is taken, and the week's smallest (the 6,000 held) is the base.
+  expect(await refreshAt(day(91), 24_000)).toEqual({ outcome: 'updated', error: null });
+  expect(feedState(state, 'tor').base).toMatchObject({ v4: '6000' });
+  expect((await refreshAt(day(99), 90_000)).error).toContain('more than 4 times the 6000 its data covered when taken as its base on 2027-01-31');
+  // The operator takes the grown list: it is the new base at once.
+  await resetFeed(state, dir, 'tor', new Date(day(99)));
+  expect(await refreshAt(day(99), 90_000)).toEqual({ outcome: 'updated', error: null });
+  expect(feedState(state, 'tor').base).toMatchObject({ v4: '90000' });
 }, 120_000);

@@ -106,6 +106,14 @@ function requireAccount(storage: Storage, command: string, id: number): void {
   if (!storage.accounts.get(id)) throw new AppError('cli_failed', `${command}: account ${id} does not exist`);
 }
 
+const noUser = (command: string, email: string) => new AppError('cli_failed', `${command}: there is no user with email ${email}`);
+
+/** Runs `work` with the data directory's storage open and prints its result, one JSON line. */
+async function printed(io: Io, work: (storage: Storage) => Promise<unknown>): Promise<number> {
+  io.out(JSON.stringify(await withStorage(io, work)));
+  return 0;
+}
+
 export async function accountCommand(io: Io, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'create') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
@@ -114,13 +122,11 @@ export async function accountCommand(io: Io, args: string[]): Promise<number> {
   if (!name) throw new AppError('cli_usage', 'account create: --name NAME is required');
   if (name.length > 200) throw new AppError('cli_usage', 'account create: --name must be at most 200 characters');
   const quota = positiveInt('account create', 'quota', values.quota as string | undefined, DEFAULT_QUOTA);
-  const out = await withStorage(io, async (storage) => {
+  return printed(io, async (storage) => {
     const account = await storage.accounts.create(name, quota);
     const { token } = await storage.keys.create(account.id, 'default', false);
     return { account_id: account.id, name: account.name, quota: account.quota, api_key: token };
   });
-  io.out(JSON.stringify(out));
-  return 0;
 }
 
 export async function keyCommand(io: Io, args: string[]): Promise<number> {
@@ -128,13 +134,11 @@ export async function keyCommand(io: Io, args: string[]): Promise<number> {
   if (sub !== 'reset') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
   const { values } = parseCommand('key reset', rest, { account: { type: 'string' } }, false);
   const id = accountFlag('key reset', values.account as string | undefined);
-  const out = await withStorage(io, async (storage) => {
+  return printed(io, async (storage) => {
     requireAccount(storage, 'key reset', id);
     const { token, key } = await storage.keys.resetAccount(id);
     return { account_id: id, key_id: key.id, api_key: token };
   });
-  io.out(JSON.stringify(out));
-  return 0;
 }
 
 export async function userCommand(io: Io, args: string[]): Promise<number> {
@@ -152,7 +156,7 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
   const email = (values.email as string | undefined)?.trim() ?? '';
   if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) throw new AppError('cli_usage', `user create: --email must be an email address, got "${email}"`);
   const password = await passwordOption(io, 'user create', values);
-  const out = await withStorage(io, async (storage) => {
+  return printed(io, async (storage) => {
     // Checked before an account is made for the user, so that a refused
     // user leaves no account behind.
     if (storage.users.get(email.toLowerCase())) throw new AppError('cli_failed', `user create: a user with email ${email.toLowerCase()} already exists`);
@@ -170,20 +174,16 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
       throw new AppError('cli_failed', `user create: ${(err as Error).message}`);
     }
   });
-  io.out(JSON.stringify(out));
-  return 0;
 }
 
 /** Ends every console session of a user (a lost device, a stolen cookie), on every node: the console's "Sign out everywhere" for an operator. */
 async function userSignOut(io: Io, args: string[]): Promise<number> {
   const { values } = parseCommand('user sign-out', args, { email: { type: 'string' } }, false);
   const email = userEmailFlag('user sign-out', values.email as string | undefined);
-  const out = await withStorage(io, async (storage) => {
-    if (!storage.users.get(email)) throw new AppError('cli_failed', `user sign-out: there is no user with email ${email}`);
+  return printed(io, async (storage) => {
+    if (!storage.users.get(email)) throw noUser('user sign-out', email);
     return { email, sessions_ended: await storage.sessions.deleteOfUser(email) };
   });
-  io.out(JSON.stringify(out));
-  return 0;
 }
 
 /** Sets a user's password (a forgotten one, a leaked one) and ends every session of theirs. */
@@ -191,16 +191,13 @@ async function userPassword(io: Io, args: string[]): Promise<number> {
   const { values } = parseCommand('user password', args, { email: { type: 'string' }, ...PASSWORD_OPTIONS }, false);
   const email = userEmailFlag('user password', values.email as string | undefined);
   const password = await passwordOption(io, 'user password', values);
-  const out = await withStorage(io, async (storage) => {
+  return printed(io, async (storage) => {
     // Checked first too, so that no password is hashed for nobody.
-    const noUser = () => new AppError('cli_failed', `user password: there is no user with email ${email}`);
-    if (!storage.users.get(email)) throw noUser();
+    if (!storage.users.get(email)) throw noUser('user password', email);
     const reset = await storage.users.resetPasswordHash(email, await hashPassword(password));
-    if (!reset) throw noUser();
+    if (!reset) throw noUser('user password', email);
     return { email, sessions_ended: reset.sessionsEnded };
   });
-  io.out(JSON.stringify(out));
-  return 0;
 }
 
 /**
@@ -211,12 +208,10 @@ async function userPassword(io: Io, args: string[]): Promise<number> {
 async function userDelete(io: Io, args: string[]): Promise<number> {
   const { values } = parseCommand('user delete', args, { email: { type: 'string' } }, false);
   const email = userEmailFlag('user delete', values.email as string | undefined);
-  const out = await withStorage(io, async (storage) => {
+  return printed(io, async (storage) => {
     const deleted = await storage.users.delete(email);
-    if (deleted === null) throw new AppError('cli_failed', `user delete: there is no user with email ${email}`);
+    if (deleted === null) throw noUser('user delete', email);
     if (deleted === 'last_admin') throw new AppError('cli_failed', `user delete: ${email} is the last admin login; make another first (user create --admin)`);
     return { email, account_id: deleted.accountId, sessions_ended: deleted.sessionsEnded };
   });
-  io.out(JSON.stringify(out));
-  return 0;
 }

@@ -4,7 +4,8 @@
 // Chromium adds nothing; the console's pages are tested in test/browser/.
 import { runCliJson } from './cli.js';
 import { request, type Response } from './client.js';
-import type { Env, TestServer } from './server.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type Env, startServer, type StartOptions, type TestServer } from './server.js';
 
 export interface ConsoleSession {
   cookie: string;
@@ -57,4 +58,25 @@ export async function consoleSession(server: TestServer, email: string, password
 /** A console login in the server's bootstrap account, made as an operator makes one (`splitguard user create`); `env`: a cluster node's. */
 export async function createConsoleUser(server: TestServer, email: string, password: string, env: Env = {}): Promise<void> {
   await runCliJson(['user', 'create', '--email', email, '--password', password, '--account', String(server.accountId)], server.dataDir, env);
+}
+
+/**
+ * A server started in the file's beforeAll with one console login made in
+ * its account, closed in its afterAll. Read `server` in tests, or in hooks
+ * registered after this call (vitest runs beforeAll hooks in the order they
+ * were registered).
+ */
+export function useServerWithLogin(email: string, password: string, options: StartOptions = {}): { readonly server: TestServer } {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startServer(options);
+    await createConsoleUser(server, email, password);
+  });
+  afterAll(() => server?.close());
+  return {
+    get server() {
+      if (server === undefined) throw new Error('the server is not started yet: use it in a test, or in a beforeAll hook registered after useServerWithLogin()');
+      return server;
+    },
+  };
 }

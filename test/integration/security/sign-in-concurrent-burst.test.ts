@@ -3,21 +3,15 @@
 // password is checked, atomically across threads: at most 5 are checked
 // (5 per email at an address), every other one is refused with 429, the right
 // one included. Before, all 60 passed the check and the right one got in.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createConsoleUser, signInRequest } from '../../helpers/console-session.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, it } from 'vitest';
+import { signInRequest, useServerWithLogin } from '../../helpers/console-session.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer({ threads: 2 });
-  await createConsoleUser(server, 'target@x.y', 'the-right-one');
-});
-afterAll(() => server?.close());
+const ctx = useServerWithLogin('target@x.y', 'the-right-one', { threads: 2 });
 
 it('checks at most 5 of 60 concurrent attempts and lets none of the rest in', async () => {
   const attempts = Array.from({ length: 60 }, (_, i) => (i === 59 ? 'the-right-one' : `wrong-${i}`));
   const answers = await Promise.all(
-    attempts.map((password, i) => signInRequest(server, 'target@x.y', password, { localAddress: '127.0.0.5', thread: i % 2 })),
+    attempts.map((password, i) => signInRequest(ctx.server, 'target@x.y', password, { localAddress: '127.0.0.5', thread: i % 2 })),
   );
   const statuses = answers.map((a) => a.status);
   expect(statuses.filter((s) => s === 200)).toHaveLength(0);

@@ -3,32 +3,26 @@
 // cookie someone else holds, which would otherwise live until its idle limit
 // or its 12 hours. It is a change like any other (CSRF token, POST only), and
 // the user can sign in again at once.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
-import { type ConsoleSession, consoleSession, createConsoleUser, signInRequest } from '../../helpers/console-session.js';
-import { readBootstrap, startServer, type TestServer } from '../../helpers/server.js';
+import { type ConsoleSession, consoleSession, signInRequest, useServerWithLogin } from '../../helpers/console-session.js';
+import { readBootstrap } from '../../helpers/server.js';
 
 const EMAIL = 'dana@example.com';
 const PASSWORD = 'a-long-password';
-let server: TestServer;
+const ctx = useServerWithLogin(EMAIL, PASSWORD, { threads: 2 });
 
 /** GET /console/api/session with a session's cookie, on a given thread. */
 const sessionOn = (s: ConsoleSession, thread: number) =>
-  request({ port: server.ports[thread]!, ca: server.ca, method: 'GET', path: '/console/api/session', headers: { Cookie: s.cookie } });
-
-beforeAll(async () => {
-  server = await startServer({ threads: 2 });
-  await createConsoleUser(server, EMAIL, PASSWORD);
-});
-afterAll(() => server?.close());
+  request({ port: ctx.server.ports[thread]!, ca: ctx.server.ca, method: 'GET', path: '/console/api/session', headers: { Cookie: s.cookie } });
 
 it('ends every session of the user on both threads, and only theirs', async () => {
-  const mine = [await consoleSession(server, EMAIL, PASSWORD), await consoleSession(server, EMAIL, PASSWORD), await consoleSession(server, EMAIL, PASSWORD)];
-  const boot = readBootstrap(server.dataDir);
-  const admin = await consoleSession(server, boot.admin_email, boot.admin_password);
+  const mine = [await consoleSession(ctx.server, EMAIL, PASSWORD), await consoleSession(ctx.server, EMAIL, PASSWORD), await consoleSession(ctx.server, EMAIL, PASSWORD)];
+  const boot = readBootstrap(ctx.server.dataDir);
+  const admin = await consoleSession(ctx.server, boot.admin_email, boot.admin_password);
 
   // A change: no CSRF token, no sign-out; GET is not allowed.
-  const forged = await request({ port: server.ports[1]!, ca: server.ca, method: 'POST', path: '/console/api/session/logout-everywhere', headers: { Cookie: mine[1]!.cookie } });
+  const forged = await request({ port: ctx.server.ports[1]!, ca: ctx.server.ca, method: 'POST', path: '/console/api/session/logout-everywhere', headers: { Cookie: mine[1]!.cookie } });
   expect(forged.status).toBe(403);
   expect(forged.json.code).toBe('csrf_failed');
   const get = await mine[0]!.call('GET', '/session/logout-everywhere');
@@ -52,7 +46,7 @@ it('ends every session of the user on both threads, and only theirs', async () =
   expect((await admin.call('GET', '/session')).json.email).toBe(boot.admin_email);
 
   // Signing in again works at once, and the new session is the only one.
-  expect((await signInRequest(server, EMAIL, PASSWORD, { thread: 1 })).status).toBe(200);
-  const again = await consoleSession(server, EMAIL, PASSWORD);
+  expect((await signInRequest(ctx.server, EMAIL, PASSWORD, { thread: 1 })).status).toBe(200);
+  const again = await consoleSession(ctx.server, EMAIL, PASSWORD);
   expect((await again.call('POST', '/session/logout-everywhere')).json).toEqual({ ended: 2 });
 });

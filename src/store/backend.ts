@@ -102,6 +102,15 @@ export interface Backend {
   /** Refresh and feed state under a name (state-store.ts); `null` removes it. */
   putState(entries: Readonly<Record<string, unknown>>): Promise<void>;
   /**
+   * Replaces the state under `name` with what `change` makes of the stored
+   * value (undefined when there is none), read and written in one
+   * transaction, so that no other writer's value lands between them;
+   * `change` answering undefined leaves the entry as it is, null removes
+   * it. Resolves with whether it wrote. `change` must be pure: PostgreSQL
+   * runs it again when a first value was inserted meanwhile.
+   */
+  updateState(name: string, change: (current: unknown) => unknown): Promise<boolean>;
+  /**
    * Takes the account's refresh allowance when its last trigger is at least
    * `intervalMs` old, or a whole `intervalMs` in the future (made while the
    * clock ran ahead, as the limiters count it: docs/reliability.md, finding

@@ -357,6 +357,15 @@ export class LmdbBackend implements Backend {
     return this.#write(() => this.#putState(entries));
   }
 
+  updateState(name: string, change: (current: unknown) => unknown): Promise<boolean> {
+    return this.#write(() => {
+      const next = change(this.#stores.meta.get(name));
+      if (next === undefined) return false;
+      this.#putState({ [name]: next });
+      return true;
+    });
+  }
+
   #putState(entries: Readonly<Record<string, unknown>>): void {
     for (const [name, value] of Object.entries(entries)) {
       if (value === null) this.#stores.meta.remove(name);

@@ -22,6 +22,11 @@ export class StateStore {
     return this.#backend.putState({ [name]: value });
   }
 
+  /** Replaces the entry with what `change` makes of it, in one transaction (Backend.updateState); whether it wrote. */
+  update<T>(name: string, change: (current: T | undefined) => T | null | undefined): Promise<boolean> {
+    return this.#backend.updateState(name, change as (current: unknown) => unknown);
+  }
+
   /** Takes the account's refresh allowance if its last trigger is `intervalMs` old: 0 when taken, else the holding trigger's time (ms). */
   claimRefreshTrigger(accountId: number, now: number, intervalMs: number): Promise<number> {
     return this.#backend.claimRefreshTrigger(accountId, now, intervalMs);

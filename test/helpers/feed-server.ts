@@ -8,7 +8,8 @@ import { NO_RATE_LIMIT } from './routes.js';
 import { startServer, type TestServer } from './server.js';
 
 type FeedReply =
-  | { body: string | Buffer; etag?: string }
+  /** `held`: answered once it settles (a publisher slow to send, while a test acts). */
+  | { body: string | Buffer; etag?: string; held?: Promise<unknown> }
   | { status: number }
   | 'refuse';
 
@@ -24,7 +25,7 @@ export interface FeedServer {
 export async function startFeedServer(): Promise<FeedServer> {
   const routes = new Map<string, FeedReply>();
   const requests: FeedServer['requests'] = [];
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const entry = { path, ifNoneMatch: req.headers['if-none-match'], status: 0 };
     requests.push(entry);
@@ -40,6 +41,7 @@ export async function startFeedServer(): Promise<FeedServer> {
       res.end('not here\n');
       return;
     }
+    await reply.held;
     const etag = reply.etag ?? `"${Buffer.byteLength(reply.body)}"`;
     if (entry.ifNoneMatch === etag) {
       entry.status = 304;

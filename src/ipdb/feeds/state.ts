@@ -95,14 +95,29 @@ export function saveFeedState(store: StateStore, name: string, state: FeedState)
 }
 
 /**
+ * Saves the state a refresh made from `before` unless the feed was reset
+ * since `before` was read (`ipdb reset-feed`, run in another process while
+ * the feed downloaded): the reset stands, and the refresh's result is not
+ * taken. Whether it saved.
+ */
+export function saveUnlessReset(store: StateStore, name: string, before: FeedState, state: FeedState): Promise<boolean> {
+  return store.update<Partial<FeedState>>(key(name), (current) => ((current?.reset_at ?? null) === before.reset_at ? state : undefined));
+}
+
+/**
  * Drops the feed's last good data and its recent file, and marks it reset:
  * the database folds in its snapshot from the next build, and the next
- * download is taken whole (update.ts). Returns the names of the files dropped.
+ * download is taken whole (update.ts). The files dropped are those of the
+ * state the reset replaced, read in its transaction, so that a refresh
+ * saving meanwhile leaves none behind. Returns their names.
  */
 export async function resetFeed(store: StateStore, dataDir: string, name: string, now: Date): Promise<string[]> {
-  const before = feedState(store, name);
-  const dropped = [...before.files, ...(before.recent === null ? [] : [before.recent])].map((f) => path.basename(f));
-  await saveFeedState(store, name, { ...EMPTY_STATE, reset_at: now.toISOString() });
+  let replaced = EMPTY_STATE;
+  await store.update<Partial<FeedState>>(key(name), (current) => {
+    replaced = { ...EMPTY_STATE, ...current };
+    return { ...EMPTY_STATE, reset_at: now.toISOString() };
+  });
+  const dropped = [...replaced.files, ...(replaced.recent === null ? [] : [replaced.recent])].map((f) => path.basename(f));
   for (const file of dropped) rmSync(feedPath(dataDir, file), { force: true });
   return dropped;
 }

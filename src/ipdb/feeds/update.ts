@@ -20,7 +20,7 @@ import { baseInForce, type Cover, type CoverRecord, coverOf, coverRecord, covers
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import { FEEDS, type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
-import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveFeedState } from './state.js';
+import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveUnlessReset } from './state.js';
 
 /** Where feeds are fetched to and installed, their state, the download limits, and the server's stop. */
 interface UpdateOptions {
@@ -31,6 +31,9 @@ interface UpdateOptions {
   limits: FetchLimits;
   stop?: AbortSignal;
 }
+
+/** A refresh's outcome when `ipdb reset-feed` dropped the feed's data while it downloaded (state.ts, saveUnlessReset). */
+const RESET_MEANWHILE = 'the feed was reset (`splitguard ipdb reset-feed`) while it downloaded: the download is not taken, and the feed is due again at once';
 
 /** A new download must keep at least this share of the last good data's entries. */
 const MIN_ENTRY_FRACTION = 0.5;
@@ -159,9 +162,10 @@ async function updateFeed(
   // A stop ends inOrder with `stopped`: the feed's state stays as it was, so it is due again at the next start.
   const answered = await inOrder(sources, (location, source) => fetchFrom(location, source, attempt, options), failed, options.stop);
   const ms = Math.round(performance.now() - t0);
+  if (answered?.value === 'reset') return { feed: feed.name, outcome: 'failed', source: answered.source, error: RESET_MEANWHILE, ms };
   if (answered !== null) return { feed: feed.name, outcome: answered.value, source: answered.source, error: null, ms };
   const error = errors.join('; ');
-  await saveFeedState(options.state, feed.name, { ...EMPTY_STATE, ...before, last_attempt_at: now.toISOString(), last_outcome: 'failed', last_error: error, next_due_at: next });
+  await saveUnlessReset(options.state, feed.name, before, { ...EMPTY_STATE, ...before, last_attempt_at: now.toISOString(), last_outcome: 'failed', last_error: error, next_due_at: next });
   return { feed: feed.name, outcome: 'failed', source: null, error, ms };
 }
 
@@ -178,13 +182,17 @@ interface Attempt {
   parsing: string | null;
 }
 
-/** Fetches the feed from one source and installs it, or says it is unchanged; throws what went wrong. */
+/**
+ * Fetches the feed from one source and installs it, or says it is
+ * unchanged; 'reset' when the feed was reset meanwhile, and nothing of the
+ * download is kept. Throws what went wrong.
+ */
 async function fetchFrom(
   location: string,
   source: string,
   attempt: Attempt,
   options: UpdateOptions,
-): Promise<'updated' | 'unchanged'> {
+): Promise<'updated' | 'unchanged' | 'reset'> {
   const { feed, before, good, held, now, next } = attempt;
   const dir = path.join(options.work, `feed-${feed.name}`);
   rmSync(dir, { recursive: true, force: true });
@@ -192,8 +200,8 @@ async function fetchFrom(
   attempt.parsing = null;
   const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES }, options.stop);
   if (fetched.unchanged) {
-    await saveFeedState(options.state, feed.name, { ...before, confirmed_at: now.toISOString(), last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
-    return 'unchanged';
+    const saved = await saveUnlessReset(options.state, feed.name, before, { ...before, confirmed_at: now.toISOString(), last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
+    return saved ? 'unchanged' : 'reset';
   }
   let entries = 0;
   const versions: string[] = [];
@@ -244,7 +252,10 @@ async function fetchFrom(
     last_error: null,
     next_due_at: next,
   };
-  await saveFeedState(options.state, feed.name, state);
+  if (!(await saveUnlessReset(options.state, feed.name, before, state))) {
+    for (const file of [...files, recent]) if (file !== null) rmSync(feedPath(options.dataDir, file), { force: true });
+    return 'reset';
+  }
   // Only this data directory's own files go (a state copied from another directory names that one's files by absolute path).
   const kept = new Set([...files, recent].map((f) => f && path.basename(f)));
   for (const old of [...before.files, before.recent]) if (old !== null && !kept.has(path.basename(old))) rmSync(feedPath(options.dataDir, old), { force: true });

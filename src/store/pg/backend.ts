@@ -420,6 +420,21 @@ export class PgBackend implements Backend {
     return this.#write(async (c) => ({ out: undefined, changes: await this.#putState(c, entries) }));
   }
 
+  updateState(name: string, change: (current: unknown) => unknown): Promise<boolean> {
+    return this.#write(async (c) => {
+      for (;;) {
+        const { rows } = await c.query('SELECT value FROM state WHERE name = $1 FOR UPDATE', [name]);
+        const next = change(rows[0]?.value);
+        if (next === undefined) return { out: false, changes: [] };
+        if (rows.length > 0 || next === null) return { out: true, changes: await this.#putState(c, { [name]: next }) };
+        // No row to lock: insert unless another transaction inserted one
+        // meanwhile (this waits for it to end); then read that one under its lock.
+        const inserted = await c.query('INSERT INTO state (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING 1', [name, JSON.stringify(next)]);
+        if (inserted.rows.length > 0) return { out: true, changes: [{ kind: 'state', key: name, record: next }] };
+      }
+    });
+  }
+
   async #putState(c: PoolClient, entries: Readonly<Record<string, unknown>>): Promise<NewChange[]> {
     const changes: NewChange[] = [];
     for (const [name, value] of Object.entries(entries)) {

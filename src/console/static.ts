@@ -14,10 +14,16 @@ import { AppError } from '../errors.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CANDIDATES = [path.join(here, 'static'), path.join(here, '..', '..', 'src', 'console', 'static')];
 
-/** No inline script or style, nothing from another origin, never framed. */
+/**
+ * No inline script or style, nothing from another origin, never framed.
+ * Trusted Types with no policy allowed: a string assigned to an HTML or
+ * script sink (`innerHTML`, `insertAdjacentHTML`, a script's `src`) throws,
+ * so a future change that renders data as markup fails at once instead of
+ * opening a hole; the app builds every node with createElement and text.
+ */
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; require-trusted-types-for 'script'; trusted-types 'none'";
 
 /** Sent with every console response, static or API (send() adds `X-Content-Type-Options: nosniff` to every answer). */
 export const SECURITY_HEADERS: Record<string, string> = {

@@ -20,8 +20,11 @@
 //   password counts, so nobody without it can lock the owner out (someone
 //   holding a leaked one can keep it full, and the owner then changes the
 //   password from a session, whose check has a budget of its own, or the
-//   operator sets it: `splitguard user password`); once it is reached an
-//   attempt is refused before its password is hashed.
+//   operator sets it: `splitguard user password`). Past it, a right password
+//   is refused (429) after its hash, and counts as a failure at its address,
+//   so the hashes one address can have made stay bounded as a wrong
+//   password's are; a wrong one gets the answer it always gets, so nobody
+//   learns from a refusal that the email is a user who just signed in often.
 // An attempt is counted before its password is checked, so concurrent
 // attempts cannot all pass the check, and taken back when it succeeds.
 // Password hashing is bounded process-wide (PasswordWork), so a burst of
@@ -128,12 +131,6 @@ async function check(users: Users, limits: LoginLimits, address: Uint8Array, giv
   const email = failureKey(given.email);
   // A sign-in's key is the email's own (the key every version has used).
   const budget = successes.key === '' ? email : failureKey(given.email, successes.key);
-  // Refused unchecked, before the password work: not a failure either.
-  const signedIn = await limits.signIns.hit(budget, successes.limit, now, false);
-  if (!signedIn.allowed) {
-    await release(limits, ip, atAddress, now);
-    throw tooManySuccesses(signedIn.retryAfter, successes);
-  }
   if ((await limits.emails.count(email, now)) >= EMAIL_SLOWDOWN_AFTER) await delay(EMAIL_DELAY_MS);
   const user = users.get(given.email);
   // An unknown email is checked against a hash no password matches, so that
@@ -148,11 +145,11 @@ async function check(users: Users, limits: LoginLimits, address: Uint8Array, giv
     throw err;
   }
   if (user && ok) {
-    await release(limits, ip, atAddress, now);
-    // Counted here, atomically: sign-ins that passed the check above together
-    // (each waited for the password work) cannot all get a session.
+    // Counted atomically: right passwords checked together cannot all get a
+    // session. Past the budget the attempt stays counted at its address.
     const counted = await limits.signIns.hit(budget, successes.limit, Date.now());
     if (!counted.allowed) throw tooManySuccesses(counted.retryAfter, successes);
+    await release(limits, ip, atAddress, now);
     return user;
   }
   await limits.emails.hit(email, UNCAPPED, Date.now());

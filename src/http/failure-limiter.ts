@@ -68,15 +68,12 @@ export class FailureLimiter {
     this.#sets = (this.#table.length - HEADER) / SET;
   }
 
-  /**
-   * Counts one failure for `key` if the key has fewer than `limit` in the
-   * last minute; with count = false only tells whether one more would fit.
-   */
-  hit(key: Uint8Array, limit: number, nowMs = Date.now(), count = true): Verdict {
+  /** Counts one failure for `key` if the key has fewer than `limit` in the last minute. */
+  hit(key: Uint8Array, limit: number, nowMs = Date.now()): Verdict {
     return this.#locked(key, nowMs, (entry, tick) => {
       const a = this.#table;
       const allowed = a[entry + TOTAL] < limit;
-      if (allowed && count) countInWindow(a, entry + LAST, BUCKETS, tick);
+      if (allowed) countInWindow(a, entry + LAST, BUCKETS, tick);
       return { allowed, limit, count: a[entry + TOTAL], retryAfter: this.#retryAfter(entry, tick, nowMs) };
     });
   }

@@ -28,8 +28,8 @@ export interface RateLimit {
 
 /** Failures per 16-byte key over a rolling minute of 5-second buckets. */
 export interface FailureLimit {
-  /** Counts one failure if fewer than `limit` are counted; with count = false only tells whether one would fit. */
-  hit(key: Uint8Array, limit: number, nowMs: number, count?: boolean): Decision<FailureVerdict>;
+  /** Counts one failure if fewer than `limit` are counted. */
+  hit(key: Uint8Array, limit: number, nowMs: number): Decision<FailureVerdict>;
   /** Failures counted for `key` in the last minute. */
   count(key: Uint8Array, nowMs: number): Decision<number>;
   /** Takes back one failure counted at `atMs`, if it is still in the window. */

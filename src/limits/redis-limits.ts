@@ -67,15 +67,15 @@ class RedisFailureLimit implements FailureLimit {
     this.#prefix = prefix;
   }
 
-  hit(key: Uint8Array, limit: number, nowMs: number, count = true): Decision<FailureVerdict> {
-    if (!this.#link.usable(nowMs)) return this.#alone(key, limit, nowMs, count);
-    return this.#link.run(FAILURES, this.#prefix + hex(key), ['hit', nowMs, limit, count ? 1 : 0]).then(
+  hit(key: Uint8Array, limit: number, nowMs: number): Decision<FailureVerdict> {
+    if (!this.#link.usable(nowMs)) return this.#alone(key, limit, nowMs);
+    return this.#link.run(FAILURES, this.#prefix + hex(key), ['hit', nowMs, limit]).then(
       (out) => {
         const [allowed, counted, retryAfter] = out as Triple;
-        if (allowed === 1 && count) this.#local.hit(key, UNCAPPED, nowMs);
+        if (allowed === 1) this.#local.hit(key, UNCAPPED, nowMs);
         return { allowed: allowed === 1, limit, count: counted, retryAfter };
       },
-      () => this.#alone(key, limit, nowMs, count),
+      () => this.#alone(key, limit, nowMs),
     );
   }
 
@@ -106,9 +106,9 @@ class RedisFailureLimit implements FailureLimit {
     );
   }
 
-  #alone(key: Uint8Array, limit: number, nowMs: number, count: boolean): FailureVerdict {
+  #alone(key: Uint8Array, limit: number, nowMs: number): FailureVerdict {
     this.#link.fellBack();
-    return this.#local.hit(key, this.#link.share(limit), nowMs, count);
+    return this.#local.hit(key, this.#link.share(limit), nowMs);
   }
 }
 

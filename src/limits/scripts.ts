@@ -70,7 +70,7 @@ return {allowed, total, reset}
 
 /**
  * ARGV: op, now (ms), then
- *   hit:     limit, count 0|1  -> {allowed 0|1, counted, retry-after seconds}
+ *   hit:     limit             -> {allowed 0|1, counted, retry-after seconds}
  *   count:                     -> counted
  *   release: at (ms)           -> 0
  */
@@ -107,12 +107,10 @@ end
 local allowed = 0
 if total < tonumber(ARGV[3]) then
   allowed = 1
-  if ARGV[4] == '1' then
-    redis.call('HINCRBY', KEYS[1], tostring(tick), 1)
-    redis.call('PEXPIRE', KEYS[1], TICK * (BUCKETS + 1))
-    total = total + 1
-    if oldest == nil or tick < oldest then oldest = tick end
-  end
+  redis.call('HINCRBY', KEYS[1], tostring(tick), 1)
+  redis.call('PEXPIRE', KEYS[1], TICK * (BUCKETS + 1))
+  total = total + 1
+  if oldest == nil or tick < oldest then oldest = tick end
 end
 local retry = 1
 if oldest ~= nil then retry = math.max(1, math.ceil(((oldest + BUCKETS) * TICK - nowMs) / 1000)) end

@@ -6,7 +6,7 @@
 // users' sign-ins wait behind): some 43,000 sessions in half an hour, a
 // million at the longest idle setting, each swept by a scan of them all on a
 // sign-in's path. An email now signs in at most 10 times a minute; past that
-// the sign-in is 429 before its password is hashed. Another user at the
+// a right password is 429 (sign-in-budget-not-revealed.test.ts). Another user at the
 // same address is not held back.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -21,7 +21,17 @@ import { log } from '../log.js';
 import type { ConsoleSession, User } from '../store/db.js';
 import type { SessionStore } from '../store/sessions-store.js';
 
-export const COOKIE = 'sg_session';
+/**
+ * The session cookie. The `__Host-` prefix makes the browser refuse it from
+ * anywhere but this host, over HTTPS, for Path=/ and without Domain, so a
+ * page on another host of the same site (evil.example.com beside
+ * sg.example.com) can neither set one of its own for the console, which
+ * would run the victim's console in the setter's session, nor shadow this
+ * one with a narrower path. It therefore goes with every request to this
+ * host; only the console reads it. The name before it (`sg_session`,
+ * Path=/console) is ignored, and expires on its own.
+ */
+export const COOKIE = '__Host-sg_session';
 /** A session never lives longer than this, however busy. */
 export const ABSOLUTE_MS = 12 * 3_600_000;
 /** lastSeenAt is rewritten at most this often (a write per request would be waste). */
@@ -134,7 +144,7 @@ export function readCookie(header: string, name: string): string {
 }
 
 export function sessionCookie(id: string): string {
-  return `${COOKIE}=${id}; Path=/console; Max-Age=${ABSOLUTE_MS / 1000}; HttpOnly; Secure; SameSite=Strict`;
+  return `${COOKIE}=${id}; Path=/; Max-Age=${ABSOLUTE_MS / 1000}; HttpOnly; Secure; SameSite=Strict`;
 }
 
-export const CLEAR_COOKIE = `${COOKIE}=; Path=/console; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;
+export const CLEAR_COOKIE = `${COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;

@@ -24,13 +24,13 @@ it('shows the login form and refuses a wrong password with a message', async () 
   await context.close();
 });
 
-it('sets an HttpOnly, Secure, SameSite=Strict session cookie scoped to /console', async () => {
+it('sets an HttpOnly, Secure, SameSite=Strict session cookie for this host only (__Host-)', async () => {
   const { page, context } = await openConsole(ctx.browser, ctx.server);
   await signInAdmin(page, ctx.server);
   const cookies = await context.cookies();
   expect(cookies).toHaveLength(1);
   const [c] = cookies;
-  expect(c).toMatchObject({ name: 'sg_session', path: '/console', httpOnly: true, secure: true, sameSite: 'Strict' });
+  expect(c).toMatchObject({ name: '__Host-sg_session', domain: '127.0.0.1', path: '/', httpOnly: true, secure: true, sameSite: 'Strict' });
   expect(c.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
   // Expires with the absolute lifetime (12 h), not a persistent "remember me".
   expect(c.expires * 1000 - Date.now()).toBeGreaterThan(11.9 * 3_600_000);

@@ -34,13 +34,15 @@ export const PHONE = { width: 390, height: 844 };
 /**
  * `backForwardCache`: keep the cache that Playwright turns off
  * (--disable-back-forward-cache), so that Back shows a page left as it was,
- * as a user's Chromium does.
+ * as a user's Chromium does. `loopbackHosts`: every host under that domain
+ * resolves to 127.0.0.1 (pages of several hosts of one site, served by the
+ * test's server).
  */
-export function launchChromium(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
+export function launchChromium(options: { backForwardCache?: boolean; loopbackHosts?: string } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: CHROMIUM_FLAGS,
+    args: options.loopbackHosts ? [...CHROMIUM_FLAGS, `--host-resolver-rules=MAP *.${options.loopbackHosts} 127.0.0.1`] : CHROMIUM_FLAGS,
     ...(options.backForwardCache ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}),
   });
 }

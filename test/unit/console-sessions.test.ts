@@ -70,5 +70,5 @@ it('reads the session cookie among others and writes it with its flags', () => {
   expect(readCookie('sg_vid=abc; sg_session=XYZ_-1; other=2', 'sg_session')).toBe('XYZ_-1');
   expect(readCookie('sg_sessionx=1', 'sg_session')).toBe('');
   expect(readCookie('', 'sg_session')).toBe('');
-  expect(sessionCookie('ID')).toBe('sg_session=ID; Path=/console; Max-Age=43200; HttpOnly; Secure; SameSite=Strict');
+  expect(sessionCookie('ID')).toBe('__Host-sg_session=ID; Path=/; Max-Age=43200; HttpOnly; Secure; SameSite=Strict');
 });

@@ -34,7 +34,7 @@ it('checks the current password, ends every session and starts a new one', async
   expect(changed.json).toMatchObject({ email: EMAIL, sessions_ended: 2, csrf_token: expect.any(String) });
   expect(changed.json.csrf_token).not.toBe(mine.csrf);
   const cookie = String(changed.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
-  expect(cookie).toMatch(/^sg_session=[A-Za-z0-9_-]{43}$/);
+  expect(cookie).toMatch(/^__Host-sg_session=[A-Za-z0-9_-]{43}$/);
   expect(cookie).not.toBe(mine.cookie);
 
   for (const s of [mine, other]) expect((await s.call('GET', '/session')).status).toBe(401);

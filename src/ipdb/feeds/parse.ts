@@ -51,6 +51,15 @@ const MAX_LINE = 1024;
 /** A feed's version (syncToken, creationTime, ...) longer than this refuses the file: publishers' are at most a few dozen characters, and it is shown to every tenant. */
 const MAX_VERSION = 100;
 /**
+ * A version shown as the publisher gave it: digits with the date and time
+ * characters every publisher's uses (syncToken 1787299542583, creationTime
+ * 2026-08-21T01:05:42.583377, relays_published 2026-08-22 11:00:00,
+ * changeNumber 310). Anything else (words, a URL, a "call this number") is
+ * the publisher's text put before every tenant, and is read as no version:
+ * the download's digest stands in for it (update.ts).
+ */
+const PLAIN_VERSION = /^[0-9][0-9TZ:.+ -]*$/;
+/**
  * What a JSON feed may hold, checked before JSON.parse builds it: 64 MiB of
  * `[[[...` or `{},{},...` inflates to gigabytes of heap on the refresh's
  * thread. Publishers' documents nest at most 4 deep and hold a few hundred
@@ -226,11 +235,11 @@ function json(name: string, text: string): Record<string, unknown> {
 const array = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const field = (v: unknown, key: string): unknown => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined);
 const text = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
-/** The publisher's version from `key` of `o`, or null; refused when longer than MAX_VERSION. */
+/** The publisher's version from `key` of `o`, or null (also when not PLAIN_VERSION); refused when longer than MAX_VERSION. */
 function version(name: string, o: Record<string, unknown>, key: string): string | null {
   const v = text(o[key]);
   if (v !== null && v.length > MAX_VERSION) throw new AppError('feed_invalid', `${name}: its version ("${key}") is ${v.length} characters long, at most ${MAX_VERSION}`);
-  return v;
+  return v !== null && PLAIN_VERSION.test(v) ? v : null;
 }
 
 // An Onionoo OR address: IPv4 or bracketed IPv6, then a port (or a port

@@ -106,8 +106,9 @@ export interface Backend {
    * value (undefined when there is none), read and written in one
    * transaction, so that no other writer's value lands between them;
    * `change` answering undefined leaves the entry as it is, null removes
-   * it. Resolves with whether it wrote. `change` must be pure: PostgreSQL
-   * runs it again when a first value was inserted meanwhile.
+   * it. Resolves with whether it wrote. `change` may run more than once
+   * (PostgreSQL, when a first value was inserted meanwhile): the last run
+   * is the one that counts.
    */
   updateState(name: string, change: (current: unknown) => unknown): Promise<boolean>;
   /**

@@ -155,6 +155,17 @@ export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Stora
     updated_at: r.updatedAt,
   });
   const notFound = (id: number) => new AppError('not_found', `route ${id} does not exist`, 'id');
+  /**
+   * Real visitors by the page they were sent to. The route's day counters
+   * hold variants a and b; the others (c to h) are counted by the
+   * experiment's visits over the same window, so that the groups and
+   * `intercepted` add up to the clicks whatever the number of variants.
+   */
+  const groupsOf = (a: number, b: number, experiment: { variants: { key: string; clicks: number }[] }): Record<string, number> => {
+    const groups: Record<string, number> = { a, b };
+    for (const v of experiment.variants.slice(2)) groups[v.key] = v.clicks;
+    return groups;
+  };
   /** The route's ETag header: its updated_at, which names one version (routes-store.ts nextUpdatedAt). */
   const etag = (r: Route) => ({ ETag: `"${r.updatedAt}"` });
 
@@ -188,7 +199,7 @@ export function registerRouteEndpoints(table: EndpointTable, storage: Pick<Stora
     const routeStats = {
       window: { days: days.length, from: isoDay(days[0].day), to: isoDay(today) },
       clicks: { total: sum('clicks'), daily: days.map((d) => ({ date: isoDay(d.day), clicks: d.stats.clicks })) },
-      groups: { a: sum('a'), b: sum('b') },
+      groups: groupsOf(sum('a'), sum('b'), experiment),
       intercepted: sum('intercepted'),
       rule_hits: {
         asn_blacklist: sum('asn_blacklist'),

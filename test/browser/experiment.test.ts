@@ -69,6 +69,9 @@ it('shows per-variant figures, rate intervals and promote', async () => {
     expect(Number(await mark.getAttribute('data-high'))).toBe(g.ci95[1]);
   }
   expect(await page.locator('.srm-alert').count()).toBe(0);
+  // Where visitors went names every variant, C included (stats.groups).
+  await expect.poll(() => page.locator('.stats-summary').textContent(), { timeout: 5000 }).toMatch(new RegExp(`: ${perVariant.a} to A, ${perVariant.b} to B, ${perVariant.c} to C, 0 intercepted\\.$`));
+  for (const k of ['a', 'b', 'c']) expect(await page.locator(`.chart-groups rect[data-key="${k}"]`).getAttribute('data-value')).toBe(String(perVariant[k]));
   await screenshot(page, 'route-experiment');
 
   await row('b').getByRole('button', { name: 'Promote variant B' }).click();

@@ -54,7 +54,8 @@ export interface RouteBody {
 export interface Stats {
   window: { days: number; from: string; to: string };
   clicks: { total: number; daily: { date: string; clicks: number }[] };
-  groups: { a: number; b: number };
+  /** `a` and `b`; `c` to `h` for a route with that many variants. */
+  groups: { a: number; b: number } & Record<string, number>;
   intercepted: number;
   rule_hits: { asn_blacklist: number; org_keyword: number; vpn_proxy: number; carrier_whitelist: number; check_failed: number };
 }

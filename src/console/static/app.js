@@ -681,13 +681,16 @@ function statsPanel() {
     if (key === shown) return;
     shown = key;
     const daily = stats.clicks.daily;
-    summary.textContent = `${stats.clicks.total} clicks from ${stats.window.from} to ${stats.window.to} (UTC): ${stats.groups.a} to A, ${stats.groups.b} to B, ${stats.intercepted} intercepted.`;
+    // a and b, then c to h for a route with more variants.
+    const groups = Object.keys(stats.groups);
+    const sent = groups.map((k) => `${stats.groups[k]} to ${k.toUpperCase()}`).join(', ');
+    summary.textContent = `${stats.clicks.total} clicks from ${stats.window.from} to ${stats.window.to} (UTC): ${sent}, ${stats.intercepted} intercepted.`;
     const hits = stats.rule_hits;
     charts.replaceChildren(
       h('figure', { class: 'chart-clicks' }, h('figcaption', {}, 'Clicks per day, last 7 days'),
         columnChart({ title: 'Clicks per day', labels: daily.map((d) => d.date.slice(5)), keys: daily.map((d) => d.date), values: daily.map((d) => d.clicks), xTitle: 'Day (UTC, month-day)', yTitle: 'Clicks' })),
       h('figure', { class: 'chart-groups' }, h('figcaption', {}, 'Where visitors went'),
-        barChart({ title: 'Group split', labels: ['Page A', 'Page B', 'Intercepted'], keys: ['a', 'b', 'intercepted'], values: [stats.groups.a, stats.groups.b, stats.intercepted], classes: ['', 'b', 'x'], xTitle: 'Visitors, last 7 days' })),
+        barChart({ title: 'Group split', labels: [...groups.map((k) => `Page ${k.toUpperCase()}`), 'Intercepted'], keys: [...groups, 'intercepted'], values: [...groups.map((k) => stats.groups[k]), stats.intercepted], classes: [...groups.map((k) => (k === 'a' ? '' : 'b')), 'x'], xTitle: 'Visitors, last 7 days' })),
       h('figure', { class: 'chart-rules' }, h('figcaption', {}, 'Rule hits'),
         barChart({ title: 'Rule hits', labels: RULES.map((r) => r[1]), keys: RULES.map((r) => r[0]), values: RULES.map((r) => hits[r[0]] ?? 0), classes: RULES.map((r) => r[2]), xTitle: 'Hits, last 7 days' })));
   };

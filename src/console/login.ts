@@ -21,12 +21,10 @@
 //   holding a leaked one can keep it full, and the owner then changes the
 //   password from a session, whose check has a budget of its own, or the
 //   operator sets it: `splitguard user password`). Past it, a right password
-//   is refused (429) after its hash and stays counted against its address
-//   (20 a minute), so the password work such attempts take stays bounded;
-//   not against the email at that address, whose count the owner's password
-//   change from a session there shares. A wrong one gets the answer it
-//   always gets, so nobody learns from a refusal that the email is a user
-//   who just signed in often.
+//   is refused (429) after its hash, and counts as a failure at its address,
+//   so the hashes one address can have made stay bounded as a wrong
+//   password's are; a wrong one gets the answer it always gets, so nobody
+//   learns from a refusal that the email is a user who just signed in often.
 // An attempt is counted before its password is checked, so concurrent
 // attempts cannot all pass the check, and taken back when it succeeds.
 // Password hashing is bounded process-wide (PasswordWork), so a burst of
@@ -150,10 +148,7 @@ async function check(users: Users, limits: LoginLimits, address: Uint8Array, giv
     // Counted atomically: right passwords checked together cannot all get a
     // session. Past the budget the attempt stays counted at its address.
     const counted = await limits.signIns.hit(budget, successes.limit, Date.now());
-    if (!counted.allowed) {
-      await limits.emailAtAddress.release(atAddress, now, Date.now());
-      throw tooManySuccesses(counted.retryAfter, successes);
-    }
+    if (!counted.allowed) throw tooManySuccesses(counted.retryAfter, successes);
     await release(limits, ip, atAddress, now);
     return user;
   }

@@ -57,6 +57,12 @@ export interface FeedState {
   last_outcome: 'updated' | 'unchanged' | 'failed' | null;
   last_error: string | null;
   next_due_at: string | null;
+  /**
+   * How many times the state was saved (0 in a state from before it was
+   * kept). A refresh saves only over the revision it read (saveIfCurrent),
+   * so neither a reset nor another refresh saved meanwhile is undone.
+   */
+  revision: number;
 }
 
 /** A feed as the builder reads it (build.worker.ts). */
@@ -77,7 +83,7 @@ export interface FeedFile {
 
 export const EMPTY_STATE: FeedState = {
   version: null, fetched_at: null, entries: 0, files: [], source: null, recent: null, validators: {}, covers: [], base: null, reset_at: null,
-  confirmed_at: null, last_attempt_at: null, last_outcome: null, last_error: null, next_due_at: null,
+  confirmed_at: null, last_attempt_at: null, last_outcome: null, last_error: null, next_due_at: null, revision: 0,
 };
 
 const key = (name: string) => `feed:${name}`;
@@ -94,14 +100,17 @@ export function saveFeedState(store: StateStore, name: string, state: FeedState)
   return store.put(key(name), state);
 }
 
+/** The revision of a stored state (0 when none is stored, or it predates revisions). */
+const revisionOf = (stored: Partial<FeedState> | undefined): number => stored?.revision ?? 0;
+
 /**
- * Saves the state a refresh made from `before` unless the feed was reset
- * since `before` was read (`ipdb reset-feed`, run in another process while
- * the feed downloaded): the reset stands, and the refresh's result is not
- * taken. Whether it saved.
+ * Saves the state a refresh made from `before` unless the state was saved
+ * since `before` was read: by `ipdb reset-feed` or by another refresh
+ * (`ipdb refresh` beside the server), each run while this one downloaded.
+ * Theirs stands, and this refresh's result is not taken. Whether it saved.
  */
-export function saveUnlessReset(store: StateStore, name: string, before: FeedState, state: FeedState): Promise<boolean> {
-  return store.update<Partial<FeedState>>(key(name), (current) => ((current?.reset_at ?? null) === before.reset_at ? state : undefined));
+export function saveIfCurrent(store: StateStore, name: string, before: FeedState, state: FeedState): Promise<boolean> {
+  return store.update<Partial<FeedState>>(key(name), (current) => (revisionOf(current) === before.revision ? { ...state, revision: before.revision + 1 } : undefined));
 }
 
 /**
@@ -115,7 +124,7 @@ export async function resetFeed(store: StateStore, dataDir: string, name: string
   let replaced = EMPTY_STATE;
   await store.update<Partial<FeedState>>(key(name), (current) => {
     replaced = { ...EMPTY_STATE, ...current };
-    return { ...EMPTY_STATE, reset_at: now.toISOString() };
+    return { ...EMPTY_STATE, reset_at: now.toISOString(), revision: revisionOf(current) + 1 };
   });
   const dropped = [...replaced.files, ...(replaced.recent === null ? [] : [replaced.recent])].map((f) => path.basename(f));
   for (const file of dropped) rmSync(feedPath(dataDir, file), { force: true });

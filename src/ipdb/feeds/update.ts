@@ -20,7 +20,7 @@ import { baseInForce, type Cover, type CoverRecord, coverOf, coverRecord, covers
 import { FEED_MAX_BYTES, parseFeed } from './parse.js';
 import { FEEDS, type FeedDefinition, snapshotFiles, snapshotRecent } from './registry.js';
 import { type PreviousData, recentAfter } from './recent.js';
-import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveUnlessReset } from './state.js';
+import { EMPTY_STATE, feedDir, feedFile, feedPath, feedState, type FeedState, hasGoodData, saveIfCurrent } from './state.js';
 
 /** Where feeds are fetched to and installed, their state, the download limits, and the server's stop. */
 interface UpdateOptions {
@@ -32,8 +32,8 @@ interface UpdateOptions {
   stop?: AbortSignal;
 }
 
-/** A refresh's outcome when `ipdb reset-feed` dropped the feed's data while it downloaded (state.ts, saveUnlessReset). */
-const RESET_MEANWHILE = 'the feed was reset (`splitguard ipdb reset-feed`) while it downloaded: the download is not taken, and the feed is due again at once';
+/** A refresh's outcome when the feed's state was saved by someone else while it downloaded (state.ts, saveIfCurrent). */
+const CHANGED_MEANWHILE = 'the feed was reset (`splitguard ipdb reset-feed`) or refreshed by another process while it downloaded: this download is not taken';
 
 /** A new download must keep at least this share of the last good data's entries. */
 const MIN_ENTRY_FRACTION = 0.5;
@@ -162,10 +162,10 @@ async function updateFeed(
   // A stop ends inOrder with `stopped`: the feed's state stays as it was, so it is due again at the next start.
   const answered = await inOrder(sources, (location, source) => fetchFrom(location, source, attempt, options), failed, options.stop);
   const ms = Math.round(performance.now() - t0);
-  if (answered?.value === 'reset') return { feed: feed.name, outcome: 'failed', source: answered.source, error: RESET_MEANWHILE, ms };
+  if (answered?.value === 'superseded') return { feed: feed.name, outcome: 'failed', source: answered.source, error: CHANGED_MEANWHILE, ms };
   if (answered !== null) return { feed: feed.name, outcome: answered.value, source: answered.source, error: null, ms };
   const error = errors.join('; ');
-  await saveUnlessReset(options.state, feed.name, before, { ...EMPTY_STATE, ...before, last_attempt_at: now.toISOString(), last_outcome: 'failed', last_error: error, next_due_at: next });
+  await saveIfCurrent(options.state, feed.name, before, { ...EMPTY_STATE, ...before, last_attempt_at: now.toISOString(), last_outcome: 'failed', last_error: error, next_due_at: next });
   return { feed: feed.name, outcome: 'failed', source: null, error, ms };
 }
 
@@ -184,15 +184,15 @@ interface Attempt {
 
 /**
  * Fetches the feed from one source and installs it, or says it is
- * unchanged; 'reset' when the feed was reset meanwhile, and nothing of the
- * download is kept. Throws what went wrong.
+ * unchanged; 'superseded' when its state was saved by someone else
+ * meanwhile, and nothing of the download is kept. Throws what went wrong.
  */
 async function fetchFrom(
   location: string,
   source: string,
   attempt: Attempt,
   options: UpdateOptions,
-): Promise<'updated' | 'unchanged' | 'reset'> {
+): Promise<'updated' | 'unchanged' | 'superseded'> {
   const { feed, before, good, held, now, next } = attempt;
   const dir = path.join(options.work, `feed-${feed.name}`);
   rmSync(dir, { recursive: true, force: true });
@@ -200,8 +200,8 @@ async function fetchFrom(
   attempt.parsing = null;
   const fetched = await fetchSource(location, dir, good ? before.validators : {}, { ...options.limits, maxBytes: FEED_MAX_BYTES }, options.stop);
   if (fetched.unchanged) {
-    const saved = await saveUnlessReset(options.state, feed.name, before, { ...before, confirmed_at: now.toISOString(), last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
-    return saved ? 'unchanged' : 'reset';
+    const saved = await saveIfCurrent(options.state, feed.name, before, { ...before, confirmed_at: now.toISOString(), last_attempt_at: now.toISOString(), last_outcome: 'unchanged', last_error: null, next_due_at: next });
+    return saved ? 'unchanged' : 'superseded';
   }
   let entries = 0;
   const versions: string[] = [];
@@ -251,10 +251,11 @@ async function fetchFrom(
     last_outcome: 'updated',
     last_error: null,
     next_due_at: next,
+    revision: before.revision,
   };
-  if (!(await saveUnlessReset(options.state, feed.name, before, state))) {
+  if (!(await saveIfCurrent(options.state, feed.name, before, state))) {
     for (const file of [...files, recent]) if (file !== null) rmSync(feedPath(options.dataDir, file), { force: true });
-    return 'reset';
+    return 'superseded';
   }
   // Only this data directory's own files go (a state copied from another directory names that one's files by absolute path).
   const kept = new Set([...files, recent].map((f) => f && path.basename(f)));

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { AppError, publisherTextHidden } from '../errors.js';
 import type { EndpointTable } from '../http/endpoint-table.js';
 import type { IpDatabase } from '../ipdb/database.js';
+import { shownVersion } from '../ipdb/feeds/parse.js';
 import { feedState, hasGoodData } from '../ipdb/feeds/state.js';
 import { feedDueAt } from '../ipdb/feeds/update.js';
 import { scheduledRefresh } from '../ipdb/refresh.js';
@@ -46,7 +47,7 @@ function feedViews(config: FeedConfig, db: IpDatabase | null, stored: StateStore
     return {
       name: def.name,
       label: def.label,
-      version: held?.version ?? listData?.version ?? null,
+      version: shownVersion(held?.version ?? listData?.version ?? null),
       fetched_at: held?.fetchedAt ?? listData?.fetchedAt ?? null,
       ranges: held?.count ?? null,
       last_attempt_at: state.last_attempt_at,

@@ -51,14 +51,28 @@ const MAX_LINE = 1024;
 /** A feed's version (syncToken, creationTime, ...) longer than this refuses the file: publishers' are at most a few dozen characters, and it is shown to every tenant. */
 const MAX_VERSION = 100;
 /**
- * A version shown as the publisher gave it: digits with the date and time
- * characters every publisher's uses (syncToken 1787299542583, creationTime
- * 2026-08-21T01:05:42.583377, relays_published 2026-08-22 11:00:00,
- * changeNumber 310). Anything else (words, a URL, a "call this number") is
- * the publisher's text put before every tenant, and is read as no version:
- * the download's digest stands in for it (update.ts).
+ * A version shown as the publisher gave it: a number or an ISO 8601 date
+ * and time, the shapes every publisher's takes (syncToken 1787299542583,
+ * changeNumber 310, creationTime 2026-08-21T01:05:42.583377,
+ * relays_published 2026-08-22 11:00:00, 2026-11-19T22:01:03.588Z).
+ * Anything else (words, a URL, a phone number) is the publisher's text put
+ * before every tenant, and is read as no version: the download's digest
+ * stands in for it (update.ts).
  */
-const PLAIN_VERSION = /^[0-9][0-9TZ:.+ -]*$/;
+const PLAIN_VERSION = /^(?:[0-9]+|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)$/;
+/** What a feed's version may be shown as besides PLAIN_VERSION: the download's digest (update.ts), a snapshot's date (registry.ts), or unknown. */
+const MADE_HERE_VERSION = /^(?:[0-9a-f]{12}|snapshot [0-9]{4}-[0-9]{2}-[0-9]{2}|unknown)$/;
+
+/**
+ * A feed's version as every tenant is shown it: each part (a feed of
+ * several URLs joins theirs with " | ") a plain publisher's version or one
+ * made here, and `unknown` in place of anything else, which only a state
+ * or database written before the check can hold.
+ */
+export function shownVersion(version: string | null): string | null {
+  if (version === null) return null;
+  return version.split(' | ').map((part) => (PLAIN_VERSION.test(part) || MADE_HERE_VERSION.test(part) ? part : 'unknown')).join(' | ');
+}
 /**
  * What a JSON feed may hold, checked before JSON.parse builds it: 64 MiB of
  * `[[[...` or `{},{},...` inflates to gigabytes of heap on the refresh's

@@ -33,7 +33,7 @@ import type { RateLimit } from '../limits/limits.js';
 import type { Account, ConsoleSession, User } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { changePassword, credentials, login, type LoginLimits, passwordChange } from './login.js';
-import { CLEAR_COOKIE, COOKIE, csrfMatches, readCookie, sessionCookie, Sessions } from './sessions.js';
+import { CLEAR_COOKIES, csrfMatches, hasSessionCookie, sessionCookies, sessionIdsOf, Sessions } from './sessions.js';
 import { type ConsoleFiles, SECURITY_HEADERS, staticFiles } from './static.js';
 
 export interface ConsoleDeps {
@@ -125,11 +125,11 @@ class ConsoleApi {
     // failed is the answer (413, or nothing more when the reader answered).
     const received = body === undefined ? undefined : await body;
     const { storage } = this.#deps;
-    const live = await this.#sessions.find(readCookie(call.cookie, COOKIE));
+    const live = await this.#sessions.findAny(sessionIdsOf(call.cookie));
     const user = live ? storage.users.get(live.session.email) : undefined;
     const account = user ? storage.accounts.get(user.accountId) : undefined;
     if (!live || !user || !account) {
-      this.fail(exchange, new AppError('session_invalid'), call.cookie.includes(`${COOKIE}=`) ? { 'Set-Cookie': CLEAR_COOKIE } : {});
+      this.fail(exchange, new AppError('session_invalid'), hasSessionCookie(call.cookie) ? { 'Set-Cookie': CLEAR_COOKIES } : {});
       return;
     }
     if (call.method !== 'GET' && !csrfMatches(live.session, call.csrf)) {
@@ -144,7 +144,7 @@ class ConsoleApi {
       // The browser that changed it goes on in a new session (a new id and CSRF token).
       const { id, session } = await this.#sessions.create({ email: user.email, passwordHash: changed.passwordHash });
       log('info', 'console_password_changed', { email: user.email, sessions_ended: changed.sessionsEnded });
-      this.reply(exchange, 200, { ...this.#me(user, account, session), sessions_ended: changed.sessionsEnded }, { 'Set-Cookie': sessionCookie(id) });
+      this.reply(exchange, 200, { ...this.#me(user, account, session), sessions_ended: changed.sessionsEnded }, { 'Set-Cookie': sessionCookies(id) });
       return;
     }
     if (rest === '/session' || rest === '/session/logout' || rest === '/session/logout-everywhere') {
@@ -154,11 +154,11 @@ class ConsoleApi {
         this.reply(exchange, 200, this.#me(user, account, live.session));
       } else if (rest === '/session/logout') {
         await this.#sessions.delete(live.key);
-        this.reply(exchange, 204, null, { 'Set-Cookie': CLEAR_COOKIE });
+        this.reply(exchange, 204, null, { 'Set-Cookie': CLEAR_COOKIES });
       } else {
         const ended = await this.#sessions.endAll(user.email);
         log('info', 'console_logout_everywhere', { email: user.email, ended });
-        this.reply(exchange, 200, { ended }, { 'Set-Cookie': CLEAR_COOKIE });
+        this.reply(exchange, 200, { ended }, { 'Set-Cookie': CLEAR_COOKIES });
       }
       return;
     }
@@ -185,7 +185,7 @@ class ConsoleApi {
       if (!account) throw new AppError('login_failed', 'the login has no account');
       const { id, session } = await this.#sessions.create(user);
       log('info', 'console_login', { email: user.email });
-      return { status: 200, body: this.#me(user, account, session), headers: { 'Set-Cookie': sessionCookie(id) } };
+      return { status: 200, body: this.#me(user, account, session), headers: { 'Set-Cookie': sessionCookies(id) } };
     });
   }
 

@@ -22,16 +22,27 @@ import type { ConsoleSession, User } from '../store/db.js';
 import type { SessionStore } from '../store/sessions-store.js';
 
 /**
- * The session cookie. The `__Host-` prefix makes the browser refuse it from
+ * The session id travels in two cookies, its first SPLIT characters and the
+ * rest. The `__Host-` prefix makes the browser refuse such a cookie from
  * anywhere but this host, over HTTPS, for Path=/ and without Domain, so a
  * page on another host of the same site (evil.example.com beside
- * sg.example.com) can neither set one of its own for the console, which
- * would run the victim's console in the setter's session, nor shadow this
- * one with a narrower path. It therefore goes with every request to this
- * host; only the console reads it. The name before it (`sg_session`,
- * Path=/console) is ignored, and expires on its own.
+ * sg.example.com) can neither set one for the console, which would run the
+ * victim's console in the setter's session, nor shadow it with a narrower
+ * path. Two, because uWS drops the bytes above 0x7f that begin a header
+ * value: a cookie the sibling names `é__Host-sg_session` (no prefix to the
+ * browser, so set with Domain and a longer path, and sent first) reaches us
+ * as `__Host-sg_session`. Only the first cookie of the header can lose its
+ * first bytes, so a sibling gets at most one half through: every pairing of
+ * the halves the header carries is tried (sessionIdsOf), and one with the
+ * sibling's half names no session, while the victim's own pair still does.
+ * The cookies go with every request to this host; only the console reads
+ * them. The name before them (`sg_session`, Path=/console) is ignored, and
+ * expires on its own.
  */
-export const COOKIE = '__Host-sg_session';
+const COOKIES = ['__Host-sg_session', '__Host-sg_session_b'] as const;
+const SPLIT = 22;
+/** Cookies of one name read from a header (a browser sends one of each; a sibling's may add one). */
+const MAX_SAME = 3;
 /** A session never lives longer than this, however busy. */
 export const ABSOLUTE_MS = 12 * 3_600_000;
 /** lastSeenAt is rewritten at most this often (a write per request would be waste). */
@@ -100,6 +111,15 @@ export class Sessions {
     return { key, session };
   }
 
+  /** The live session of the first of `ids` that names one (sessionIdsOf), or null. */
+  async findAny(ids: readonly string[], now = Date.now()): Promise<LiveSession | null> {
+    for (const id of ids) {
+      const live = await this.find(id, now);
+      if (live) return live;
+    }
+    return null;
+  }
+
   /** When the session ends if no further request comes (ms since the epoch). */
   expiresAt(session: ConsoleSession): number {
     return Math.min(session.lastSeenAt + this.#idleMs, session.createdAt + ABSOLUTE_MS);
@@ -134,17 +154,39 @@ export function csrfMatches(session: ConsoleSession, presented: string): boolean
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The value of one cookie in a Cookie header ('' when absent). */
-export function readCookie(header: string, name: string): string {
+/** Spaces and tabs around a cookie's name or value (RFC 6265 OWS); nothing else, such as U+00A0 or U+FEFF, which `trim()` would also take. */
+const OWS = /^[ \t]+|[ \t]+$/g;
+
+/** The values of the first `max` cookies named exactly `name` in a Cookie header. */
+function cookieValues(header: string, name: string, max: number): string[] {
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).replace(OWS, '') === name && values.push(part.slice(eq + 1).replace(OWS, '')) === max) break;
   }
-  return '';
+  return values;
 }
 
-export function sessionCookie(id: string): string {
-  return `${COOKIE}=${id}; Path=/; Max-Age=${ABSOLUTE_MS / 1000}; HttpOnly; Secure; SameSite=Strict`;
+/** The value of the first cookie named exactly `name` in a Cookie header ('' when absent). */
+export function readCookie(header: string, name: string): string {
+  return cookieValues(header, name, 1)[0] ?? '';
 }
 
-export const CLEAR_COOKIE = `${COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;
+/** The session ids a Cookie header can carry: every pairing of its halves (see COOKIES), at most MAX_SAME² of them. */
+export function sessionIdsOf(header: string): string[] {
+  const firsts = cookieValues(header, COOKIES[0], MAX_SAME).filter((v) => v.length === SPLIT);
+  const rests = cookieValues(header, COOKIES[1], MAX_SAME).filter((v) => v !== '');
+  return firsts.flatMap((first) => rests.map((rest) => first + rest));
+}
+
+/** Whether the header carries either session cookie (an answer that refuses it then clears them). */
+export function hasSessionCookie(header: string): boolean {
+  return COOKIES.some((name) => readCookie(header, name) !== '');
+}
+
+/** The Set-Cookie values that hold `id` (two: see COOKIES). */
+export function sessionCookies(id: string): string[] {
+  return [id.slice(0, SPLIT), id.slice(SPLIT)].map((part, i) => `${COOKIES[i]}=${part}; Path=/; Max-Age=${ABSOLUTE_MS / 1000}; HttpOnly; Secure; SameSite=Strict`);
+}
+
+export const CLEAR_COOKIES: readonly string[] = COOKIES.map((name) => `${name}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict`);

@@ -3,6 +3,7 @@
 // dispatch.ts runs them for both ways in (API keys and console sessions).
 // Patterns are literal segments and :params.
 import type { Account } from '../store/db.js';
+import type { Headers } from './respond.js';
 
 export interface ApiRequest {
   method: string;
@@ -26,7 +27,7 @@ export interface ApiRequest {
 export interface ApiReply {
   status: number;
   body?: unknown;
-  headers?: Record<string, string>;
+  headers?: Headers;
 }
 
 export type Handler = (req: ApiRequest) => ApiReply | Promise<ApiReply>;

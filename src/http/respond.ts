@@ -102,7 +102,8 @@ export function watchAbort(exchange: Exchange, onAbort?: () => void): void {
   });
 }
 
-export type Headers = Record<string, string>;
+/** Header values by name; a list is sent as that many headers of the name (Set-Cookie). */
+export type Headers = Record<string, string | readonly string[]>;
 
 export function send(exchange: Exchange, status: number, headers: Headers, body?: string | Uint8Array, json = false): void {
   if (exchange.aborted || exchange.done) return;
@@ -110,7 +111,11 @@ export function send(exchange: Exchange, status: number, headers: Headers, body?
   exchange.res.cork(() => {
     const res = exchange.res;
     res.writeStatus(STATUS_LINE[status] ?? String(status)).writeHeader(HEADER_BYTES.hsts, HEADER_BYTES.hstsValue).writeHeader(HEADER_BYTES.nosniff, HEADER_BYTES.nosniffValue);
-    for (const name in headers) res.writeHeader(NAMES.get(name) ?? name, headers[name]);
+    for (const name in headers) {
+      const value = headers[name]!;
+      if (typeof value === 'string') res.writeHeader(NAMES.get(name) ?? name, value);
+      else for (const one of value) res.writeHeader(NAMES.get(name) ?? name, one);
+    }
     if (json) {
       res.writeHeader(HEADER_BYTES.cacheControl, HEADER_BYTES.noStore);
       if (body !== undefined) res.writeHeader(HEADER_BYTES.contentType, HEADER_BYTES.json);

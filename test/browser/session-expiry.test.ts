@@ -33,6 +33,7 @@ it('refuses an idle session with 401 and sends the user back to the login page',
   expect(r.status).toBe(401);
   expect(r.json).toEqual({ error: 'the console session is missing or has expired; sign in again', code: 'session_invalid', field: null });
   expect(r.headers['set-cookie']).toMatch(/^__Host-sg_session=; Path=\/; Max-Age=0; HttpOnly; Secure; SameSite=Strict/);
+  expect(r.headers['set-cookie']).toMatch(/\n__Host-sg_session_b=; Path=\/; Max-Age=0; HttpOnly; Secure; SameSite=Strict/);
 
   // The app notices on its next request.
   await page.getByRole('link', { name: 'Database' }).click();

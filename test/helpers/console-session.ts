@@ -13,6 +13,11 @@ export interface ConsoleSession {
   call(method: string, path: string, json?: unknown): Promise<Response>;
 }
 
+/** The Cookie header a browser sends after `res` set the session (both of its cookies), or ''. */
+export function sessionCookieOf(res: Response): string {
+  return (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+}
+
 /** POST /console/api/session/login; the raw answer, for tests of the sign-in itself. */
 export function signInRequest(server: TestServer, email: string, password: string, options: { localAddress?: string; thread?: number } = {}): Promise<Response> {
   return request({
@@ -38,7 +43,7 @@ export async function consoleSession(server: TestServer, email: string, password
     res = await signInRequest(server, email, password);
   }
   if (res.status !== 200) throw new Error(`sign-in as ${email} answered ${res.status}: ${res.body}`);
-  const cookie = String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
+  const cookie = sessionCookieOf(res);
   const csrf = String(res.json.csrf_token);
   return {
     cookie,

@@ -4,7 +4,7 @@
 // signed out does not bring it back), and the Cookie header parser.
 import { beforeAll, expect, it } from 'vitest';
 import { storedUser, useLocalStores } from '../helpers/local-stores.js';
-import { ABSOLUTE_MS, csrfMatches, readCookie, sessionCookie, Sessions } from '../../src/console/sessions.js';
+import { ABSOLUTE_MS, csrfMatches, readCookie, sessionCookies, sessionIdsOf, Sessions } from '../../src/console/sessions.js';
 import { LmdbBackend } from '../../src/store/lmdb-backend.js';
 import { SessionStore } from '../../src/store/sessions-store.js';
 
@@ -66,9 +66,24 @@ it('stores only a hash of the id and finds nothing for a wrong or malformed id',
   expect(await sessions.find(id, T0)).toBeNull();
 });
 
-it('reads the session cookie among others and writes it with its flags', () => {
+it('reads the session cookies among others and writes them with their flags', () => {
   expect(readCookie('sg_vid=abc; sg_session=XYZ_-1; other=2', 'sg_session')).toBe('XYZ_-1');
   expect(readCookie('sg_sessionx=1', 'sg_session')).toBe('');
   expect(readCookie('', 'sg_session')).toBe('');
-  expect(sessionCookie('ID')).toBe('__Host-sg_session=ID; Path=/; Max-Age=43200; HttpOnly; Secure; SameSite=Strict');
+  // Only spaces and tabs surround a name: U+00A0 and U+FEFF are part of it.
+  expect(readCookie('\u00a0sg_session=1; \ufeffsg_session=2;\tsg_session=3', 'sg_session')).toBe('3');
+  const id = 'A'.repeat(22) + 'b'.repeat(21);
+  expect(sessionCookies(id)).toEqual([
+    `__Host-sg_session=${'A'.repeat(22)}; Path=/; Max-Age=43200; HttpOnly; Secure; SameSite=Strict`,
+    `__Host-sg_session_b=${'b'.repeat(21)}; Path=/; Max-Age=43200; HttpOnly; Secure; SameSite=Strict`,
+  ]);
+  const header = sessionCookies(id).map((c) => c.split(';')[0]).join('; ');
+  expect(sessionIdsOf(`sg_vid=x; ${header}`)).toEqual([id]);
+  // One half is no session.
+  expect(sessionIdsOf(header.split('; ')[0]!)).toEqual([]);
+  expect(sessionIdsOf(header.split('; ')[1]!)).toEqual([]);
+  // A second first half (a sibling's, whose prefix uWS dropped): both pairings, at most 3 of each name.
+  const other = 'C'.repeat(22);
+  expect(sessionIdsOf(`__Host-sg_session=${other}; ${header}`)).toEqual([other + 'b'.repeat(21), id]);
+  expect(sessionIdsOf(`${'__Host-sg_session=x; '.repeat(9)}${header}`)).toEqual([]);
 });

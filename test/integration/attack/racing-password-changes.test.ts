@@ -6,7 +6,7 @@
 // signs in, and its session is the user's only one.
 import { expect, it } from 'vitest';
 import { request } from '../../helpers/client.js';
-import { consoleSession, signInRequest, useServerWithLogin } from '../../helpers/console-session.js';
+import { consoleSession, sessionCookieOf, signInRequest, useServerWithLogin } from '../../helpers/console-session.js';
 
 const EMAIL = 'race@example.com';
 const OLD = 'the-old-password';
@@ -35,7 +35,7 @@ it('takes exactly one of racing changes', async () => {
   }
   expect((await signInRequest(ctx.server, EMAIL, OLD, { localAddress: '127.0.12.20' })).status).toBe(401);
   // The winner's session, plus the one its sign-in above made.
-  const cookie = String(answers[winner]!.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+  const cookie = sessionCookieOf(answers[winner]!);
   const token = answers[winner]!.json.csrf_token as string;
   const ended = await request({ port: ctx.server.ports[0]!, ca: ctx.server.ca, method: 'POST', path: '/console/api/session/logout-everywhere', headers: { Cookie: cookie, 'X-CSRF-Token': token } });
   expect(ended.json).toEqual({ ended: 2 });

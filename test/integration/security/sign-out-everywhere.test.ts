@@ -33,7 +33,7 @@ it('ends every session of the user on both threads, and only theirs', async () =
   const out = await mine[0]!.call('POST', '/session/logout-everywhere');
   expect(out.status).toBe(200);
   expect(out.json).toEqual({ ended: 3 });
-  expect(String(out.headers['set-cookie'])).toMatch(/^__Host-sg_session=; Path=\/; Max-Age=0/);
+  expect(out.headers['set-cookie']).toEqual([expect.stringMatching(/^__Host-sg_session=; Path=\/; Max-Age=0/), expect.stringMatching(/^__Host-sg_session_b=; Path=\/; Max-Age=0/)]);
   for (const s of mine) {
     for (const thread of [0, 1]) {
       const r = await sessionOn(s, thread);

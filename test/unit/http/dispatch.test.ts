@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { type Answer, dispatch } from '../../../src/http/dispatch.js';
 import type { RequestBasics } from '../../../src/http/request.js';
-import { type Exchange, openExchange } from '../../../src/http/respond.js';
+import { type Exchange, type Headers, openExchange } from '../../../src/http/respond.js';
 import { type ApiReply, EndpointTable } from '../../../src/http/endpoint-table.js';
 import type { HttpResponse } from '../../../src/http/uws.js';
 import type { Account } from '../../../src/store/db.js';
@@ -36,7 +36,7 @@ function fakeResponse() {
 interface Outcome {
   reply?: ApiReply;
   error?: AppError;
-  headers: Record<string, string>;
+  headers: Headers;
 }
 
 function run(table: EndpointTable, call: Partial<RequestBasics>, admin = false, body?: string[]) {

@@ -7,6 +7,7 @@
 import { AppError } from '../errors.js';
 import { loadConfig } from '../config.js';
 import type { Io } from './io.js';
+import { logToStderr } from '../log.js';
 import { handleStorageCommitErrors } from '../store/commit-errors.js';
 
 async function usage(): Promise<string> {
@@ -77,6 +78,7 @@ export async function main(): Promise<void> {
   // is its log, and a server must not end without its drain, nor with exit 0
   // that a supervisor would take for a clean stop.
   if (process.argv[2] !== 'serve') {
+    logToStderr();
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE') throw err;
       process.exit(0);

@@ -10,7 +10,7 @@ import { moveDurably, processAlive } from '../durable-file.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../errors.js';
-import { log } from '../log.js';
+import { log, logFd } from '../log.js';
 import type { StateStore } from '../store/state-store.js';
 import { fork } from 'node:child_process';
 import type { BuildAnswer, BuildResult, BuildTask } from './build.worker.js';
@@ -288,8 +288,8 @@ function runBuild(task: BuildTask, heapMb: number, signal: AbortSignal): Promise
     const child = fork(WORKER_FILE, [String(process.pid)], {
       serialization: 'advanced',
       execArgv: [`--max-old-space-size=${heapMb}`],
-      // Its logs are the server's; its stderr is kept for the reason it died.
-      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      // Its log goes where this process's does; its stderr is kept for the reason it died.
+      stdio: ['ignore', logFd(), 'pipe', 'ipc'],
     });
     let answer: BuildAnswer | undefined;
     let stderr = '';

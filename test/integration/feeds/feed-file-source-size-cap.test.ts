@@ -26,7 +26,7 @@ it('refuses a file: node over the cap by its size, before the copy', async () =>
   const env = { SPLITGUARD_IPDB_SOURCES: await closedPortLocation(), SPLITGUARD_FEEDS: 'tor', SPLITGUARD_FEED_SOURCES: `tor=${pathToFileURL(big).href}` };
 
   const r = await runCli(['ipdb', 'refresh'], dataDir, env, 90_000);
-  const record = JSON.parse(r.stdout.slice(r.stdout.search(/^\{$/m))) as RefreshRecord;
+  const record = JSON.parse(r.stdout) as RefreshRecord;
   expect(record.feeds).toEqual([
     {
       feed: 'tor',

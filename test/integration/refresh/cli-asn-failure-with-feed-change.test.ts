@@ -30,8 +30,8 @@ it('reports the ASN data failed and exits 1, with the changed feed still folded 
 
   const r = await runCli(['ipdb', 'refresh'], dataDir, env, 90_000);
   expect(r.code, r.stderr).toBe(1);
-  // The record is the pretty-printed document after the one-line JSON log.
-  const record = JSON.parse(r.stdout.slice(r.stdout.search(/^\{$/m))) as RefreshRecord;
+  // The record alone on stdout (the log is on stderr, with the messages).
+  const record = JSON.parse(r.stdout) as RefreshRecord;
   expect(record).toMatchObject({ trigger: 'cli', outcome: 'failed', source: null, version: null });
   expect(record.error).toMatch(/every source failed/);
   expect(record.nodes).toEqual([{ source: sourceName(asn), outcome: 'failed', error: expect.stringMatching(/ECONNREFUSED/), ms: expect.any(Number) }]);

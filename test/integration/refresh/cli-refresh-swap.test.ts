@@ -14,8 +14,8 @@ it('swaps the running server to the database the command installed', async () =>
   const before = await databaseStatus(ctx.server);
   const cli = await runCli(['ipdb', 'refresh'], ctx.server.dataDir, { SPLITGUARD_IPDB_SOURCES: ctx.sources.location('valid') }, 60_000);
   expect(cli.code, cli.stderr).toBe(0);
-  // The record is the pretty-printed document after the one-line JSON log.
-  const record = JSON.parse(cli.stdout.slice(cli.stdout.search(/^\{$/m))) as RefreshRecord;
+  // The record alone on stdout (the log is on stderr).
+  const record = JSON.parse(cli.stdout) as RefreshRecord;
   expect(record).toMatchObject({ trigger: 'cli', outcome: 'updated', source: sourceName(ctx.sources.location('valid')) });
   expect(record.version).not.toBe(before.version);
 

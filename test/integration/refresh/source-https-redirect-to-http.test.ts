@@ -55,7 +55,7 @@ it('refuses a redirect from https to http and fails over to a node that stays on
 
   const r = await runCli(['ipdb', 'refresh'], dataDir, env, 90_000);
   expect(r.code, r.stderr).toBe(0);
-  const record = JSON.parse(r.stdout.slice(r.stdout.search(/^\{$/m))) as RefreshRecord;
+  const record = JSON.parse(r.stdout) as RefreshRecord;
   expect(record).toMatchObject({ outcome: 'updated', source: sourceName(toSecure), error: null });
   expect(record.nodes.map((n) => [n.source, n.outcome])).toEqual([
     [sourceName(toPlain), 'failed'],

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { AppError } from '../errors.js';
-import { ENV_OPTIONS, makeDirectory } from '../store/db.js';
+import { ENV_OPTIONS, hasStore, makeDirectory, storeDir } from '../store/db.js';
 import { lmdbFileProblem, storeProblem } from '../store/lmdb-file.js';
 import { type Io, parseCommand } from './io.js';
 
@@ -126,8 +126,8 @@ export async function backupCommand(io: Io, args: string[]): Promise<number> {
   if (!values.out) throw new AppError('cli_usage', 'backup: --out FILE is required');
   const started = performance.now();
   const out = path.resolve(values.out as string);
-  const dbDir = path.join(io.dataDir, 'db');
-  if (!existsSync(path.join(dbDir, 'data.mdb'))) throw fail(`backup: there is no store to back up in ${dbDir}`);
+  const dbDir = storeDir(io.dataDir);
+  if (!hasStore(io.dataDir)) throw fail(`backup: there is no store to back up in ${dbDir}`);
   const damaged = storeProblem(dbDir);
   if (damaged !== null) throw fail(`backup: ${damaged}; the store is damaged, there is nothing sound to back up`);
   if (existsSync(out)) throw fail(`backup: ${out} already exists; choose a new name or remove it`);
@@ -181,7 +181,7 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
   const problem = lmdbFileProblem(from);
   if (problem !== null) throw fail(`restore: ${from} is not a valid splitguard backup: ${problem}`);
 
-  const dbDir = path.join(io.dataDir, 'db');
+  const dbDir = storeDir(io.dataDir);
   // Every step that writes is one `step`: a full or read-only file system
   // is a message naming the step and the cause, and the current store stays
   // as it was (it is only renamed, and only once the copy is complete). A
@@ -201,7 +201,7 @@ export async function restoreCommand(io: Io, args: string[]): Promise<number> {
 function restoreInto(io: Io, from: string, dbDir: string): number {
   // A damaged store cannot be opened to read its reader table (lmdb-js would
   // crash on it: store/lmdb-file.ts); it is replaced all the same, and kept.
-  if (existsSync(path.join(dbDir, 'data.mdb')) && storeProblem(dbDir) === null) {
+  if (hasStore(io.dataDir) && storeProblem(dbDir) === null) {
     const pids = step(`opening the store in ${dbDir} to see who uses it`, () => storeUsers(dbDir));
     if (pids.length > 0) {
       throw fail(

@@ -1,10 +1,10 @@
 // splitguard cluster import | status: moving a single node into a cluster,
 // and what the cluster's nodes last reported (docs/cluster.md). Both need
 // SPLITGUARD_DATABASE_URL.
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
+import { hasStore, storeDir } from '../store/db.js';
 import { importDataDir, statusOf } from '../store/pg/import.js';
 import { type Io, parseCommand } from './io.js';
 
@@ -24,7 +24,7 @@ export async function clusterCommand(io: Io, args: string[], config: Config): Pr
     const { values } = parseCommand('cluster import', rest, { 'data-dir': { type: 'string' } }, false);
     const dir = path.resolve((values['data-dir'] as string | undefined) ?? io.dataDir);
     // Opening a store creates one: a mistyped directory would import nothing and report success.
-    if (!existsSync(path.join(dir, 'db', 'data.mdb'))) throw new AppError('cli_failed', `cluster import: there is no store to import in ${path.join(dir, 'db')}`);
+    if (!hasStore(dir)) throw new AppError('cli_failed', `cluster import: there is no store to import in ${storeDir(dir)}`);
     const counts = await importDataDir(dir, databaseUrl(config, 'cluster import'), config.sketchDays);
     io.out(JSON.stringify({ data_dir: dir, ...counts }));
     return 0;

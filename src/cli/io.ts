@@ -2,6 +2,7 @@
 // commands in-process and the entry point stays thin.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AppError } from '../errors.js';
+import { hasStore, storeDir } from '../store/db.js';
 import { type ClusterSettings, openStorage, type Storage } from '../store/storage.js';
 
 export interface Io {
@@ -17,9 +18,18 @@ export interface Io {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** Runs `fn` with the data directory's storage open, and closes it after. */
+/**
+ * Runs `fn` with the data directory's storage open, and closes it after. A
+ * single node's data directory without a store gets a new one, and the
+ * command says so on stderr: made before the server's first start that is
+ * what was meant, but a mistyped SPLITGUARD_DATA_DIR (or the wrong working
+ * directory) would otherwise make accounts and keys no server reads, without
+ * a word.
+ */
 export async function withStorage<T>(io: Io, fn: (storage: Storage) => Promise<T>): Promise<T> {
+  const fresh = io.cluster === null && !hasStore(io.dataDir);
   const storage = await openStorage(io.dataDir, { cluster: io.cluster });
+  if (fresh) io.err(`splitguard: note: there was no store in ${storeDir(io.dataDir)}, so a new one was made; if a server runs elsewhere, set SPLITGUARD_DATA_DIR to its data directory`);
   try {
     return await fn(storage);
   } finally {

@@ -1,5 +1,4 @@
 // splitguard ipdb build | lookup | info | refresh | reset-feed
-import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { AppError } from '../errors.js';
@@ -13,6 +12,7 @@ import { Refresher } from '../ipdb/refresh.js';
 import { activeBlacklist } from '../quality/blacklist-store.js';
 import { Classifier } from '../quality/classifier.js';
 import { builtInLists, LEVELS, parseLevel } from '../quality/lists.js';
+import { hasStore } from '../store/db.js';
 import { type Io, parseCommand, progressPrinter, withStorage } from './io.js';
 
 export const ipdbUsage = `Usage:
@@ -57,7 +57,7 @@ async function lookup(io: Io, args: string[]): Promise<number> {
   const db = openDatabase(io, values.db as string | undefined);
   // The data directory's effective blacklist when it has a store, else the
   // built-in one; either way with the ASNs the database's feeds list.
-  const classifier = existsSync(path.join(io.dataDir, 'db'))
+  const classifier = hasStore(io.dataDir)
     ? await withStorage(io, async (storage) => new Classifier(db, builtInLists(), (listed) => activeBlacklist(storage.blacklist, listed)))
     : new Classifier(db, builtInLists(), (listed) => activeBlacklist(null, listed));
   let failures = 0;

@@ -433,8 +433,12 @@ export function oldestKept<V>(db: Database<V, [number, number]>, slot: number): 
 /** lmdb-js's options for one named database: its default encoding (msgpack) unless it is binary. */
 export const openOptions = (name: string, encoding: 'binary' | undefined) => (encoding ? { name, encoding } : { name });
 
+/** Where a data directory's store lies, and whether one was ever made there (its LMDB file exists). */
+export const storeDir = (dataDir: string): string => path.join(dataDir, 'db');
+export const hasStore = (dataDir: string): boolean => existsSync(path.join(storeDir(dataDir), 'data.mdb'));
+
 export function openStores(dataDir: string): Stores {
-  const dir = path.join(dataDir, 'db');
+  const dir = storeDir(dataDir);
   let stores: Stores;
   try {
     refuseInterruptedRestore(dataDir, dir);

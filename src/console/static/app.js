@@ -472,7 +472,13 @@ async function loadKeys(list, reveal) {
 
 // --- routes -------------------------------------------------------------------
 
-const LEVELS = [['off', 'off: never intercept'], ['low', 'low: ASN blacklist only'], ['medium', 'medium: blacklist and keywords'], ['high', 'high: also weak keywords']];
+// What each level intercepts, in short (docs/api.md, Levels, has the whole of it).
+const LEVELS = [
+  ['off', 'off: never intercept'],
+  ['low', 'low: data-center and VPN networks, Tor exits, VPN servers, crawlers'],
+  ['medium', 'medium: as low, plus cloud and hosting ranges, hosting lists and keywords'],
+  ['high', 'high: as medium, plus weak keywords, CDNs, transit, private relays'],
+];
 
 /**
  * The rule_hits counters, in the order the redirect applies the rules: key,

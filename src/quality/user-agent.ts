@@ -39,7 +39,9 @@ export function classifyUserAgent(ua: string): UserAgentVerdict {
   if (start < 0) return { crawler: true, match: hit };
   while (start > 0 && TOKEN.test(ua[start - 1])) start--;
   while (end < ua.length && TOKEN.test(ua[end])) end++;
-  return { crawler: true, match: ua.slice(start, end).replace(/\/[0-9.]*$/, '') };
+  // A pattern that takes a whole simple user agent ("curl/7.68.0",
+  // "Slackbot-LinkExpanding 1.0") takes its version too: dropped.
+  return { crawler: true, match: ua.slice(start, end).replace(/(?:\/|\s+)v?[0-9][0-9._]*$/, '') };
 }
 
 const SETS = 256; // a power of two

@@ -185,7 +185,8 @@ export class Refresher {
       started_at: started.toISOString(),
       outcome: failed ? 'failed' : installed !== null ? 'updated' : 'unchanged',
       source: failed ? null : (installed?.source ?? outcomes.find((o) => o.outcome === 'unchanged')?.source ?? null),
-      version: failed ? null : (installed?.version ?? null),
+      // Unchanged: the version of the ASN data that keeps serving.
+      version: failed ? null : (installed?.version ?? servingVersion(current)),
       nodes: outcomes,
       feeds: feedOutcomes,
       error,
@@ -343,6 +344,18 @@ export function foldsOtherFeeds(file: string, files: readonly FeedFile[]): boole
     return have !== want;
   } finally {
     db.close();
+  }
+}
+
+/** The ASN data version of the installed database, or null when it cannot be opened. */
+function servingVersion(file: string): string | null {
+  try {
+    const db = IpDatabase.open(file);
+    const { version } = db.info;
+    db.close();
+    return version;
+  } catch {
+    return null;
   }
 }
 

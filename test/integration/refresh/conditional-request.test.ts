@@ -23,7 +23,9 @@ it('skips an unchanged source with a conditional request and fetches a changed o
   // Unchanged: 304 for both files, nothing rebuilt.
   const second = await refreshNow(ctx.server, (await newAccount(ctx.server, 'second')).api_key);
   const record = second.last_refresh!;
-  expect(record).toMatchObject({ outcome: 'unchanged', source: sourceName(ctx.sources.location('valid')), error: null });
+  // The version is the ASN data's that keeps serving (it was null).
+  expect(record).toMatchObject({ outcome: 'unchanged', source: sourceName(ctx.sources.location('valid')), version: first.last_refresh!.version, error: null });
+  expect(record.version).not.toBeNull();
   expect(record.nodes).toEqual([{ source: sourceName(ctx.sources.location('valid')), outcome: 'unchanged', error: null, ms: expect.any(Number) }]);
   const conditional = byFile(ctx.sources.requests.splice(0));
   expect(conditional).toHaveLength(2);

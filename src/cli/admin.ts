@@ -4,7 +4,7 @@
 // across processes and every server thread reads the new state on its next
 // request.
 import { AppError } from '../errors.js';
-import { DEFAULT_QUOTA, hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordLength } from '../store/accounts-store.js';
+import { DEFAULT_QUOTA, hashPassword, MAX_QUOTA, PASSWORD_MAX, PASSWORD_MIN, passwordLength } from '../store/accounts-store.js';
 import { MAX_ID_DIGITS, parseId } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
 import { type Io, parseCommand, withStorage } from './io.js';
@@ -19,13 +19,17 @@ export const adminUsage = `  splitguard account create --name NAME [--quota N]  
   (user create and user password take --password-stdin instead of --password:
    the password alone on standard input, kept out of the process list and shell history)`;
 
+/** A command word this group does not have (or none), named, with the usage. */
+const unknownSub = (group: string, sub: string | undefined) =>
+  new AppError('cli_usage', `${sub === undefined ? `${group}: a command is required` : `unknown ${group} command "${sub}"`}\nusage:\n${adminUsage}`);
+
 function positiveInt(command: string, flag: string, value: string | undefined, fallback?: number): number {
   if (value === undefined) {
     if (fallback !== undefined) return fallback;
     throw new AppError('cli_usage', `${command}: --${flag} is required`);
   }
-  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1) {
-    throw new AppError('cli_usage', `${command}: --${flag} must be a positive integer, got "${value}" (at most 999999999)`);
+  if (!/^[0-9]{1,10}$/.test(value) || Number(value) < 1 || Number(value) > MAX_QUOTA) {
+    throw new AppError('cli_usage', `${command}: --${flag} must be a positive integer, got "${value}" (at most ${MAX_QUOTA})`);
   }
   return Number(value);
 }
@@ -116,7 +120,7 @@ async function printed(io: Io, work: (storage: Storage) => Promise<unknown>): Pr
 
 export async function accountCommand(io: Io, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'create') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
+  if (sub !== 'create') throw unknownSub('account', sub);
   const { values } = parseCommand('account create', rest, { name: { type: 'string' }, quota: { type: 'string' } }, false);
   const name = (values.name as string | undefined)?.trim();
   if (!name) throw new AppError('cli_usage', 'account create: --name NAME is required');
@@ -131,7 +135,7 @@ export async function accountCommand(io: Io, args: string[]): Promise<number> {
 
 export async function keyCommand(io: Io, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'reset') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
+  if (sub !== 'reset') throw unknownSub('key', sub);
   const { values } = parseCommand('key reset', rest, { account: { type: 'string' } }, false);
   const id = accountFlag('key reset', values.account as string | undefined);
   return printed(io, async (storage) => {
@@ -146,7 +150,7 @@ export async function userCommand(io: Io, args: string[]): Promise<number> {
   if (sub === 'sign-out') return userSignOut(io, rest);
   if (sub === 'password') return userPassword(io, rest);
   if (sub === 'delete') return userDelete(io, rest);
-  if (sub !== 'create') throw new AppError('cli_usage', `usage:\n${adminUsage}`);
+  if (sub !== 'create') throw unknownSub('user', sub);
   const { values } = parseCommand(
     'user create',
     rest,

@@ -47,7 +47,10 @@ export function parseCommand(command: string, args: string[], options: Options, 
   try {
     parsed = parseArgs({ args, options, allowPositionals, strict: true, tokens: true });
   } catch (err) {
-    const message = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    const message = (err as Error).message
+      .replace(/\. To specify a positional argument.*$/s, '')
+      // "--quota -5": Node's three sentences about an ambiguous argument, as one.
+      .replace(/^Option '(--[^']+)' argument is ambiguous\..*$/s, "option '$1' needs a value; a value that begins with '-' is written $1=-…");
     throw new AppError('cli_usage', `${command}: ${message}`, null, { cause: err });
   }
   const seen = new Set<string>();

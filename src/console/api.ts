@@ -11,10 +11,9 @@ import { accountView } from '../api/account.js';
 import { objectBody, stringField } from '../api/validate.js';
 import { AppError, invalidParameter } from '../errors.js';
 import type { ApiRequest, EndpointTable } from '../http/endpoint-table.js';
+import { MAX_QUOTA } from '../store/accounts-store.js';
 import { type Account, type ApiKey, parseId } from '../store/db.js';
 import type { Storage } from '../store/storage.js';
-
-const MAX_QUOTA = 1_000_000_000;
 
 /** A key as the console shows it; `used` is this thread's unflushed last use (ms), if any. */
 function keyView(k: ApiKey, used: number | undefined) {

@@ -12,6 +12,8 @@ import type { FeedReader } from './feed.js';
 const KEY_ID = /^key_[0-9a-f]{16}$/;
 
 export const DEFAULT_QUOTA = 1000;
+/** The largest quota an account may have, set by `account create` or an admin's change. */
+export const MAX_QUOTA = 1_000_000_000;
 const KEY_PREFIX = 'sg_';
 
 function hashKey(token: string): string {

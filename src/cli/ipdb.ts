@@ -80,7 +80,7 @@ async function lookup(io: Io, args: string[]): Promise<number> {
   } else {
     for (const text of positionals) one(text);
   }
-  if (failures > 0) io.err(`${failures} invalid address${failures === 1 ? '' : 'es'}`);
+  if (failures > 0) io.err(`splitguard: ipdb lookup: ${failures} invalid address${failures === 1 ? '' : 'es'}`);
   return failures > 0 ? 1 : 0;
 }
 

@@ -18,6 +18,7 @@ async function usage(): Promise<string> {
 
 Usage:
   splitguard serve                                     the HTTPS server (npm start)
+  splitguard --version                                 the version; --help after any command: this text
 ${adminUsage}
 ${backupUsage}
 ${clusterUsage}
@@ -29,9 +30,14 @@ Environment: SPLITGUARD_DATA_DIR (default ./data) and the variables in docs/oper
 export async function run(argv: string[], io: Omit<Io, 'dataDir'>, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
     const [command, ...rest] = argv;
-    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    // `splitguard ipdb lookup --help` as well as `splitguard --help`: one usage for every command.
+    if (command === undefined || command === 'help' || argv.includes('--help') || argv.includes('-h')) {
       io.out(await usage());
       return command === undefined ? 2 : 0;
+    }
+    if (command === '--version' || command === 'version') {
+      io.out((await import('../version.js')).PACKAGE_VERSION);
+      return 0;
     }
     const config = loadConfig(env);
     // Cluster mode: the commands write through PostgreSQL (the local store is a replica).

@@ -15,9 +15,13 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
   const { config, metrics } = deps;
   // HEAD runs GET's handler: the same status and headers, ended without the
   // body (Content-Length: 0 and Connection: close: endHead in respond.ts).
-  const getAndHead = (pattern: string, answer: (exchange: Exchange, req: HttpRequest) => void) => {
+  // Another method is 405 naming the two (the path exists to everyone),
+  // unless `hidden`: /metrics, which is not there for most callers, leaves
+  // other methods to the catch-all 404.
+  const getAndHead = (pattern: string, answer: (exchange: Exchange, req: HttpRequest) => void, hidden = false) => {
     endpoints.get(pattern, (res, req) => answer(openExchange(res), req));
     endpoints.head(pattern, (res, req) => answer(openExchange(res, true), req));
+    if (!hidden) endpoints.any(pattern, (res) => sendJson(openExchange(res), 405, new AppError('method_not_allowed', `${pattern} allows GET, HEAD`).body(), { Allow: 'GET, HEAD' }));
   };
 
   getAndHead('/healthz', (exchange) => {
@@ -74,5 +78,5 @@ export function registerServiceEndpoints(endpoints: Endpoints, deps: Pick<AppDep
       );
     }
     send(exchange, 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }, metrics.render(gauges));
-  });
+  }, true);
 }

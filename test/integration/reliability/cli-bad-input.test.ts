@@ -85,7 +85,6 @@ async function expectRefusal(c: Case): Promise<void> {
 describe('unknown commands and flags', () => {
   it.each(named([
     { args: ['frobnicate'], code: 2, stderr: /unknown command "frobnicate"/ },
-    { args: ['--version'], code: 2, stderr: /unknown command "--version"/ },
     { args: ['account', 'delete'], code: 2, stderr: /unknown account command "delete"\nusage:[^]*account create/ },
     { args: ['key', 'revoke'], code: 2, stderr: /unknown key command "revoke"\nusage:[^]*key reset/ },
     { args: ['user', 'rename'], code: 2, stderr: /unknown user command "rename"\nusage:[^]*user create/ },

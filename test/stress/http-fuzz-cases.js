@@ -251,6 +251,7 @@ const ENDPOINTS = (own, admin) => [
   { path: '/v1/ip/database', allow: ['GET'] },
   { path: '/v1/admin/blacklist', allow: ['GET', 'POST'], admin },
   { path: '/v1/admin/blacklist/16509', allow: ['PUT', 'DELETE'], admin },
+  { path: '/healthz', allow: ['GET', 'HEAD'] },
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE'];
 

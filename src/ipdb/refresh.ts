@@ -160,12 +160,10 @@ export class Refresher {
       // The ASN data stays as installed; a feed changed, or the configuration
       // asks for another set of feeds: fold the feeds in again.
       const refold = feedOutcomes.some((f) => f.outcome === 'updated') || foldsOtherFeeds(current, feedFiles(feeds, state, dataDir));
-      if (installed === null && refold && installedDamage(current) === null) {
-        const db = IpDatabase.open(current);
-        const { source, version } = db.info;
-        db.close();
-        await this.#install(work, await build({ database: current }, source, version));
-        installed = { source, version };
+      const serving = installed === null && refold && installedDamage(current) === null ? servingData(current) : null;
+      if (serving !== null) {
+        await this.#install(work, await build({ database: current }, serving.source, serving.version));
+        installed = serving;
       }
     } catch (err) {
       error = (err as Error).message;
@@ -186,7 +184,7 @@ export class Refresher {
       outcome: failed ? 'failed' : installed !== null ? 'updated' : 'unchanged',
       source: failed ? null : (installed?.source ?? outcomes.find((o) => o.outcome === 'unchanged')?.source ?? null),
       // Unchanged: the version of the ASN data that keeps serving.
-      version: failed ? null : (installed?.version ?? servingVersion(current)),
+      version: failed ? null : (installed?.version ?? servingData(current)?.version ?? null),
       nodes: outcomes,
       feeds: feedOutcomes,
       error,
@@ -347,13 +345,13 @@ export function foldsOtherFeeds(file: string, files: readonly FeedFile[]): boole
   }
 }
 
-/** The ASN data version of the installed database, or null when it cannot be opened. */
-function servingVersion(file: string): string | null {
+/** The source and version of the ASN data in the installed database, or null when it cannot be opened. */
+function servingData(file: string): { source: string; version: string } | null {
   try {
     const db = IpDatabase.open(file);
-    const { version } = db.info;
+    const { source, version } = db.info;
     db.close();
-    return version;
+    return { source, version };
   } catch {
     return null;
   }

@@ -19,6 +19,13 @@ export interface FeedInput {
   fetchedAt: number;
   /** Range feeds: the covered ranges, inclusive. */
   ranges?: { v4: [bigint, bigint][]; v6: [bigint, bigint][] };
+  /**
+   * Range feeds with a memory (feeds/recent.ts): single addresses the feed's
+   * data held in its last keepDays and the newest download lacks. They spare
+   * BuildOptions.carrierAsns: an exit that left a subscriber line's address
+   * days ago may have handed it to the next subscriber.
+   */
+  remembered?: { v4: [bigint, bigint][]; v6: [bigint, bigint][] };
   /** ASN feeds: the listed ASNs. */
   asns?: number[];
 }
@@ -38,12 +45,14 @@ export interface BuildOptions {
    */
   excludeAsns?: readonly number[];
   /**
-   * ASNs that `hosting` range feeds alone leave alone, beyond excludeAsns:
-   * the organizations named as carriers (quality/lists.ts carrierNamedAsns).
-   * An aggregate of data-centre ranges compiled from ASN lists is no better
-   * than those lists there; ASN feeds and the other labels still apply.
+   * The carriers (quality/lists.ts carrierAsns): the built-in list and the
+   * organizations named as carriers. `hosting` range feeds (beyond
+   * excludeAsns) and the feeds' memories (FeedInput.remembered) leave them
+   * alone: an aggregate of data-centre ranges compiled from ASN lists is no
+   * better than those lists there, and a subscriber line's address moves on.
+   * ASN feeds and the other labels' current data still apply.
    */
-  spareFromHostingFeeds?: readonly number[];
+  carrierAsns?: readonly number[];
 }
 
 export interface BuildReport {
@@ -197,7 +206,7 @@ function segments<T>(rows: Span<T>[], max: bigint): Segments<T> {
  * result; a segment's record is (the ASN row's asn and organization, the
  * range feed covering it, the ASN feed listing that asn).
  */
-function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Records, asnFeedOf: (asn: number) => number, appliesTo: (slot: number, asn: number) => boolean): Tiled {
+function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Records, asnFeedOf: (asn: number) => number, appliesTo: (span: number, asn: number) => boolean): Tiled {
   const base = segments(rows.map((r) => ({ start: r.start, end: r.end, rank: 0, order: r.order, value: r })), max);
   const over = segments(feedRanges, max);
   const starts: bigint[] = [];
@@ -207,8 +216,8 @@ function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Rec
   let at = 0n;
   for (;;) {
     const row = base.values[i];
-    const slot = over.values[j] ?? 0;
-    const feed = slot !== 0 && row !== null && !appliesTo(slot, row.asn) ? 0 : slot;
+    const span = over.values[j] ?? 0;
+    const feed = span !== 0 && row !== null && !appliesTo(span, row.asn) ? 0 : span & SLOT_MASK;
     const rec = row === null && feed === 0 ? 0 : records.of(row?.asn ?? 0, row?.org ?? '', feed | (row === null ? 0 : asnFeedOf(row.asn) << 8));
     if (recs.length === 0 || recs[recs.length - 1] !== rec) {
       starts.push(at);
@@ -319,11 +328,15 @@ function shiftFor(keys: number): number {
   return MAX_SHIFT - Math.log2(buckets);
 }
 
+/** A span's value: its feed's slot, with REMEMBERED set on a memory's span. Slots fit a record's feed byte. */
+const SLOT_MASK = 0xff;
+const REMEMBERED = 0x100;
+
 /**
  * The feeds laid over the ASN ranges: each range feed's spans (slot = 1 +
  * index in `feeds`; the earlier feed wins a tie, Span.order; relays rank
- * first), the ASN feed slot of an ASN, and whether a range feed applies to
- * an ASN (hosting aggregates spare `excludeAsns` and `spareFromHostingFeeds`).
+ * first), the ASN feed slot of an ASN, and whether a span applies to an ASN
+ * (hosting aggregates spare `excludeAsns` and `carrierAsns`, memories `carrierAsns`).
  */
 function overlay(feeds: readonly FeedInput[], options: BuildOptions) {
   const excluded = new Set(options.excludeAsns ?? []);
@@ -333,14 +346,17 @@ function overlay(feeds: readonly FeedInput[], options: BuildOptions) {
     const rank = f.label === 'relay' ? 0 : 1;
     for (const family of ['v4', 'v6'] as const) {
       for (const [start, end] of f.ranges?.[family] ?? []) spans[family].push({ start, end, rank, order: i, value: i + 1 });
+      for (const [start, end] of f.remembered?.[family] ?? []) spans[family].push({ start, end, rank, order: i, value: (i + 1) | REMEMBERED });
     }
     for (const asn of f.asns ?? []) if (!asnSlot.has(asn) && !excluded.has(asn)) asnSlot.set(asn, i + 1);
   });
-  const spared = new Set([...excluded, ...(options.spareFromHostingFeeds ?? [])]);
+  const carriers = new Set(options.carrierAsns ?? []);
+  const spared = new Set([...excluded, ...carriers]);
   return {
     spans,
     asnFeedOf: (asn: number) => asnSlot.get(asn) ?? 0,
-    appliesTo: (slot: number, asn: number) => feeds[slot - 1].label !== 'hosting' || !spared.has(asn),
+    appliesTo: (span: number, asn: number) =>
+      (span & REMEMBERED) !== 0 ? !carriers.has(asn) : feeds[(span & SLOT_MASK) - 1].label !== 'hosting' || !spared.has(asn),
   };
 }
 
@@ -402,7 +418,7 @@ function recordTable(records: Records, strings: StringTable): Uint32Array {
 function feedTable(feeds: readonly FeedInput[], strings: StringTable): Uint32Array {
   const table = new Uint32Array(feeds.length * FEED_WORDS);
   feeds.forEach((f, i) => {
-    const count = f.ranges ? f.ranges.v4.length + f.ranges.v6.length : (f.asns?.length ?? 0);
+    const count = f.ranges ? f.ranges.v4.length + f.ranges.v6.length + (f.remembered ? f.remembered.v4.length + f.remembered.v6.length : 0) : (f.asns?.length ?? 0);
     table.set(
       [...strings.intern(f.name), ...strings.intern(f.version), FEED_LABELS.indexOf(f.label), f.ranges ? FeedKind.ranges : FeedKind.asns, count, f.fetchedAt % 2 ** 32, Math.floor(f.fetchedAt / 2 ** 32)],
       FEED_WORDS * i,

@@ -6,7 +6,7 @@ import { readRegularFile } from '../regular-file.js';
 import { buildDatabase, type BuildReport, type FeedInput } from './build.js';
 import { ASN_FORMATS, type FeedFormat, parseFeed } from './feeds/parse.js';
 import { compileHostingList, type HostingListInput } from '../quality/hosting-list.js';
-import { carrierNamedAsns, hostingListRules } from '../quality/lists.js';
+import { carrierAsns, hostingListRules } from '../quality/lists.js';
 import type { FeedFile } from './feeds/state.js';
 import { IpDatabase } from './database.js';
 import { parseSources, type ParsedSources } from './sources.js';
@@ -61,18 +61,19 @@ function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: 
 
 function feedInput(f: FeedFile): FeedInput {
   const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
+  const remembered = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
   const asns: number[] = [];
-  const read = (file: string, format: FeedFormat) => {
+  const read = (file: string, format: FeedFormat, into: typeof ranges) => {
     const parsed = parseFeed(format, readRegularFile(file), `${f.name} (${path.basename(file)})`);
     // One by one: spread into push()'s arguments, a list of some 100,000
     // entries or more overflows the stack (a feed may hold FEED_MAX_ENTRIES).
-    for (const r of parsed.ranges?.v4 ?? []) ranges.v4.push(r);
-    for (const r of parsed.ranges?.v6 ?? []) ranges.v6.push(r);
+    for (const r of parsed.ranges?.v4 ?? []) into.v4.push(r);
+    for (const r of parsed.ranges?.v6 ?? []) into.v6.push(r);
     for (const a of parsed.asns ?? []) asns.push(a);
   };
-  for (const file of f.files) read(file, f.format);
-  if (f.recent !== undefined) read(f.recent, 'cidr-lines');
-  const kind = ASN_FORMATS.includes(f.format) ? { asns } : { ranges };
+  for (const file of f.files) read(file, f.format, ranges);
+  if (f.recent !== undefined) read(f.recent, 'cidr-lines', remembered);
+  const kind = ASN_FORMATS.includes(f.format) ? { asns } : f.recent !== undefined ? { ranges, remembered } : { ranges };
   return { name: f.name, label: f.label, version: f.version, fetchedAt: f.fetchedAt, ...kind };
 }
 
@@ -135,7 +136,7 @@ function compile(parsed: ParsedSources, options: BuildFromFilesOptions & { sourc
     onProgress: (f) => options.onProgress?.('build', f),
     feeds: inputs,
     excludeAsns: options.excludeAsns,
-    spareFromHostingFeeds: carrierNamedAsns(names),
+    carrierAsns: carrierAsns(names),
   });
   return {
     bytes,

@@ -230,15 +230,16 @@ export function excludedFromAsnFeeds(lists: BuiltInLists = builtInLists()): numb
 }
 
 /**
- * The ASNs whose organization name carries a carrier word that no hosting
- * word outweighs (keywords.ts CarrierWords, the classifier's rule), from the
- * ASN data's name of each ASN. Aggregate `hosting` range feeds spare them
- * (ipdb/build.ts spareFromHostingFeeds); the feeds of a publisher's own
- * ranges, the VPN and Tor lists and the ASN feeds do not.
+ * The carriers as the build knows them: the built-in carrier list, and the
+ * ASNs whose organization name carries a carrier word that no hosting word
+ * outweighs (keywords.ts CarrierWords, the classifier's rule), from the ASN
+ * data's name of each ASN. Aggregate `hosting` range feeds and the Tor feeds'
+ * memories spare them (ipdb/build.ts carrierAsns); the publishers' own
+ * ranges, the current VPN and Tor lists and the ASN feeds do not.
  */
-export function carrierNamedAsns(names: ReadonlyMap<number, string>, lists: BuiltInLists = builtInLists()): number[] {
+export function carrierAsns(names: ReadonlyMap<number, string>, lists: BuiltInLists = builtInLists()): number[] {
   const rule = new CarrierWords(lists.keywords);
-  const out: number[] = [];
+  const out = lists.carriers.map((c) => c.asn);
   for (const [asn, name] of names) if (rule.match(words(name)) !== null) out.push(asn);
   return out;
 }

@@ -35,9 +35,11 @@ it('takes rotated sets only while download and memory stay within 4 times the we
     expect(refused.error).toContain("covers 8000 IPv4 addresses with the 6000 only its memory of the last 7 days holds, more than 4 times the 1651 the feed's data covered at its smallest in 7 days (6604 allowed)");
     expect(refused.error).toContain('`splitguard ipdb reset-feed tor` takes it');
   }
-  // The sets taken stay Tor exits (the first two from memory); the refused ones' carrier addresses stay clean.
-  for (const k of [1, 2, 3]) expect((await check(ctx.server, exits(k)[SET - 1]!)).signals.range_feed, `set ${k}`).toEqual({ feed: 'tor', label: 'tor' });
-  for (const k of [4, 5]) {
+  // The newest set taken is a Tor exit. The two before it, held only by the
+  // memory, are a carrier's and so are not folded in (unit/feeds/memory-spares-carriers),
+  // though the rule counted them; the refused sets' addresses stay clean too.
+  expect((await check(ctx.server, exits(3)[SET - 1]!)).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
+  for (const k of [1, 2, 4, 5]) {
     const r = await check(ctx.server, exits(k)[SET - 1]!);
     expect(r.signals.range_feed, `set ${k}`).toBeNull();
     expect(r.intercept.low, `set ${k}`).toBe(false);

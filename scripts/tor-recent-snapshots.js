@@ -2,9 +2,11 @@
 // (feeds/snapshots/tor-exit-nodes.recent.list, tor-onionoo-exits.recent.list):
 // what the product's own retention (src/ipdb/feeds/recent.ts) holds at the
 // snapshot's moment after refreshing from every version of the lists that the
-// mirrors kept in the 30 days before it (the feeds' keepDays), in time order.
+// mirrors kept in the feeds' keepDays before it, in time order, from the day
+// after the evaluation's Tor reference list (eval/lists/tor-exits.txt, taken
+// on 2026-08-15) on: no version of the reference's day is replayed.
 //
-//   node scripts/tor-recent-snapshots.js <idleadmin/ThreatFeed git dir> <ValdikSS/tor-onionoo-mirror git dir>
+//   node scripts/tor-recent-snapshots.js <idleadmin/ThreatFeed git dir> <alireza-rezaee/tor-nodes git dir>
 //
 // The git directories are clones of those repositories (feeds/README.md names
 // the snapshot commits). Needs dist/ (npm run build).
@@ -17,26 +19,28 @@ import { parseFeed } from '../dist/ipdb/feeds/parse.js';
 import { recentAfter } from '../dist/ipdb/feeds/recent.js';
 import { FEEDS } from '../dist/ipdb/feeds/registry.js';
 
-const [threatFeed, onionooMirror] = process.argv.slice(2);
-if (!threatFeed || !onionooMirror) throw new Error('usage: node scripts/tor-recent-snapshots.js <ThreatFeed git dir> <tor-onionoo-mirror git dir>');
+const [threatFeed, torNodes] = process.argv.slice(2);
+if (!threatFeed || !torNodes) throw new Error('usage: node scripts/tor-recent-snapshots.js <ThreatFeed git dir> <tor-nodes git dir>');
 const snapshots = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../feeds/snapshots');
 const BULK = 'tor-exit-nodes.list';
-const RELAYS = 'details-running-relays-fingerprint-address-only.json';
+const EXITS = 'latest.exits.csv';
 // The shipped snapshots' commits (feeds/README.md).
 const BULK_AT = '93496326e04d';
-const RELAYS_AT = '7d772bc58950';
+const EXITS_AT = 'b02ed492c392';
+/** The day after the reference list's: the first version replayed is of this day or later. */
+const NOT_BEFORE = Date.parse('2026-08-16T00:00:00Z');
 /** Both Tor feeds keep the same number of days (registry.ts). */
 const KEEP_DAYS = FEEDS.find((f) => f.name === 'tor').keepDays;
 const DAY_MS = 86_400_000;
 
 const git = (dir, ...args) => execFileSync('git', ['--git-dir', dir, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 const when = (dir, commit) => Date.parse(git(dir, 'show', '-s', '--format=%aI', commit).trim());
-/** The versions of `file` in the KEEP_DAYS before `commit`, oldest first, ending with `commit`'s. */
+/** The versions of `file` in the KEEP_DAYS before `commit` and from NOT_BEFORE on, oldest first, ending with `commit`'s. */
 function versionsBefore(dir, file, commit) {
   const end = when(dir, commit);
   return git(dir, 'log', '--format=%H %aI', commit, '--', file).trim().split('\n')
     .map((line) => ({ commit: line.split(' ')[0], at: Date.parse(line.split(' ')[1]) }))
-    .filter((v) => v.at >= end - KEEP_DAYS * DAY_MS)
+    .filter((v) => v.at >= Math.max(end - KEEP_DAYS * DAY_MS, NOT_BEFORE))
     .reverse();
 }
 
@@ -63,17 +67,10 @@ function replay(name, format, versions, out) {
 const bulks = versionsBefore(threatFeed, BULK, BULK_AT).map((v) => ({ ...v, text: git(threatFeed, 'show', `${v.commit}:${BULK}`) }));
 replay('tor', 'cidr-lines', bulks, 'tor-exit-nodes.recent.list');
 
-// The onionoo extract of each version, made as the shipped one was
-// (feeds/README.md): the relays whose IPv4 OR address is in the bulk list
-// nearest in time, the lines kept as they were.
-const extract = (document, bulk) => {
-  const exits = new Set(bulk.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.trim()));
-  const lines = document.split('\n');
-  const relays = lines.filter((l) => l.startsWith('{"fingerprint"') && /"or_addresses":\["([0-9.]+):/.test(l) && exits.has(/"or_addresses":\["([0-9.]+):/.exec(l)[1]));
-  const head = lines.slice(0, lines.indexOf('"relays":[') + 1);
-  return `${head.join('\n')}\n${relays.map((l) => l.replace(/,$/, '')).join(',\n')}\n],\n"bridges":[\n]}\n`;
-};
-const nearest = (at) => bulks.reduce((a, b) => (Math.abs(b.at - at) < Math.abs(a.at - at) ? b : a));
-const documents = versionsBefore(onionooMirror, RELAYS, RELAYS_AT).map((v) => ({ ...v, text: extract(git(onionooMirror, 'show', `${v.commit}:${RELAYS}`), nearest(v.at).text) }));
-replay('tor-onionoo', 'onionoo-json', documents, 'tor-onionoo-exits.recent.list');
+// tor-nodes writes Onionoo's running Exit-flagged relays as `fingerprint, ipaddr, port`
+// lines under one header; each version becomes the shipped snapshot's
+// cidr-lines form (the ipaddr column, each address once, in the file's order).
+const addresses = (csv) => [...new Set(csv.split('\n').slice(1).filter(Boolean).map((l) => l.split(', ')[1]))].join('\n') + '\n';
+const exits = versionsBefore(torNodes, EXITS, EXITS_AT).map((v) => ({ ...v, text: addresses(git(torNodes, 'show', `${v.commit}:${EXITS}`)) }));
+replay('tor-onionoo', 'cidr-lines', exits, 'tor-onionoo-exits.recent.list');
 rmSync(work, { recursive: true, force: true });

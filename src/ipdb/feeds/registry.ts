@@ -129,7 +129,7 @@ export const FEEDS: readonly FeedDefinition[] = [
   {
     name: 'tor-onionoo', label: 'tor', format: 'onionoo-json',
     sources: [ONIONOO_EXITS, `${RAW}/ValdikSS/tor-onionoo-mirror/master/details-full.json`],
-    snapshot: { ...snap('onionoo-json', '2026-08-22', 'tor-onionoo-exits.json'), recent: 'tor-onionoo-exits.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS, ...HOST_LIST,
+    snapshot: { ...snap('cidr-lines', '2026-08-22', 'tor-onionoo-exits.txt'), recent: 'tor-onionoo-exits.recent.list' }, refreshHours: 1, keepDays: TOR_KEEP_DAYS, ...HOST_LIST,
   },
   // VPN servers: each provider's own list (collected by Joe12387), then X4BNet's aggregate.
   ...['airvpn', 'ivpn', 'mullvad', 'nordvpn', 'ovpn', 'pia', 'protonvpn', 'riseupvpn', 'surfshark', 'windscribe'].map(vpn),

@@ -375,7 +375,7 @@ function carrierSpaceInFeeds(db, carrierAsns) {
   return {
     carrier_v4_addresses: Number(total.v4),
     feeds: Object.fromEntries(
-      Object.entries(byFeed).map(([name, f]) => [name, { label: f.label, v4_share: share(f.v4, total.v4), v6_share: share(f.v6, total.v6), asns: [...f.asns].sort((x, y) => x - y) }]),
+      Object.entries(byFeed).map(([name, f]) => [name, { label: f.label, v4_addresses: Number(f.v4), v4_share: share(f.v4, total.v4), v6_share: share(f.v6, total.v6), asns: [...f.asns].sort((x, y) => x - y) }]),
     ),
   };
 }
@@ -458,8 +458,8 @@ async function main() {
   ]);
   console.log(`\nat medium, by configuration:\n${table(['configuration', 'DC ASNs', 'DC ranges (cloud+hosting)', 'VPN exits', 'Tor exits', 'crawlers', 'carrier FP', 'carrier FP at high'], attribution)}`);
   console.log(`\nreference sets: ${JSON.stringify(meta)}`);
-  const spaceRows = Object.entries(carrierSpace.feeds).map(([name, f]) => [name, f.label, f.v4_share.toFixed(6), f.v6_share.toFixed(6), f.asns.join(' ')]);
-  console.log(`\ncarrier address space inside a range feed (exact, ${carrierAsns.size} carrier ASNs): ${spaceRows.length ? `\n${table(['feed', 'label', 'IPv4 share', 'IPv6 share', 'ASNs'], spaceRows)}` : 'none'}`);
+  const spaceRows = Object.entries(carrierSpace.feeds).map(([name, f]) => [name, f.label, f.v4_addresses, f.v4_share.toFixed(6), f.v6_share.toFixed(6), f.asns.join(' ')]);
+  console.log(`\ncarrier address space inside a range feed (exact, ${carrierAsns.size} carrier ASNs): ${spaceRows.length ? `\n${table(['feed', 'label', 'IPv4 addresses', 'IPv4 share', 'IPv6 share', 'ASNs'], spaceRows)}` : 'none'}`);
   const u = uaResults;
   console.log(`\nuser agents: crawler recall ${fmt(u.crawler_recall)}, browser false positives ${fmt(u.browser_false_positives)} (modern ${fmt(u.modern_browser_false_positives)}, Facebook/Instagram in-app ${fmt(u.facebook_instagram_in_app_false_positives)})`);
   console.log(table(['crawler operator', 'recall'], Object.entries(u.by_operator).map(([k, v]) => [k, fmt(v)])));

@@ -22,6 +22,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseIp, parseIPv4 } from '../../src/ipdb/address.js';
 import { buildDatabase, type FeedInput } from '../../src/ipdb/build.js';
+import { IpDatabase } from '../../src/ipdb/database.js';
+import type { FeedFile } from '../../src/ipdb/feeds/state.js';
+import { buildFromFiles, type BuildFromFilesOptions, type FileBuildReport, installDatabaseFile } from '../../src/ipdb/files.js';
 import { FEED_WORDS, Field, RECORD_WORDS, SHIFT_BITS } from '../../src/ipdb/format.js';
 import { binding, Section } from '../../src/ipdb/native.js';
 import { parseSources } from '../../src/ipdb/sources.js';
@@ -104,6 +107,29 @@ export function writeTemp(bytes: Uint8Array, name = 'trie.ipdb'): string {
 /** Removes every directory made by tempDir/writeTemp in this process (for afterAll). */
 export function removeTemps(): void {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A database built the way a refresh builds one (ipdb/files.ts
+ * buildFromFiles, installed with installDatabaseFile) in a new temporary
+ * directory (removed by removeTemps), and opened: from the ASN data `asnCsv`
+ * and the feeds that `feeds` describes, whose files it writes with
+ * `file(name, text)` (which returns the file's path).
+ */
+export function buildFromTexts(
+  asnCsv: string,
+  feeds: (file: (name: string, text: string) => string) => FeedFile[],
+  options: Omit<BuildFromFilesOptions, 'feeds'> = {},
+): { db: IpDatabase; report: FileBuildReport } {
+  const dir = tempDir();
+  const file = (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text);
+    return path.join(dir, name);
+  };
+  const asn = file('asn.csv', asnCsv);
+  const { bytes, report } = buildFromFiles([asn], { sourceName: 'asn.csv', dataVersion: 'test', ...options, feeds: feeds(file) });
+  installDatabaseFile(bytes, path.join(dir, 'test.trie'));
+  return { db: IpDatabase.open(path.join(dir, 'test.trie')), report };
 }
 
 /** Resident kB of this process's mappings of `file`, from /proc/self/smaps. */

@@ -4,15 +4,11 @@
 // hosting word outweighs it ("PowerHost Telecom"). The Tor and VPN lists and
 // the publishers' own ranges still apply there: an exit is an exit wherever
 // it sits.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { IpDatabase } from '../../../src/ipdb/database.js';
+import type { IpDatabase } from '../../../src/ipdb/database.js';
 import type { FeedFile } from '../../../src/ipdb/feeds/state.js';
-import { buildFromFiles, installDatabaseFile } from '../../../src/ipdb/files.js';
+import { buildFromTexts, removeTemps } from '../../helpers/fixture.js';
 
-let dir: string;
 let db: IpDatabase;
 
 const ASNS = `\
@@ -22,26 +18,14 @@ const ASNS = `\
 `;
 
 beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-carrier-names-'));
-  const file = (name: string, text: string) => {
-    writeFileSync(path.join(dir, name), text);
-    return path.join(dir, name);
-  };
-  const feed = (name: string, label: FeedFile['label'], text: string): FeedFile => ({ name, label, format: 'cidr-lines', files: [file(`${name}.txt`, text)], version: 'v1', fetchedAt: 0 });
-  const { bytes } = buildFromFiles([file('asn.csv', ASNS)], {
-    sourceName: 'asn.csv',
-    dataVersion: 'test',
-    feeds: [
-      feed('tor', 'tor', '11.1.0.9\n'),
-      feed('aggregate', 'hosting', '11.1.0.0/24\n11.2.0.0/24\n11.3.0.0/24\n'),
-    ],
-  });
-  installDatabaseFile(bytes, path.join(dir, 'test.trie'));
-  db = IpDatabase.open(path.join(dir, 'test.trie'));
+  ({ db } = buildFromTexts(ASNS, (file) => {
+    const feed = (name: string, label: FeedFile['label'], text: string): FeedFile => ({ name, label, format: 'cidr-lines', files: [file(`${name}.txt`, text)], version: 'v1', fetchedAt: 0 });
+    return [feed('tor', 'tor', '11.1.0.9\n'), feed('aggregate', 'hosting', '11.1.0.0/24\n11.2.0.0/24\n11.3.0.0/24\n')];
+  }));
 });
 afterAll(() => {
   db?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  removeTemps();
 });
 
 const feedAt = (ip: string) => db.rangeFeed(db.lookupText(ip))?.name ?? null;

@@ -4,15 +4,10 @@
 // have handed it to the next subscriber. The current list still applies
 // there, and the memory still applies everywhere else, on transit networks
 // (high-only, which `hosting` aggregates spare) too.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { IpDatabase } from '../../../src/ipdb/database.js';
-import type { FeedFile } from '../../../src/ipdb/feeds/state.js';
-import { buildFromFiles, installDatabaseFile } from '../../../src/ipdb/files.js';
+import type { IpDatabase } from '../../../src/ipdb/database.js';
+import { buildFromTexts, removeTemps } from '../../helpers/fixture.js';
 
-let dir: string;
 let db: IpDatabase;
 
 // 64530 is carrier-named; 701 is a carrier by the built-in list only (here
@@ -25,24 +20,17 @@ const ASNS = `\
 `;
 
 beforeAll(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'splitguard-memory-carriers-'));
-  const file = (name: string, text: string) => {
-    writeFileSync(path.join(dir, name), text);
-    return path.join(dir, name);
-  };
   const seen = '2026-08-20T10:00:00.000Z';
-  const tor: FeedFile = {
+  const remembered = ['11.1.0.10', '11.2.0.10', '11.3.0.10', '11.4.0.10'].map((a) => `${a}/32 ${seen}\n`).join('');
+  ({ db } = buildFromTexts(ASNS, (file) => [{
     name: 'tor', label: 'tor', format: 'cidr-lines', version: 'v1', fetchedAt: 0,
     files: [file('tor.txt', '11.1.0.9\n11.2.0.9\n')],
-    recent: file('tor.recent', `# tor: remembered\n11.1.0.10/32 ${seen}\n11.2.0.10/32 ${seen}\n11.3.0.10/32 ${seen}\n11.4.0.10/32 ${seen}\n`),
-  };
-  const { bytes } = buildFromFiles([file('asn.csv', ASNS)], { sourceName: 'asn.csv', dataVersion: 'test', feeds: [tor], excludeAsns: [64533] });
-  installDatabaseFile(bytes, path.join(dir, 'test.trie'));
-  db = IpDatabase.open(path.join(dir, 'test.trie'));
+    recent: file('tor.recent', `# tor: remembered\n${remembered}`),
+  }], { excludeAsns: [64533] }));
 });
 afterAll(() => {
   db?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  removeTemps();
 });
 
 const feedAt = (ip: string) => db.rangeFeed(db.lookupText(ip))?.name ?? null;

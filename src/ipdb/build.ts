@@ -202,22 +202,24 @@ function segments<T>(rows: Span<T>[], max: bigint): Segments<T> {
 
 /**
  * One family's ranges and records: the ASN rows' segments with the feeds'
- * segments laid over them. Every boundary of either is a boundary of the
+ * segments laid over them. Every boundary of any is a boundary of the
  * result; a segment's record is (the ASN row's asn and organization, the
- * range feed covering it, the ASN feed listing that asn).
+ * range feed covering it, the ASN feed listing that asn). Where the
+ * narrowest feed does not apply to the row's ASN (a `hosting` aggregate on a
+ * carrier), the narrowest of the feeds that apply everywhere (`under`) does,
+ * so a spared range never hides a cloud's or a VPN's under it.
  */
-function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Records, asnFeedOf: (asn: number) => number, appliesTo: (span: number, asn: number) => boolean): Tiled {
-  const base = segments(rows.map((r) => ({ start: r.start, end: r.end, rank: 0, order: r.order, value: r })), max);
-  const over = segments(feedRanges, max);
+function tile(base: Segments<Row>, over: Segments<number>, under: Segments<number>, max: bigint, records: Records, asnFeedOf: (asn: number) => number, appliesTo: (slot: number, asn: number) => boolean): Tiled {
   const starts: bigint[] = [];
   const recs: number[] = [];
   let i = 0;
   let j = 0;
+  let k = 0;
   let at = 0n;
   for (;;) {
     const row = base.values[i];
-    const span = over.values[j] ?? 0;
-    const feed = span !== 0 && row !== null && !appliesTo(span, row.asn) ? 0 : span & SLOT_MASK;
+    const top = over.values[j] ?? 0;
+    const feed = top !== 0 && row !== null && !appliesTo(top, row.asn) ? (under.values[k] ?? 0) : top;
     const rec = row === null && feed === 0 ? 0 : records.of(row?.asn ?? 0, row?.org ?? '', feed | (row === null ? 0 : asnFeedOf(row.asn) << 8));
     if (recs.length === 0 || recs[recs.length - 1] !== rec) {
       starts.push(at);
@@ -225,10 +227,13 @@ function tile(rows: Row[], feedRanges: Span<number>[], max: bigint, records: Rec
     }
     const nextBase = i + 1 < base.starts.length ? base.starts[i + 1] : max + 1n;
     const nextFeed = j + 1 < over.starts.length ? over.starts[j + 1] : max + 1n;
+    const nextUnder = k + 1 < under.starts.length ? under.starts[k + 1] : max + 1n;
     at = nextBase < nextFeed ? nextBase : nextFeed;
+    if (nextUnder < at) at = nextUnder;
     if (at > max) break;
     if (at === nextBase) i++;
     if (at === nextFeed) j++;
+    if (at === nextUnder) k++;
   }
   return { starts, recs, overlaps: base.overlaps };
 }
@@ -328,25 +333,46 @@ function shiftFor(keys: number): number {
   return MAX_SHIFT - Math.log2(buckets);
 }
 
-/** A span's value: its feed's slot, with REMEMBERED set on a memory's span. Slots fit a record's feed byte. */
-const SLOT_MASK = 0xff;
-const REMEMBERED = 0x100;
+/** The ASN rows' segments of one family: where rows overlap, the narrowest row's. */
+function rowSegments(rows: Row[], max: bigint): Segments<Row> {
+  return segments(rows.map((r) => ({ start: r.start, end: r.end, rank: 0, order: r.order, value: r })), max);
+}
+
+/** Whether a row of `base` (rowSegments) within [start, end] belongs to one of `asns`. */
+function touches(base: Segments<Row>, start: bigint, end: bigint, asns: ReadonlySet<number>): boolean {
+  // The segment holding `start` is the last one starting at or before it.
+  let lo = 0;
+  let hi = base.starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (base.starts[mid] <= start) lo = mid;
+    else hi = mid - 1;
+  }
+  for (let k = lo; k < base.starts.length && base.starts[k] <= end; k++) {
+    const row = base.values[k];
+    if (row !== null && asns.has(row.asn)) return true;
+  }
+  return false;
+}
 
 /**
  * The feeds laid over the ASN ranges: each range feed's spans (slot = 1 +
  * index in `feeds`; the earlier feed wins a tie, Span.order; relays rank
- * first), the ASN feed slot of an ASN, and whether a span applies to an ASN
- * (hosting aggregates spare `excludeAsns` and `carrierAsns`, memories `carrierAsns`).
+ * first), the memories' spans apart (they are dropped where they touch a
+ * carrier, before the tiling: a span that lost there would hide the feeds
+ * under it), the carriers, the ASN feed slot of an ASN, and whether a range
+ * feed applies to an ASN (hosting aggregates spare `excludeAsns` and `carrierAsns`).
  */
 function overlay(feeds: readonly FeedInput[], options: BuildOptions) {
   const excluded = new Set(options.excludeAsns ?? []);
   const spans = { v4: [] as Span<number>[], v6: [] as Span<number>[] };
+  const remembered = { v4: [] as Span<number>[], v6: [] as Span<number>[] };
   const asnSlot = new Map<number, number>();
   feeds.forEach((f, i) => {
     const rank = f.label === 'relay' ? 0 : 1;
     for (const family of ['v4', 'v6'] as const) {
       for (const [start, end] of f.ranges?.[family] ?? []) spans[family].push({ start, end, rank, order: i, value: i + 1 });
-      for (const [start, end] of f.remembered?.[family] ?? []) spans[family].push({ start, end, rank, order: i, value: (i + 1) | REMEMBERED });
+      for (const [start, end] of f.remembered?.[family] ?? []) remembered[family].push({ start, end, rank, order: i, value: i + 1 });
     }
     for (const asn of f.asns ?? []) if (!asnSlot.has(asn) && !excluded.has(asn)) asnSlot.set(asn, i + 1);
   });
@@ -354,9 +380,12 @@ function overlay(feeds: readonly FeedInput[], options: BuildOptions) {
   const spared = new Set([...excluded, ...carriers]);
   return {
     spans,
+    remembered,
+    carriers,
     asnFeedOf: (asn: number) => asnSlot.get(asn) ?? 0,
-    appliesTo: (span: number, asn: number) =>
-      (span & REMEMBERED) !== 0 ? !carriers.has(asn) : feeds[(span & SLOT_MASK) - 1].label !== 'hosting' || !spared.has(asn),
+    /** Whether a feed's ranges apply to every ASN (all but `hosting` aggregates). */
+    everywhere: (slot: number) => feeds[slot - 1].label !== 'hosting',
+    appliesTo: (slot: number, asn: number) => feeds[slot - 1].label !== 'hosting' || !spared.has(asn),
   };
 }
 
@@ -505,11 +534,16 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
   const feeds = options.feeds ?? [];
   // Feeds come from the registry (feeds/registry.ts), far fewer than MAX_FEEDS: a caller's bug, no input reaches it.
   if (feeds.length > MAX_FEEDS) throw new Error(`at most ${MAX_FEEDS} feeds fit in a database file, got ${feeds.length}`);
-  const { spans, asnFeedOf, appliesTo } = overlay(feeds, options);
+  const { spans, remembered, carriers, asnFeedOf, everywhere, appliesTo } = overlay(feeds, options);
   const records = new Records();
-  const v4 = tile(parsed.v4, spans.v4, 0xffffffffn, records, asnFeedOf, appliesTo);
+  const family = (rows: Row[], key: 'v4' | 'v6', max: bigint) => {
+    const base = rowSegments(rows, max);
+    const laid = [...spans[key], ...remembered[key].filter((s) => !touches(base, s.start, s.end, carriers))];
+    return tile(base, segments(laid, max), segments(laid.filter((s) => everywhere(s.value)), max), max, records, asnFeedOf, appliesTo);
+  };
+  const v4 = family(parsed.v4, 'v4', 0xffffffffn);
   options.onProgress?.(0.3);
-  const v6 = tile(parsed.v6, spans.v6, (1n << 128n) - 1n, records, asnFeedOf, appliesTo);
+  const v6 = family(parsed.v6, 'v6', (1n << 128n) - 1n);
   options.onProgress?.(0.5);
   const trie = new TrieBuilder();
   const roots = [trie.family(v4, 2), trie.family(v6, 8)];

@@ -239,9 +239,9 @@ export function excludedFromAsnFeeds(lists: BuiltInLists = builtInLists()): numb
  */
 export function carrierAsns(names: ReadonlyMap<number, string>, lists: BuiltInLists = builtInLists()): number[] {
   const rule = new CarrierWords(lists.keywords);
-  const out = lists.carriers.map((c) => c.asn);
-  for (const [asn, name] of names) if (rule.match(words(name)) !== null) out.push(asn);
-  return out;
+  const out = new Set(lists.carriers.map((c) => c.asn));
+  for (const [asn, name] of names) if (rule.match(words(name)) !== null) out.add(asn);
+  return [...out];
 }
 
 /** What the hosting/VPN ASN list is judged against (quality/hosting-list.ts), from the built-in lists. */

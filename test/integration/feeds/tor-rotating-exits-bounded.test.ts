@@ -36,8 +36,9 @@ it('takes rotated sets only while download and memory stay within 4 times the we
     expect(refused.error).toContain('`splitguard ipdb reset-feed tor` takes it');
   }
   // The newest set taken is a Tor exit. The two before it, held only by the
-  // memory, are a carrier's and so are not folded in (unit/feeds/memory-spares-carriers),
-  // though the rule counted them; the refused sets' addresses stay clean too.
+  // memory, are a carrier's and so are not folded in (unit/feeds/memory-spares-carriers;
+  // feeds/tor-exits-kept-a-week folds a memory in on a hoster), though the rule
+  // counted them; the refused sets' addresses stay clean too.
   expect((await check(ctx.server, exits(3)[SET - 1]!)).signals.range_feed).toEqual({ feed: 'tor', label: 'tor' });
   for (const k of [1, 2, 4, 5]) {
     const r = await check(ctx.server, exits(k)[SET - 1]!);

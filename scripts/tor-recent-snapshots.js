@@ -59,7 +59,9 @@ function replay(name, format, versions, out) {
     }
     previous = { files: [file], format, seenAt: v.at, recent };
   });
-  const kept = previous.recent ? readFileSync(previous.recent, 'utf8') : '';
+  // The build reads an empty memory as unreadable; a snapshot with nothing to remember has no recent file.
+  if (!previous.recent) throw new Error(`${out}: nothing is remembered; remove the feed's snapshot.recent in src/ipdb/feeds/registry.ts instead`);
+  const kept = readFileSync(previous.recent, 'utf8');
   writeFileSync(path.join(snapshots, out), kept);
   console.log(`${out}: ${versions.length} versions, ${kept.split('\n').filter((l) => l && !l.startsWith('#')).length} addresses kept`);
 }

@@ -26,22 +26,25 @@ export interface FileBuildReport extends BuildReport {
   malformed: number;
   unrouted: number;
   malformedExamples: ParsedSources['malformedExamples'];
-  /** Feeds that could not be read and were left out, with why. */
+  /** Feeds, or their memories, that could not be read, with why and what was folded in instead. */
   feedErrors: { name: string; error: string }[];
 }
 
 /**
  * Reads the feeds' files into build input. A download that cannot be read or
  * parsed (damaged or replaced since it was saved) gives way to the feed's
- * snapshot; a feed with nothing readable is left out. Either way it is
- * reported (the refresh logs it): the ASN data and the other feeds still build.
+ * snapshot; a feed with nothing readable is left out. A memory that cannot
+ * be read costs only the addresses it remembered, as recent.ts reads it.
+ * Each is reported (the refresh logs it): the ASN data and the other feeds
+ * still build.
  */
 function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: { name: string; error: string }[] } {
   const inputs: FeedInput[] = [];
   const errors: { name: string; error: string }[] = [];
   for (const f of feeds) {
+    const memoryError = (error: string) => errors.push({ name: f.name, error: `its memory: ${error}; folded in without it` });
     try {
-      inputs.push(feedInput(f));
+      inputs.push(feedInput(f, memoryError));
     } catch (err) {
       const error = (err as Error).message;
       if (!f.fallback) {
@@ -49,7 +52,7 @@ function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: 
         continue;
       }
       try {
-        inputs.push(feedInput(f.fallback));
+        inputs.push(feedInput(f.fallback, memoryError));
         errors.push({ name: f.name, error: `${error}; its ${f.fallback.version} is folded in instead` });
       } catch (again) {
         errors.push({ name: f.name, error: `${error}; its snapshot too: ${(again as Error).message}` });
@@ -59,7 +62,7 @@ function feedInputs(feeds: readonly FeedFile[]): { inputs: FeedInput[]; errors: 
   return { inputs, errors };
 }
 
-function feedInput(f: FeedFile): FeedInput {
+function feedInput(f: FeedFile, memoryError: (error: string) => void): FeedInput {
   const ranges = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
   const remembered = { v4: [] as [bigint, bigint][], v6: [] as [bigint, bigint][] };
   const asns: number[] = [];
@@ -72,7 +75,13 @@ function feedInput(f: FeedFile): FeedInput {
     for (const a of parsed.asns ?? []) asns.push(a);
   };
   for (const file of f.files) read(file, f.format, ranges);
-  if (f.recent !== undefined) read(f.recent, 'cidr-lines', remembered);
+  if (f.recent !== undefined) {
+    try {
+      read(f.recent, 'cidr-lines', remembered);
+    } catch (err) {
+      memoryError((err as Error).message);
+    }
+  }
   const kind = ASN_FORMATS.includes(f.format) ? { asns } : f.recent !== undefined ? { ranges, remembered } : { ranges };
   return { name: f.name, label: f.label, version: f.version, fetchedAt: f.fetchedAt, ...kind };
 }

@@ -378,14 +378,15 @@ function overlay(feeds: readonly FeedInput[], options: BuildOptions) {
   });
   const carriers = new Set(options.carrierAsns ?? []);
   const spared = new Set([...excluded, ...carriers]);
+  /** Whether a feed's ranges apply to every ASN (all but `hosting` aggregates). */
+  const everywhere = (slot: number) => feeds[slot - 1].label !== 'hosting';
   return {
     spans,
     remembered,
     carriers,
     asnFeedOf: (asn: number) => asnSlot.get(asn) ?? 0,
-    /** Whether a feed's ranges apply to every ASN (all but `hosting` aggregates). */
-    everywhere: (slot: number) => feeds[slot - 1].label !== 'hosting',
-    appliesTo: (slot: number, asn: number) => feeds[slot - 1].label !== 'hosting' || !spared.has(asn),
+    everywhere,
+    appliesTo: (slot: number, asn: number) => everywhere(slot) || !spared.has(asn),
   };
 }
 
@@ -539,7 +540,10 @@ export function buildDatabase(parsed: ParsedSources, options: BuildOptions): { b
   const family = (rows: Row[], key: 'v4' | 'v6', max: bigint) => {
     const base = rowSegments(rows, max);
     const laid = [...spans[key], ...remembered[key].filter((s) => !touches(base, s.start, s.end, carriers))];
-    return tile(base, segments(laid, max), segments(laid.filter((s) => everywhere(s.value)), max), max, records, asnFeedOf, appliesTo);
+    const over = segments(laid, max);
+    // Without a hosting aggregate every span applies everywhere: `under` is `over`, not a second sweep.
+    const applying = laid.filter((s) => everywhere(s.value));
+    return tile(base, over, applying.length === laid.length ? over : segments(applying, max), max, records, asnFeedOf, appliesTo);
   };
   const v4 = family(parsed.v4, 'v4', 0xffffffffn);
   options.onProgress?.(0.3);
